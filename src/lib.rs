@@ -1,0 +1,17 @@
+//! mcp-pin: pin the tool surface of MCP servers and gate CI on silent drift.
+//!
+//! The library does all the work; `main.rs` only parses arguments, calls [`app`] and maps the
+//! outcome to an exit code. Core modules (`diff`, `rules`, `lockfile`, `config`, `report`) take
+//! plain data and do no network I/O, so they test without a process.
+
+pub mod app;
+pub mod change;
+pub mod cli;
+pub mod client;
+pub mod config;
+pub mod diff;
+pub mod json;
+pub mod lockfile;
+pub mod report;
+pub mod rules;
+pub mod surface;
