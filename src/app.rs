@@ -1,1 +1,484 @@
-//! TODO
+//! What each command does, as library functions that return data; [`run`] wires them to the
+//! terminal and returns the exit code.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use futures::stream::{self, StreamExt};
+
+use crate::change::Change;
+use crate::cli::{Cli, ColorChoice, Command, FailOnArg, FormatArg, ReportArgs};
+use crate::client::Session;
+use crate::config::{Config, ConfigError, ServerConfig};
+use crate::lockfile::{source_of, Lockfile, LockfileError, ServerEntry};
+use crate::report::{self, FailOn, Report, ServerReport};
+use crate::surface::ServerSurface;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Lockfile(#[from] LockfileError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl AppError {
+    /// What to do about it, shown as a `hint:` line.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            AppError::Lockfile(LockfileError::Missing { .. }) => {
+                Some("run `mcp-pin lock` to pin the servers first, and commit mcp.lock".into())
+            }
+            AppError::Lockfile(LockfileError::Syntax { .. } | LockfileError::Invalid { .. }) => Some(
+                "restore the lockfile from version control, or delete it and run `mcp-pin lock`".into(),
+            ),
+            AppError::Config(ConfigError::Io { .. }) => Some(
+                "create mcp-pin.toml (see docs/config.md), pass --config FILE, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Options shared by every command, validated once.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub config: Option<PathBuf>,
+    pub lockfile: Option<PathBuf>,
+    pub servers: Vec<String>,
+    pub jobs: usize,
+    pub probe: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true }
+    }
+}
+
+/// Servers are I/O-bound: talk to several at once even on a small machine.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map(|n| n.get() * 4).unwrap_or(8).clamp(4, 32)
+}
+
+/// Scrubs a server's secret values out of any text before it is shown or written.
+pub struct Redactor(Vec<String>);
+
+impl Redactor {
+    pub fn for_server(server: &ServerConfig) -> Redactor {
+        let mut s = server.secrets();
+        s.sort_by_key(|x| std::cmp::Reverse(x.len()));
+        Redactor(s)
+    }
+
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for secret in &self.0 {
+            out = out.replace(secret.as_str(), "***");
+        }
+        out
+    }
+}
+
+/// Load the config (or build the ad-hoc one) and resolve the lockfile path.
+pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf), AppError> {
+    let config = if !ad_hoc.is_empty() {
+        if opts.config.is_some() {
+            return Err(AppError::Usage(
+                "give either --config or an ad-hoc command after `--`, not both".into(),
+            ));
+        }
+        let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
+        Config::ad_hoc(cwd, ad_hoc.to_vec())
+    } else {
+        let path = opts.config.clone().unwrap_or_else(|| PathBuf::from("mcp-pin.toml"));
+        Config::load(&path)?
+    };
+    let lockfile = opts.lockfile.clone().unwrap_or_else(|| config.dir.join("mcp.lock"));
+    for name in &opts.servers {
+        if !config.servers.contains_key(name) {
+            let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+            return Err(AppError::Usage(format!(
+                "no server `{name}` in {}; servers there: {}",
+                config.path.as_deref().map(|p| p.display().to_string()).unwrap_or_else(|| "the config".into()),
+                if known.is_empty() { "none".into() } else { known.join(", ") }
+            )));
+        }
+    }
+    Ok((config, lockfile))
+}
+
+fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
+    config
+        .servers
+        .values()
+        .filter(|s| opts.servers.is_empty() || opts.servers.contains(&s.name))
+        .collect()
+}
+
+/// The live surface of one server, with errors scrubbed of its secrets.
+pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
+    let red = Redactor::for_server(server);
+    let session = Session::connect(server).await.map_err(|e| red.scrub(&e.to_string()))?;
+    match session.take_surface().await {
+        Ok(surface) => Ok((surface, session)),
+        Err(e) => {
+            session.close().await;
+            Err(red.scrub(&e.to_string()))
+        }
+    }
+}
+
+/// What `lock` did for one server.
+#[derive(Debug)]
+pub struct LockResult {
+    pub name: String,
+    pub outcome: Result<ServerEntry, String>,
+    /// The changes this lock accepts (against the previous entry, if any).
+    pub accepted: Vec<Change>,
+    pub previous: bool,
+}
+
+/// Outcome of `lock`.
+#[derive(Debug)]
+pub struct LockOutcome {
+    pub lockfile: PathBuf,
+    pub results: Vec<LockResult>,
+    pub written: bool,
+    pub removed: Vec<String>,
+}
+
+pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppError> {
+    let (config, path) = load_config(opts, ad_hoc)?;
+    let old = match Lockfile::read(&path) {
+        Ok(l) => l,
+        Err(LockfileError::Missing { .. }) => Lockfile::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let servers = selected(&config, opts);
+    let mut results: Vec<LockResult> = stream::iter(servers)
+        .map(|server| async move {
+            let outcome = match take(server).await {
+                Ok((surface, session)) => {
+                    session.close().await;
+                    Ok(ServerEntry {
+                        source: source_of(server),
+                        client_capabilities: server.client_capabilities.clone(),
+                        surface,
+                        probes: BTreeMap::new(),
+                    })
+                }
+                Err(e) => Err(e),
+            };
+            (server.name.clone(), outcome)
+        })
+        .buffer_unordered(opts.jobs.max(1))
+        .map(|(name, outcome)| {
+            let prev = old.servers.get(&name);
+            let accepted = match (&outcome, prev) {
+                (Ok(new), Some(prev)) => crate::diff::diff_surfaces(&prev.surface, &new.surface),
+                (Ok(new), None) => crate::diff::diff_surfaces(&ServerSurface::default(), &new.surface)
+                    .into_iter()
+                    .filter(|c| c.tool.is_some())
+                    .collect(),
+                _ => vec![],
+            };
+            LockResult { name, outcome, accepted, previous: prev.is_some() }
+        })
+        .collect()
+        .await;
+    results.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut new = old.clone();
+    new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
+    for r in &results {
+        if let Ok(entry) = &r.outcome {
+            new.servers.insert(r.name.clone(), entry.clone());
+        }
+    }
+    // A server dropped from the config leaves the lock, but only on a full lock of a real config.
+    let mut removed = vec![];
+    if opts.servers.is_empty() && ad_hoc.is_empty() {
+        removed = new.servers.keys().filter(|k| !config.servers.contains_key(*k)).cloned().collect();
+        for k in &removed {
+            new.servers.remove(k);
+        }
+    }
+    let old_text = std::fs::read_to_string(&path).ok();
+    let new_text = new.to_text();
+    let written = if old_text.as_deref() != Some(new_text.as_str())
+        && (results.iter().any(|r| r.outcome.is_ok()) || !removed.is_empty())
+    {
+        new.write(&path)?;
+        true
+    } else {
+        false
+    };
+    Ok(LockOutcome { lockfile: path, results, written, removed })
+}
+
+/// Diff one server's live surface against its lock entry.
+async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfile: &Path) -> ServerReport {
+    let Some(entry) = entry else {
+        return ServerReport::error(
+            &server.name,
+            format!(
+                "server `{}` is in the config but not in {}; run `mcp-pin lock --server {}` and commit the lockfile",
+                server.name,
+                lockfile.display(),
+                server.name
+            ),
+        );
+    };
+    let (surface, session) = match take(server).await {
+        Ok(x) => x,
+        Err(e) => return ServerReport::error(&server.name, e),
+    };
+    session.close().await;
+    let mut report = ServerReport::ok(&server.name);
+    if entry.client_capabilities != server.client_capabilities {
+        report.notes.push(format!(
+            "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",
+            entry.client_capabilities.join(", "),
+            server.client_capabilities.join(", "),
+            server.name
+        ));
+    }
+    report.changes = crate::diff::diff_surfaces(&entry.surface, &surface);
+    report
+}
+
+pub async fn check(opts: &Options, fail_on: FailOn) -> Result<Report, AppError> {
+    let (config, path) = load_config(opts, &[])?;
+    let lock = Lockfile::read(&path)?;
+    let servers = selected(&config, opts);
+    let lock_ref = &lock;
+    let path_ref = path.as_path();
+    let mut reports: Vec<ServerReport> = stream::iter(servers)
+        .map(|server| async move { check_server(server, lock_ref.servers.get(&server.name), path_ref).await })
+        .buffer_unordered(opts.jobs.max(1))
+        .collect()
+        .await;
+    reports.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Report { fail_on, servers: reports })
+}
+
+/// `mcp-pin diff OLD NEW`: the same engine, offline.
+pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, AppError> {
+    let old = Lockfile::read(old)?;
+    let new = Lockfile::read(new)?;
+    let names: std::collections::BTreeSet<&String> = old.servers.keys().chain(new.servers.keys()).collect();
+    let empty = ServerEntry::default();
+    let servers = names
+        .into_iter()
+        .map(|name| {
+            let mut r = ServerReport::ok(name);
+            let (o, n) = (old.servers.get(name), new.servers.get(name));
+            match (o, n) {
+                (None, Some(_)) => r.notes.push("server added to the lockfile".into()),
+                (Some(_), None) => r.notes.push("server removed from the lockfile".into()),
+                _ => {}
+            }
+            r.changes = crate::diff::diff_surfaces(
+                &o.unwrap_or(&empty).surface,
+                &n.unwrap_or(&empty).surface,
+            );
+            r
+        })
+        .collect();
+    Ok(Report { fail_on, servers })
+}
+
+fn fail_on(arg: FailOnArg) -> FailOn {
+    match arg {
+        FailOnArg::Silent => FailOn::Silent,
+        FailOnArg::Loud => FailOn::Loud,
+        FailOnArg::Never => FailOn::Never,
+    }
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
+}
+
+fn print_error(e: &AppError) {
+    eprintln!("error: {e}");
+    if let Some(h) = e.hint() {
+        eprintln!("hint: {h}");
+    }
+}
+
+/// Render and emit a report per the report arguments; returns the exit code.
+fn emit(report: &Report, args: &ReportArgs, style: &report::human::Style, quiet: bool) -> i32 {
+    let format = args.format.unwrap_or(FormatArg::Human);
+    let rendered = |f: FormatArg| match f {
+        FormatArg::Human => report::human::render(report, style),
+        FormatArg::Json => report::json::render(report),
+    };
+    if let Some(path) = &args.output {
+        if let Err(e) = crate::lockfile::write_atomic(path, rendered(format).as_bytes()) {
+            eprintln!("error: cannot write report {}: {e}", path.display());
+            return 2;
+        }
+        let human = report::human::render(report, style);
+        print_out(&quiet_filter(&human, quiet));
+    } else if format == FormatArg::Human {
+        print_out(&quiet_filter(&rendered(format), quiet));
+    } else {
+        print_out(&rendered(format));
+    }
+    report.exit_code()
+}
+
+fn quiet_filter(human: &str, quiet: bool) -> String {
+    if !quiet {
+        return human.to_string();
+    }
+    human.lines().filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.contains("error:")).map(|l| format!("{l}\n")).collect()
+}
+
+/// Print to stdout; a closed pipe (`| head`) is not an error.
+fn print_out(s: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+}
+
+/// Run a parsed command line; returns the process exit code.
+pub async fn run(cli: Cli) -> i32 {
+    let g = &cli.global;
+    let style = report::human::Style { color: use_color(g.color), verbose: g.verbose };
+    let mut opts = Options {
+        config: g.config.clone(),
+        lockfile: g.lockfile.clone(),
+        servers: g.servers.clone(),
+        jobs: g.jobs.unwrap_or_else(default_jobs),
+        probe: true,
+    };
+    match &cli.command {
+        Command::Lock { no_probe, command } => {
+            opts.probe = !no_probe;
+            match lock(&opts, command).await {
+                Ok(outcome) => print_lock(&outcome, &style, g.quiet),
+                Err(e) => {
+                    print_error(&e);
+                    2
+                }
+            }
+        }
+        Command::Check { report: args, no_probe } => {
+            opts.probe = !no_probe;
+            match check(&opts, fail_on(args.fail_on)).await {
+                Ok(report) => emit(&report, args, &style, g.quiet),
+                Err(e) => {
+                    print_error(&e);
+                    2
+                }
+            }
+        }
+        Command::Diff { old, new, report: args } => match diff_locks(old, new, fail_on(args.fail_on)) {
+            Ok(report) => emit(&report, args, &style, g.quiet),
+            Err(e) => {
+                print_error(&e);
+                2
+            }
+        },
+        Command::Explain { rule } => explain(rule.as_deref()),
+    }
+}
+
+fn explain(rule: Option<&str>) -> i32 {
+    match rule {
+        None => {
+            let mut s = String::new();
+            for r in crate::rules::RULES {
+                s.push_str(&format!("{:<30} {:<9} {}\n", r.id, r.class.as_str(), r.summary));
+            }
+            print_out(&s);
+            0
+        }
+        Some(id) => match crate::rules::lookup(id) {
+            Some(r) => {
+                print_out(&format!(
+                    "{} ({})\n\n{}\n\n{}\n\nbefore:\n{}\n\nafter:\n{}\n",
+                    r.id, r.class, r.summary, r.help, r.before, r.after
+                ));
+                0
+            }
+            None => {
+                eprintln!("error: no rule `{id}`");
+                eprintln!("hint: `mcp-pin explain` lists every rule");
+                2
+            }
+        },
+    }
+}
+
+fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) -> i32 {
+    let mut code = 0;
+    let mut out = String::new();
+    for r in &outcome.results {
+        match &r.outcome {
+            Ok(entry) => {
+                let accepted: Vec<&Change> = r.accepted.iter().collect();
+                if !quiet {
+                    let verb = if r.previous { "updated" } else { "pinned" };
+                    out.push_str(&format!(
+                        "{verb} {} ({} tools, protocol {})\n",
+                        r.name,
+                        entry.surface.tools.len(),
+                        entry.surface.protocol_version
+                    ));
+                    if r.previous {
+                        if accepted.is_empty() {
+                            out.push_str("  no change\n");
+                        }
+                        let sub = Report {
+                            fail_on: FailOn::Never,
+                            servers: vec![ServerReport { changes: r.accepted.clone(), ..ServerReport::ok(&r.name) }],
+                        };
+                        if !accepted.is_empty() {
+                            out.push_str("  accepting:\n");
+                            for line in report::human::render(&sub, style).lines().skip(1) {
+                                if line.starts_with("PASS") || line.starts_with("FAIL") {
+                                    continue;
+                                }
+                                out.push_str(&format!("  {line}\n"));
+                            }
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                code = 2;
+                eprintln!("error: server `{}`: {}", r.name, e);
+                if r.previous {
+                    eprintln!("hint: its previous entry in {} is kept untouched", outcome.lockfile.display());
+                }
+            }
+        }
+    }
+    for name in &outcome.removed {
+        out.push_str(&format!("removed {name} (no longer in the config)\n"));
+    }
+    if !quiet {
+        out.push_str(&format!(
+            "{} {}\n",
+            if outcome.written { "wrote" } else { "unchanged:" },
+            outcome.lockfile.display()
+        ));
+    }
+    print_out(&out);
+    code
+}

@@ -1,1 +1,111 @@
-//! TODO
+//! Command-line arguments (clap), turned once into [`crate::app::Settings`]-like values.
+//! The core never sees clap types.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-pin",
+    version,
+    about = "Pin the tool surface of MCP servers in a lockfile and gate CI on silent drift",
+    after_help = "Examples:\n  mcp-pin lock                    # read ./mcp-pin.toml, write ./mcp.lock\n  mcp-pin check                   # exit 0: no silent drift; 1: the gate fails; 2: an error\n  mcp-pin check --format json     # machine-readable report\n  mcp-pin lock -- npx -y @modelcontextprotocol/server-everything@2026.8.31\n  mcp-pin diff old.lock mcp.lock  # review a lockfile change offline\n  mcp-pin explain required-removed"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Config file (default: ./mcp-pin.toml)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Lockfile (default: mcp.lock beside the config)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub lockfile: Option<PathBuf>,
+    /// Only these servers (repeatable)
+    #[arg(long = "server", global = true, value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// How many servers to talk to at once
+    #[arg(long, global = true, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Less output: only the verdict and errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More output: cosmetic changes, timings, server stderr
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// Colour: auto (terminal and NO_COLOR unset), always, never
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FailOnArg {
+    Silent,
+    Loud,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Take each server's live surface and write the lockfile
+    Lock {
+        /// Skip the probe calls (the result shapes are not recorded)
+        #[arg(long)]
+        no_probe: bool,
+        /// An ad-hoc stdio server instead of a config: `mcp-pin lock -- CMD ARGS...`
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Diff each server's live surface against the lockfile and gate on it
+    Check {
+        #[command(flatten)]
+        report: ReportArgs,
+        /// Skip the probe calls for this run
+        #[arg(long)]
+        no_probe: bool,
+    },
+    /// Diff two lockfiles offline (review a lockfile change)
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Explain a rule: its class, why, and a before/after example
+    Explain {
+        /// Rule id (e.g. required-removed); omit to list every rule
+        rule: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Which changes fail the gate: silent (default), loud (loud or silent), never (report only)
+    #[arg(long, value_enum, default_value_t = FailOnArg::Silent)]
+    pub fail_on: FailOnArg,
+    /// Report format on stdout
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Also write the report (in --format) to this file; the terminal gets the human report
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}

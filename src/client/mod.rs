@@ -1,1 +1,452 @@
-//! TODO
+//! Talking MCP to one server through rmcp: connect (stdio or Streamable HTTP), take the surface
+//! raw, and make raw tool calls for the probes.
+
+pub mod capture;
+pub mod http;
+pub mod stdio;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
+    PaginatedRequestParams, ProtocolVersion,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::config::{ServerConfig, Transport};
+use crate::surface::ServerSurface;
+use capture::{Capture, RawResponse};
+
+/// Protocol revisions mcp-pin speaks, newest first. 2026-07-28 is stateless (`server/discover`);
+/// the others use `initialize`.
+pub const PREFERRED_VERSIONS: &[&str] = &["2026-07-28"];
+/// The revision offered in a legacy `initialize` (the server answers with the newest it speaks).
+pub const LEGACY_VERSION: &str = "2025-11-25";
+/// At most this many `tools/list` pages are followed.
+const MAX_PAGES: usize = 10_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot start `{command}`{}: {source}", cwd.as_ref().map(|c| format!(" in {c}")).unwrap_or_default())]
+    Spawn {
+        command: String,
+        cwd: Option<String>,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("handshake failed: {0}")]
+    Handshake(String),
+    #[error("needs credentials: the server answered {status} ({www_authenticate}); set `headers` for this server in the config")]
+    NeedsCredentials { status: u16, www_authenticate: String },
+    #[error("{what} got no answer within {}", humanize(*after))]
+    Timeout { what: String, after: Duration },
+    #[error("{0}")]
+    Protocol(String),
+    #[error("connection failed: {0}")]
+    Transport(String),
+}
+
+pub fn humanize(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
+}
+
+/// The client side mcp-pin presents: its name and the capabilities the config declares.
+fn client_info(capabilities: &[String]) -> ClientConfig {
+    let mut caps = Map::new();
+    for c in capabilities {
+        caps.insert(c.clone(), Value::Object(Map::new()));
+    }
+    let caps: ClientCapabilities =
+        serde_json::from_value(Value::Object(caps)).unwrap_or_default();
+    let mut info = Implementation::default();
+    info.name = "mcp-pin".into();
+    info.version = env!("CARGO_PKG_VERSION").into();
+    info.title = None;
+    info.description = None;
+    info.icons = None;
+    info.website_url = None;
+    let mut ci = ClientConfig::new(caps, info);
+    ci.protocol_version = ProtocolVersion::V_2025_11_25;
+    ci
+}
+
+enum Process {
+    None,
+    Child(tokio::process::Child),
+}
+
+/// A live connection to one server.
+pub struct Session {
+    service: RunningService<RoleClient, ClientConfig>,
+    capture: Arc<Capture>,
+    process: Process,
+    stderr: Option<stdio::StderrTail>,
+    timeout: Duration,
+}
+
+/// A tool call's raw outcome.
+#[derive(Debug, Clone)]
+pub enum CallOutcome {
+    /// The JSON-RPC `result`, exactly as sent.
+    Result(Value),
+    /// A JSON-RPC error.
+    RpcError { code: i64, message: String },
+    /// No answer within the timeout (the request was cancelled).
+    Timeout,
+}
+
+impl Session {
+    pub async fn connect(server: &ServerConfig) -> Result<Session, ClientError> {
+        let capture = Arc::new(Capture::default());
+        let info = client_info(&server.client_capabilities);
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: PREFERRED_VERSIONS
+                .iter()
+                .map(|v| serde_json::from_value(Value::String((*v).into())).expect("version"))
+                .collect(),
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        // The handshake gets the server's timeout, plus the 10 s rmcp may spend on
+        // `server/discover` before falling back to `initialize`.
+        let handshake_timeout = server.timeout + Duration::from_secs(10);
+        match &server.transport {
+            Transport::Stdio(cfg) => {
+                let child = stdio::spawn(cfg, capture.clone())?;
+                let stderr = child.stderr.clone();
+                let mut process = child.child;
+                let fut = info.serve_with_lifecycle((child.reader, child.writer), lifecycle);
+                let result = tokio::time::timeout(handshake_timeout, fut).await;
+                match result {
+                    Ok(Ok(service)) => Ok(Session {
+                        service,
+                        capture,
+                        process: Process::Child(process),
+                        stderr: Some(stderr),
+                        timeout: server.timeout,
+                    }),
+                    Ok(Err(e)) => {
+                        // Give the child a moment to print why it stopped.
+                        let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await;
+                        let status = match exited {
+                            Ok(Ok(st)) => format!(" (the server exited: {st})"),
+                            _ => String::new(),
+                        };
+                        stdio::stop(process).await;
+                        Err(ClientError::Handshake(with_context(
+                            format!("{}{}", describe_init_error(&e), status),
+                            &capture,
+                            Some(&stderr),
+                        )))
+                    }
+                    Err(_) => {
+                        stdio::stop(process).await;
+                        Err(ClientError::Timeout {
+                            what: with_context("the handshake (initialize)".into(), &capture, Some(&stderr)),
+                            after: handshake_timeout,
+                        })
+                    }
+                }
+            }
+            Transport::Http(cfg) => {
+                let mut headers = reqwest::header::HeaderMap::new();
+                for (k, v) in &cfg.headers {
+                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+                        ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name"))
+                    })?;
+                    let mut value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                        ClientError::Protocol(format!("the value of header `{k}` is not a valid HTTP header value"))
+                    })?;
+                    value.set_sensitive(true);
+                    headers.insert(name, value);
+                }
+                let client = reqwest::Client::builder()
+                    .default_headers(headers)
+                    .connect_timeout(server.timeout)
+                    .build()
+                    .map_err(|e| ClientError::Transport(e.to_string()))?;
+                let http = http::CapturingHttp { client, capture: capture.clone() };
+                let transport = StreamableHttpClientTransport::with_client(
+                    http,
+                    StreamableHttpClientTransportConfig::with_uri(cfg.url.clone()),
+                );
+                let fut = info.serve_with_lifecycle(transport, lifecycle);
+                match tokio::time::timeout(handshake_timeout, fut).await {
+                    Ok(Ok(service)) => Ok(Session {
+                        service,
+                        capture,
+                        process: Process::None,
+                        stderr: None,
+                        timeout: server.timeout,
+                    }),
+                    Ok(Err(e)) => Err(classify_http_error(&e)),
+                    Err(_) => Err(ClientError::Timeout {
+                        what: "the handshake".into(),
+                        after: handshake_timeout,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Negotiated protocol revision.
+    pub fn protocol_version(&self) -> String {
+        self.service
+            .peer()
+            .peer_info()
+            .map(|i| i.protocol_version.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Send one request and return the raw JSON-RPC response text.
+    async fn raw_request(
+        &self,
+        request: ClientRequest,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<Result<String, ServiceError>, ClientError> {
+        let handle = self
+            .service
+            .peer()
+            .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+            .await
+            .map_err(|e| self.transport_error(what, &e))?;
+        let id = serde_json::to_string(&handle.id).unwrap_or_default();
+        let typed = handle.await_response().await;
+        match self.capture.take(&id) {
+            Some(raw) => Ok(Ok(raw)),
+            None => Ok(Err(typed.err().unwrap_or(ServiceError::TransportClosed))),
+        }
+    }
+
+    fn transport_error(&self, what: &str, e: &ServiceError) -> ClientError {
+        ClientError::Transport(with_context(format!("{what}: {e}"), &self.capture, self.stderr.as_ref()))
+    }
+
+    /// Every page of `tools/list`, each tool's JSON exactly as sent, by name.
+    pub async fn list_tools(&self) -> Result<BTreeMap<String, Value>, ClientError> {
+        let mut tools = BTreeMap::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for page in 0..MAX_PAGES {
+            let mut params = PaginatedRequestParams::default();
+            params.cursor = cursor.clone();
+            let req = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest {
+                method: Default::default(),
+                params: Some(params),
+                extensions: Default::default(),
+            });
+            let raw = match self.raw_request(req, "tools/list", self.timeout).await? {
+                Ok(raw) => raw,
+                Err(ServiceError::Timeout { .. }) => {
+                    return Err(ClientError::Timeout {
+                        what: with_context(format!("tools/list (page {})", page + 1), &self.capture, self.stderr.as_ref()),
+                        after: self.timeout,
+                    })
+                }
+                Err(e) => return Err(self.transport_error("tools/list", &e)),
+            };
+            let page_tools = parse_tools_page(&raw, page + 1, &mut tools)?;
+            match page_tools {
+                Some(next) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(ClientError::Protocol(format!(
+                            "tools/list pagination loops: cursor {} came back on page {}; the server's pagination is broken",
+                            capture::excerpt(&next),
+                            page + 1
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+                None => return Ok(tools),
+            }
+        }
+        Err(ClientError::Protocol(format!("tools/list returned more than {MAX_PAGES} pages")))
+    }
+
+    /// The surface: handshake facts plus every tool.
+    pub async fn take_surface(&self) -> Result<ServerSurface, ClientError> {
+        let tools = self.list_tools().await?;
+        let info = self.service.peer().peer_info();
+        let (server_info, instructions, capabilities) = match info.as_deref() {
+            Some(i) => (
+                i.server_info.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)).unwrap_or(Value::Null),
+                i.instructions.clone(),
+                serde_json::to_value(&i.capabilities).unwrap_or(Value::Null),
+            ),
+            None => (Value::Null, None, Value::Null),
+        };
+        Ok(ServerSurface {
+            protocol_version: self.protocol_version(),
+            server_info,
+            instructions,
+            capabilities,
+            tools,
+        })
+    }
+
+    /// Call a tool; the result is read raw. `timeout` bounds the call (it is cancelled after).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, ClientError> {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = Some(arguments);
+        let req = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        let raw = match self.raw_request(req, "tools/call", timeout).await? {
+            Ok(raw) => raw,
+            Err(ServiceError::Timeout { .. }) => return Ok(CallOutcome::Timeout),
+            Err(ServiceError::McpError(e)) => {
+                return Ok(CallOutcome::RpcError { code: e.code.0 as i64, message: e.message.to_string() })
+            }
+            Err(e) => return Err(self.transport_error("tools/call", &e)),
+        };
+        let resp: RawResponse = serde_json::from_str(&raw)
+            .map_err(|e| ClientError::Protocol(format!("tools/call response is not JSON-RPC: {e}")))?;
+        if let Some(err) = resp.error {
+            let v: Value = serde_json::from_str(err.get()).unwrap_or(Value::Null);
+            return Ok(CallOutcome::RpcError {
+                code: v.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: v.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+            });
+        }
+        let result = resp.result.map(|r| serde_json::from_str(r.get()).unwrap_or(Value::Null));
+        Ok(CallOutcome::Result(result.unwrap_or(Value::Null)))
+    }
+
+    /// The tail of the server's stderr (stdio servers).
+    pub fn stderr(&self) -> Option<String> {
+        self.stderr.as_ref().map(|s| s.text())
+    }
+
+    /// Close the session and stop the server process.
+    pub async fn close(self) {
+        let Session { service, process, .. } = self;
+        let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+        if let Process::Child(child) = process {
+            stdio::stop(child).await;
+        }
+    }
+}
+
+/// Read one `tools/list` page into `tools`; return the next cursor.
+fn parse_tools_page(
+    raw: &str,
+    page: usize,
+    tools: &mut BTreeMap<String, Value>,
+) -> Result<Option<String>, ClientError> {
+    #[derive(serde::Deserialize)]
+    struct Page<'a> {
+        #[serde(borrow)]
+        tools: Vec<&'a RawValue>,
+        #[serde(rename = "nextCursor", default)]
+        next_cursor: Option<Value>,
+    }
+    let resp: RawResponse = serde_json::from_str(raw)
+        .map_err(|e| ClientError::Protocol(format!("tools/list response is not JSON-RPC: {e}")))?;
+    if let Some(err) = resp.error {
+        return Err(ClientError::Protocol(format!(
+            "tools/list failed: {}",
+            capture::excerpt(err.get())
+        )));
+    }
+    let result = resp
+        .result
+        .ok_or_else(|| ClientError::Protocol("tools/list response has neither result nor error".into()))?;
+    let page_data: Page = serde_json::from_str(result.get()).map_err(|e| {
+        ClientError::Protocol(format!("tools/list page {page}: `tools` is not a list of tools: {e}"))
+    })?;
+    for (i, raw_tool) in page_data.tools.iter().enumerate() {
+        let tool: Value = serde_json::from_str(raw_tool.get())
+            .map_err(|e| ClientError::Protocol(format!("tools/list page {page}, tool #{}: {e}", i + 1)))?;
+        let name = match tool.get("name").and_then(Value::as_str) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => {
+                return Err(ClientError::Protocol(format!(
+                    "tools/list page {page}, tool #{}: has no `name` ({}); the server sent a malformed tool",
+                    i + 1,
+                    capture::excerpt(raw_tool.get())
+                )))
+            }
+        };
+        match tool.get("inputSchema") {
+            Some(Value::Object(_)) => {}
+            _ => {
+                return Err(ClientError::Protocol(format!(
+                    "tool `{name}` has no object `inputSchema` (the spec requires one); the server sent a malformed tool"
+                )))
+            }
+        }
+        if tools.insert(name.clone(), tool).is_some() {
+            return Err(ClientError::Protocol(format!(
+                "tools/list lists tool `{name}` more than once; tool names must be unique"
+            )));
+        }
+    }
+    match page_data.next_cursor {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Ok(Some(other.to_string())),
+    }
+}
+
+fn with_context(msg: String, capture: &Capture, stderr: Option<&stdio::StderrTail>) -> String {
+    let mut out = msg;
+    let junk = capture.junk();
+    if let Some(first) = junk.first() {
+        out.push_str(&format!(
+            "\n  the server printed non-JSON on stdout (stdout is reserved for MCP messages; log to stderr): {first}"
+        ));
+    }
+    if let Some(tail) = stderr.map(|s| s.text()).filter(|t| !t.is_empty()) {
+        let lines: Vec<&str> = tail.lines().collect();
+        let start = lines.len().saturating_sub(12);
+        out.push_str("\n  server stderr (last lines):");
+        for l in &lines[start..] {
+            out.push_str("\n    ");
+            out.push_str(&capture::excerpt(l));
+        }
+    }
+    out
+}
+
+fn describe_init_error(e: &rmcp::service::ClientInitializeError) -> String {
+    let s = e.to_string();
+    if s.contains("connection closed") || s.contains("ConnectionClosed") {
+        "the server closed the connection during the handshake".to_string()
+    } else {
+        s
+    }
+}
+
+fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError {
+    if let Some(challenge) = e.auth_challenge() {
+        return ClientError::NeedsCredentials { status: 401, www_authenticate: challenge.to_string() };
+    }
+    let text = format!("{e}");
+    let mut chain = text.clone();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        chain.push_str(&format!(": {s}"));
+        src = s.source();
+    }
+    if chain.contains("insufficient scope") || chain.contains("403") {
+        return ClientError::NeedsCredentials { status: 403, www_authenticate: String::new() };
+    }
+    if chain.contains("401") || chain.contains("Auth required") || chain.contains("auth required") {
+        return ClientError::NeedsCredentials { status: 401, www_authenticate: String::new() };
+    }
+    ClientError::Transport(chain)
+}

@@ -1,0 +1,129 @@
+//! The human report: grouped by server and tool, one line per change, the gate's verdict last.
+
+use std::fmt::Write;
+
+use super::{ProbeOutcome, Report, Status, Verdict};
+use crate::change::{Change, Class};
+use crate::json::escape_for_display;
+
+pub struct Style {
+    pub color: bool,
+    pub verbose: bool,
+}
+
+fn paint(style: &Style, code: &str, text: &str) -> String {
+    if style.color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+fn class_label(style: &Style, class: Class) -> String {
+    match class {
+        Class::Silent => paint(style, "1;31", "silent  "),
+        Class::Loud => paint(style, "33", "loud    "),
+        Class::Cosmetic => paint(style, "2", "cosmetic"),
+    }
+}
+
+pub fn render(report: &Report, style: &Style) -> String {
+    let mut out = String::new();
+    for server in &report.servers {
+        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", server.name)));
+        if server.status == Status::Error {
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(style, "1;31", "error:"),
+                escape_for_display(server.error.as_deref().unwrap_or("")).replace('\n', "\n  ")
+            );
+        }
+        for note in &server.notes {
+            let _ = writeln!(out, "  note: {}", escape_for_display(note));
+        }
+        let shown: Vec<&Change> = server
+            .changes
+            .iter()
+            .filter(|c| style.verbose || c.class != Class::Cosmetic)
+            .collect();
+        let mut current_tool: Option<Option<&str>> = None;
+        for c in &shown {
+            let tool = c.tool.as_deref();
+            if current_tool != Some(tool) {
+                match tool {
+                    Some(t) => {
+                        let _ = writeln!(out, "  tool {}", paint(style, "1", &escape_for_display(t)));
+                    }
+                    None => {
+                        let _ = writeln!(out, "  server-level");
+                    }
+                }
+                current_tool = Some(tool);
+            }
+            let _ = writeln!(
+                out,
+                "    {} {:<28} {}",
+                class_label(style, c.class),
+                c.rule,
+                escape_for_display(&c.message)
+            );
+            if style.verbose && !c.pointer.is_empty() {
+                let _ = writeln!(out, "             at {}", c.pointer);
+            }
+        }
+        for p in &server.probes {
+            if p.outcome == ProbeOutcome::Pass && !style.verbose {
+                continue;
+            }
+            let label = match p.outcome {
+                ProbeOutcome::Pass => paint(style, "32", "pass    "),
+                ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
+                ProbeOutcome::Skipped => paint(style, "2", "skipped "),
+            };
+            let _ = writeln!(
+                out,
+                "    {} {:<28} {}: {}",
+                label,
+                p.rule.as_deref().unwrap_or(match p.kind {
+                    super::ProbeKind::Call => "call",
+                    super::ProbeKind::Incomplete => "incomplete-call",
+                }),
+                escape_for_display(&p.tool),
+                escape_for_display(&p.message)
+            );
+        }
+        if server.status == Status::Ok && shown.is_empty() && server.probe_failures() == 0 {
+            let hidden = server.changes.len();
+            if hidden > 0 {
+                let _ = writeln!(out, "  no change in meaning ({hidden} cosmetic; --verbose shows them)");
+            } else {
+                let _ = writeln!(out, "  no change");
+            }
+        }
+    }
+    let c = report.counts();
+    let verdict = match report.verdict() {
+        Verdict::Pass => paint(style, "1;32", "PASS"),
+        Verdict::Fail => paint(style, "1;31", "FAIL"),
+    };
+    let _ = writeln!(
+        out,
+        "{verdict}: {} silent, {} loud, {} cosmetic, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})",
+        c.silent,
+        c.loud,
+        c.cosmetic,
+        c.probe_failures,
+        if c.probe_failures == 1 { "" } else { "s" },
+        c.errors,
+        if c.errors == 1 { "" } else { "s" },
+        report.servers.len(),
+        if report.servers.len() == 1 { "" } else { "s" },
+        match report.fail_on {
+            super::FailOn::Silent => "silent",
+            super::FailOn::Loud => "loud",
+            super::FailOn::Never => "never",
+        }
+    );
+    out
+}
