@@ -1,0 +1,229 @@
+//! End to end: the real `mcp-pin` binary against the real fixture MCP server (rmcp server side)
+//! over stdio and Streamable HTTP.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn surface() -> Value {
+    json!({
+        "serverInfo": {"name": "fixture", "version": "1.0.0"},
+        "instructions": "Use search before fetch.",
+        "tools": [
+            {
+                "name": "search",
+                "description": "Search the catalogue.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "What to look for"},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                        "status": {"type": "string", "enum": ["open", "closed", "all"]}
+                    },
+                    "required": ["query", "status"]
+                },
+                "annotations": {"readOnlyHint": true},
+                "execution": {"taskSupport": "forbidden"},
+                "x-vendor": {"rank": 1e3}
+            },
+            {
+                "name": "fetch",
+                "description": "Fetch one record by id.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string"}},
+                    "required": ["id"]
+                }
+            }
+        ]
+    })
+}
+
+fn project() -> Project {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    p
+}
+
+#[test]
+fn lock_is_exact_and_deterministic_and_check_passes_unchanged() {
+    let p = project();
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let first = p.read("mcp.lock");
+    // Unknown fields are kept raw.
+    assert!(first.contains("\"x-vendor\""), "{first}");
+    assert!(first.contains("\"taskSupport\": \"forbidden\""));
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(p.read("mcp.lock"), first, "locking an unchanged server twice must be byte-identical");
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["verdict"], "pass");
+    assert_eq!(report["servers"][0]["name"], "cat");
+    assert_eq!(report["servers"][0]["status"], "ok");
+}
+
+#[test]
+fn dropped_required_entry_fails_the_gate_naming_server_tool_property() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let mut s = surface();
+    s["tools"][0]["inputSchema"]["required"] = json!(["query"]);
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["verdict"], "fail");
+    let c = changes(&report);
+    assert!(
+        c.iter().any(|(srv, tool, rule, ptr)| srv == "cat" && tool == "search" && rule == "required-removed" && ptr.contains("status")),
+        "{c:?}"
+    );
+    // The human report names server, tool and property too.
+    let out = p.run(&["check", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(1));
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("cat") && human.contains("search") && human.contains("status"), "{human}");
+    // --fail-on never only reports.
+    let (code, _) = p.check_json(&["--no-probe", "--fail-on", "never"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn reordering_tools_keys_and_required_is_no_change() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    // Same surface, written with tools, keys, required and enum entries in another order.
+    let shuffled = r#"{"tools":[
+      {"inputSchema":{"required":["id"],"properties":{"id":{"type":"string"}},"type":"object"},"description":"Fetch one record by id.","name":"fetch"},
+      {"x-vendor":{"rank":1e3},"execution":{"taskSupport":"forbidden"},"annotations":{"readOnlyHint":true},
+       "inputSchema":{"required":["status","query"],"type":"object","properties":{
+          "status":{"enum":["all","closed","open"],"type":"string"},
+          "limit":{"maximum":100,"minimum":1,"type":"integer"},
+          "query":{"description":"What to look for","type":"string"}}},
+       "description":"Search the catalogue.","name":"search"}],
+      "instructions":"Use search before fetch.","serverInfo":{"version":"1.0.0","name":"fixture"}}"#;
+    p.write("surface.json", shuffled);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+}
+
+#[test]
+fn server_missing_from_lock_is_an_error_telling_to_lock() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    p.write_json("other.json", &surface());
+    p.stdio_config(&[("cat", "surface.json"), ("dog", "other.json")]);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 2, "{report:#}");
+    let dog = report["servers"].as_array().unwrap().iter().find(|s| s["name"] == "dog").unwrap();
+    assert_eq!(dog["status"], "error");
+    assert!(dog["error"].as_str().unwrap().contains("mcp-pin lock"), "{dog:#}");
+    // The other server was still checked.
+    let cat = report["servers"].as_array().unwrap().iter().find(|s| s["name"] == "cat").unwrap();
+    assert_eq!(cat["status"], "ok");
+}
+
+#[test]
+fn missing_lockfile_is_an_error_with_a_hint() {
+    let p = project();
+    let out = p.run(&["check", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp.lock") && err.contains("mcp-pin lock"), "{err}");
+}
+
+#[test]
+fn failing_server_keeps_its_previous_entry() {
+    let p = project();
+    p.write_json("other.json", &surface());
+    p.stdio_config(&[("cat", "surface.json"), ("dog", "other.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let before: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    // dog's server now fails to start; cat drifts.
+    p.write("other.json", "{ this is not json");
+    let mut s = surface();
+    s["tools"][1]["description"] = json!("Fetch a record.");
+    p.write_json("surface.json", &s);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dog"), "{}", text(&out));
+    let after: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert_eq!(after["servers"]["dog"], before["servers"]["dog"], "the failing server's entry is untouched");
+    assert_eq!(after["servers"]["cat"]["tools"]["fetch"]["description"], "Fetch a record.");
+}
+
+#[test]
+fn http_server_is_locked_and_checked() {
+    let p = project();
+    let fx = HttpFixture::start(&p.path("surface.json"), &[]);
+    p.write("mcp-pin.toml", &format!("[servers.web]\nurl = {:?}\ntimeout = \"10s\"\n", fx.url));
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert_eq!(lock["servers"]["web"]["source"]["transport"], "http");
+    assert!(lock["servers"]["web"]["tools"]["search"]["x-vendor"].is_object());
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    let mut s = surface();
+    s["tools"][0]["inputSchema"]["properties"]["status"]["enum"] = json!(["open", "all"]);
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(changes(&report).iter().any(|c| c.2 == "enum-value-removed"), "{report:#}");
+}
+
+#[test]
+fn diff_of_two_lockfiles_uses_the_same_engine() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    std::fs::copy(p.path("mcp.lock"), p.path("old.lock")).unwrap();
+    let mut s = surface();
+    s["tools"].as_array_mut().unwrap().remove(1);
+    p.write_json("surface.json", &s);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let out = p.run(&["diff", "old.lock", "mcp.lock", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(changes(&report).iter().any(|c| c.1 == "fetch" && c.2 == "tool-removed"), "{report:#}");
+    // tool-removed is loud: the default gate passes, --fail-on loud fails.
+    assert_eq!(out.status.code(), Some(0));
+    let out = p.run(&["diff", "old.lock", "mcp.lock", "--fail-on", "loud"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+#[test]
+fn secrets_never_reach_the_lockfile_or_output() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.cat]\ncommand = {:?}\nargs = [\"--surface\", \"surface.json\"]\nenv = {{ API_KEY = \"${{CANARY}}\" }}\n",
+            fixture_bin()
+        ),
+    );
+    let canary = "canary-5f1d9c2e-secret";
+    let out = p.run_env(&["lock", "--no-probe"], &[("CANARY", canary)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out2 = p.run_env(&["check", "--no-probe", "--format", "json"], &[("CANARY", canary)]);
+    for blob in [p.read("mcp.lock"), text(&out), text(&out2)] {
+        assert!(!blob.contains(canary), "secret leaked: {blob}");
+    }
+    assert!(p.read("mcp.lock").contains("API_KEY"), "env names are recorded");
+}
+
+#[test]
+fn ad_hoc_lock_of_one_stdio_server() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    let out = p.run(&["lock", "--no-probe", "--", fixture_bin(), "--surface", "surface.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let servers = lock["servers"].as_object().unwrap();
+    assert_eq!(servers.len(), 1);
+    let (_, entry) = servers.iter().next().unwrap();
+    assert_eq!(entry["tools"].as_object().unwrap().len(), 2);
+}

@@ -1,0 +1,93 @@
+//! Real published MCP servers (pinned versions) through npx. Skipped when npx is absent;
+//! `.ci/run` prefetches the packages.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use common::*;
+use serde_json::Value;
+
+const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
+
+fn everything_config(p: &Project) {
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n\n[servers.everything.tools.get-env]\nprobe = \"none\"\n"
+        ),
+    );
+}
+
+#[test]
+fn server_everything_over_stdio_is_pinned_and_checked() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let entry = &lock["servers"]["everything"];
+    assert_eq!(entry["serverInfo"]["name"], "mcp-servers/everything");
+    let tools = entry["tools"].as_object().unwrap();
+    assert!(tools.len() >= 10, "{}", tools.len());
+    // The spec's own `execution` field, which rmcp's typed Tool drops, is kept.
+    assert!(tools["echo"]["execution"].is_object(), "{:#}", tools["echo"]);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+}
+
+#[test]
+fn server_everything_over_streamable_http_is_pinned_and_checked() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    // Pick a free port, then let the server bind it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new("npx")
+        .args(["-y", EVERYTHING, "streamableHttp"])
+        .env("PORT", port.to_string())
+        .env("GZIP_ALLOWED_DOMAINS", "localhost")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    struct Kill(i32);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(self.0), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+    let _guard = Kill(child.id() as i32);
+    // Wait for "listening".
+    let stderr = child.stderr.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    for stream in [Box::new(stderr) as Box<dyn std::io::Read + Send>, Box::new(stdout)] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if line.contains("listening") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+    }
+    rx.recv_timeout(std::time::Duration::from_secs(120)).expect("server-everything did not start");
+    let p = Project::new();
+    p.write("mcp-pin.toml", &format!("[servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\n"));
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert!(lock["servers"]["everything"]["tools"]["get-sum"].is_object(), "{lock:#}");
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+}
