@@ -254,8 +254,8 @@ async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfi
     report
 }
 
-pub async fn check(opts: &Options, fail_on: FailOn) -> Result<Report, AppError> {
-    let (config, path) = load_config(opts, &[])?;
+pub async fn check(opts: &Options, fail_on: FailOn, ad_hoc: &[String]) -> Result<Report, AppError> {
+    let (config, path) = load_config(opts, ad_hoc)?;
     let lock = Lockfile::read(&path)?;
     let servers = selected(&config, opts);
     let lock_ref = &lock;
@@ -377,9 +377,9 @@ pub async fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Check { report: args, no_probe } => {
+        Command::Check { report: args, no_probe, command } => {
             opts.probe = !no_probe;
-            match check(&opts, fail_on(args.fail_on)).await {
+            match check(&opts, fail_on(args.fail_on), command).await {
                 Ok(report) => emit(&report, args, &style, g.quiet),
                 Err(e) => {
                     print_error(&e);

@@ -82,6 +82,9 @@ pub enum Command {
         /// Skip the probe calls for this run
         #[arg(long)]
         no_probe: bool,
+        /// An ad-hoc stdio server instead of a config: `mcp-pin check -- CMD ARGS...`
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
     },
     /// Diff two lockfiles offline (review a lockfile change)
     Diff {
