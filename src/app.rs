@@ -395,6 +395,7 @@ pub async fn run(cli: Cli) -> i32 {
             }
         },
         Command::Explain { rule } => explain(rule.as_deref()),
+        Command::ConformanceClient { url } => conformance_client(url).await,
     }
 }
 
@@ -481,4 +482,36 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
     }
     print_out(&out);
     code
+}
+
+/// The conformance suite plays the server and runs this with its URL: take the surface the way
+/// `lock` does and call every tool the way the probes do. The suite's own checks judge the result.
+async fn conformance_client(url: &str) -> i32 {
+    let server = ServerConfig {
+        name: "conformance".into(),
+        transport: crate::config::Transport::Http(crate::config::Http {
+            url: url.to_string(),
+            url_template: url.to_string(),
+            headers: BTreeMap::new(),
+        }),
+        timeout: std::time::Duration::from_secs(20),
+        client_capabilities: vec![],
+        probe: crate::config::ProbePolicy::All,
+        tools: BTreeMap::new(),
+    };
+    match take(&server).await {
+        Ok((surface, session)) => {
+            eprintln!(
+                "conformance: protocol {}, {} tools",
+                surface.protocol_version,
+                surface.tools.len()
+            );
+            session.close().await;
+            0
+        }
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            1
+        }
+    }
 }

@@ -93,6 +93,12 @@ pub enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Adapter for the official MCP conformance suite (`conformance client --command`): connect to
+    /// URL, take the surface, probe every tool, always exit 0 unless the connection failed.
+    #[command(hide = true, name = "conformance-client")]
+    ConformanceClient {
+        url: String,
+    },
     /// Explain a rule: its class, why, and a before/after example
     Explain {
         /// Rule id (e.g. required-removed); omit to list every rule

@@ -107,16 +107,37 @@ pub enum CallOutcome {
 }
 
 impl Session {
+    /// Connect and handshake: `server/discover` for stateless 2026-07-28 servers, falling back to
+    /// `initialize` for legacy ones. Some legacy servers answer `server/discover` with something
+    /// that is neither a result nor a "method not found" (an empty result, say), which makes the
+    /// automatic lifecycle fail; those get a second connection with a plain `initialize`.
     pub async fn connect(server: &ServerConfig) -> Result<Session, ClientError> {
-        let capture = Arc::new(Capture::default());
-        let info = client_info(&server.client_capabilities);
-        let lifecycle = ClientLifecycleMode::Auto {
+        let auto = ClientLifecycleMode::Auto {
             preferred_versions: PREFERRED_VERSIONS
                 .iter()
                 .map(|v| serde_json::from_value(Value::String((*v).into())).expect("version"))
                 .collect(),
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
+        match Session::connect_with(server, auto).await {
+            Err(ClientError::Handshake(first)) => {
+                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
+                    Ok(s) => Ok(s),
+                    Err(ClientError::Handshake(second)) if second == first => Err(ClientError::Handshake(first)),
+                    Err(ClientError::Handshake(second)) => Err(ClientError::Handshake(format!(
+                        "{second}\n  (before that, server/discover failed: {})",
+                        first.lines().next().unwrap_or("")
+                    ))),
+                    Err(e) => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn connect_with(server: &ServerConfig, lifecycle: ClientLifecycleMode) -> Result<Session, ClientError> {
+        let capture = Arc::new(Capture::default());
+        let info = client_info(&server.client_capabilities);
         // The handshake gets the server's timeout, plus the 10 s rmcp may spend on
         // `server/discover` before falling back to `initialize`.
         let handshake_timeout = server.timeout + Duration::from_secs(10);
@@ -189,7 +210,10 @@ impl Session {
                         stderr: None,
                         timeout: server.timeout,
                     }),
-                    Ok(Err(e)) => Err(classify_http_error(&e)),
+                    Ok(Err(e)) => Err(match classify_http_error(&e) {
+                        ClientError::Transport(msg) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
+                        other => other,
+                    }),
                     Err(_) => Err(ClientError::Timeout {
                         what: "the handshake".into(),
                         after: handshake_timeout,
@@ -428,6 +452,18 @@ fn describe_init_error(e: &rmcp::service::ClientInitializeError) -> String {
         "the server closed the connection during the handshake".to_string()
     } else {
         s
+    }
+}
+
+/// The transport worked but the handshake exchange did not make sense to rmcp.
+fn is_handshake_mismatch(e: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    matches!(
+        e,
+        E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) | E::LegacyFallbackFailed { .. }
+    ) || {
+        let s = e.to_string();
+        s.contains("discover") || s.contains("expect initialized") || s.contains("uncorrelated")
     }
 }
 
