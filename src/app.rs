@@ -54,11 +54,13 @@ pub struct Options {
     pub servers: Vec<String>,
     pub jobs: usize,
     pub probe: bool,
+    /// `(K, N)`: only every Nth server (sorted by name) from the Kth, 1-based.
+    pub shard: Option<(usize, usize)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true }
+        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true, shard: None }
     }
 }
 
@@ -118,6 +120,9 @@ fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
     config
         .servers
         .values()
+        .enumerate()
+        .filter(|(i, _)| opts.shard.is_none_or(|(k, n)| i % n == k - 1))
+        .map(|(_, s)| s)
         .filter(|s| opts.servers.is_empty() || opts.servers.contains(&s.name))
         .collect()
 }
@@ -204,7 +209,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppE
     }
     // A server dropped from the config leaves the lock, but only on a full lock of a real config.
     let mut removed = vec![];
-    if opts.servers.is_empty() && ad_hoc.is_empty() {
+    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() {
         removed = new.servers.keys().filter(|k| !config.servers.contains_key(*k)).cloned().collect();
         for k in &removed {
             new.servers.remove(k);
@@ -365,6 +370,7 @@ pub async fn run(cli: Cli) -> i32 {
         servers: g.servers.clone(),
         jobs: g.jobs.unwrap_or_else(default_jobs),
         probe: true,
+        shard: g.shard,
     };
     match &cli.command {
         Command::Lock { no_probe, command } => {

@@ -30,6 +30,9 @@ pub struct GlobalArgs {
     /// Only these servers (repeatable)
     #[arg(long = "server", global = true, value_name = "NAME")]
     pub servers: Vec<String>,
+    /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
+    #[arg(long, global = true, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
     /// How many servers to talk to at once
     #[arg(long, global = true, value_name = "N")]
     pub jobs: Option<usize>,
@@ -117,4 +120,14 @@ pub struct ReportArgs {
     /// Also write the report (in --format) to this file; the terminal gets the human report
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
+    let k: usize = k.trim().parse().map_err(|_| "K must be a whole number")?;
+    let n: usize = n.trim().parse().map_err(|_| "N must be a whole number")?;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+    }
+    Ok((k, n))
 }
