@@ -127,6 +127,48 @@ fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
         .collect()
 }
 
+/// Progress on stderr while servers are contacted: only on a terminal, never in CI or with -q.
+#[derive(Clone)]
+pub struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    pub fn new(enabled: bool) -> Progress {
+        if !enabled || !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} servers {wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Progress(Some(bar))
+    }
+
+    pub fn none() -> Progress {
+        Progress(None)
+    }
+
+    fn start(&self, total: usize) {
+        if let Some(b) = &self.0 {
+            b.set_length(total as u64);
+        }
+    }
+
+    fn done(&self, name: &str) {
+        if let Some(b) = &self.0 {
+            b.set_message(format!("({name} done)"));
+            b.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
 /// The live surface of one server, with errors scrubbed of its secrets.
 pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
     let red = Redactor::for_server(server);
@@ -159,7 +201,7 @@ pub struct LockOutcome {
     pub removed: Vec<String>,
 }
 
-pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppError> {
+pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Result<LockOutcome, AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
     let old = match Lockfile::read(&path) {
         Ok(l) => l,
@@ -167,6 +209,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppE
         Err(e) => return Err(e.into()),
     };
     let servers = selected(&config, opts);
+    progress.start(servers.len());
     let mut results: Vec<LockResult> = stream::iter(servers)
         .map(|server| async move {
             let outcome = match take(server).await {
@@ -181,6 +224,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppE
                 }
                 Err(e) => Err(e),
             };
+            progress.done(&server.name);
             (server.name.clone(), outcome)
         })
         .buffer_unordered(opts.jobs.max(1))
@@ -199,6 +243,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String]) -> Result<LockOutcome, AppE
         .collect()
         .await;
     results.sort_by(|a, b| a.name.cmp(&b.name));
+    progress.finish();
 
     let mut new = old.clone();
     new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
@@ -259,18 +304,29 @@ async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfi
     report
 }
 
-pub async fn check(opts: &Options, fail_on: FailOn, ad_hoc: &[String]) -> Result<Report, AppError> {
+pub async fn check(
+    opts: &Options,
+    fail_on: FailOn,
+    ad_hoc: &[String],
+    progress: &Progress,
+) -> Result<Report, AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
     let lock = Lockfile::read(&path)?;
     let servers = selected(&config, opts);
+    progress.start(servers.len());
     let lock_ref = &lock;
     let path_ref = path.as_path();
     let mut reports: Vec<ServerReport> = stream::iter(servers)
-        .map(|server| async move { check_server(server, lock_ref.servers.get(&server.name), path_ref).await })
+        .map(|server| async move {
+            let r = check_server(server, lock_ref.servers.get(&server.name), path_ref).await;
+            progress.done(&server.name);
+            r
+        })
         .buffer_unordered(opts.jobs.max(1))
         .collect()
         .await;
     reports.sort_by(|a, b| a.name.cmp(&b.name));
+    progress.finish();
     Ok(Report { fail_on, servers: reports })
 }
 
@@ -375,7 +431,8 @@ pub async fn run(cli: Cli) -> i32 {
     match &cli.command {
         Command::Lock { no_probe, command } => {
             opts.probe = !no_probe;
-            match lock(&opts, command).await {
+            let progress = Progress::new(!g.quiet);
+            match lock(&opts, command, &progress).await {
                 Ok(outcome) => print_lock(&outcome, &style, g.quiet),
                 Err(e) => {
                     print_error(&e);
@@ -385,7 +442,8 @@ pub async fn run(cli: Cli) -> i32 {
         }
         Command::Check { report: args, no_probe, command } => {
             opts.probe = !no_probe;
-            match check(&opts, fail_on(args.fail_on), command).await {
+            let progress = Progress::new(!g.quiet);
+            match check(&opts, fail_on(args.fail_on), command, &progress).await {
                 Ok(report) => emit(&report, args, &style, g.quiet),
                 Err(e) => {
                     print_error(&e);
@@ -401,6 +459,12 @@ pub async fn run(cli: Cli) -> i32 {
             }
         },
         Command::Explain { rule } => explain(rule.as_deref()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(*shell, &mut cmd, "mcp-pin", &mut std::io::stdout());
+            0
+        }
         Command::ConformanceClient { url } => conformance_client(url).await,
     }
 }

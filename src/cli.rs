@@ -102,6 +102,10 @@ pub enum Command {
     ConformanceClient {
         url: String,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions {
+        shell: clap_complete::Shell,
+    },
     /// Explain a rule: its class, why, and a before/after example
     Explain {
         /// Rule id (e.g. required-removed); omit to list every rule
