@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# mcp-pin's benchmarks: prints the figures recorded in docs/performance.md.
+# Usage: scripts/bench.sh            (builds release binaries; needs python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --bins -q
+PIN="$PWD/target/release/mcp-pin"
+FIX="$PWD/target/release/mcp-pin-fixture"
+GEN="$PWD/scripts/gen_surface.py"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+now_ms() { python3 -c 'import time; print(time.monotonic()*1000)'; }
+# best of N wall-clock runs of a command, in ms
+best_ms() {
+  local n=$1; shift
+  local best=""
+  for _ in $(seq "$n"); do
+    local t0 t1 d
+    t0=$(now_ms); "$@" >/dev/null 2>&1 || true; t1=$(now_ms)
+    d=$(python3 -c "print(round($t1-$t0,1))")
+    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $d < $best else 1)"; then best=$d; fi
+  done
+  echo "$best"
+}
+# peak RSS (MB) of a command
+peak_mb() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | python3 -c 'import sys; print(round(int(sys.stdin.read().strip())/1024,1))'; }
+
+echo "machine: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo
+
+echo "## startup"
+echo "mcp-pin --version: $(best_ms 20 "$PIN" --version) ms (best of 20)"
+echo
+
+echo "## diff of two lockfiles (linear growth)"
+for n in 100 1000 5000 10000; do
+  python3 "$GEN" lock "$n" a 1 > "$work/a$n.lock"
+  python3 "$GEN" lock "$n" b 1 > "$work/b$n.lock"
+  t=$(best_ms 5 "$PIN" diff "$work/a$n.lock" "$work/b$n.lock" --format json)
+  m=$(peak_mb "$PIN" diff "$work/a$n.lock" "$work/b$n.lock" --format json)
+  echo "diff $n tools: $t ms, peak $m MB"
+done
+echo
+
+echo "## check: 50 servers concurrently vs the slowest alone"
+mkdir -p "$work/fleet"
+cfg="$work/fleet/mcp-pin.toml"; : > "$cfg"
+python3 "$GEN" surface 2000 a > "$work/fleet/slow.json"
+for i in $(seq -w 1 49); do python3 "$GEN" surface 40 a > "$work/fleet/s$i.json"; done
+printf '[servers.slow]\ncommand = "%s"\nargs = ["--surface", "slow.json"]\n\n' "$FIX" >> "$cfg"
+for i in $(seq -w 1 49); do printf '[servers.s%s]\ncommand = "%s"\nargs = ["--surface", "s%s.json"]\n\n' "$i" "$FIX" "$i" >> "$cfg"; done
+(cd "$work/fleet" && "$PIN" lock --no-probe -q >/dev/null)
+all=$(cd "$work/fleet" && best_ms 3 "$PIN" check --no-probe -q)
+one=$(cd "$work/fleet" && best_ms 3 "$PIN" check --no-probe -q --server slow)
+echo "check 50 servers: $all ms; slowest alone: $one ms; ratio $(python3 -c "print(round($all/$one,2))") (target <= 1.5)"
+echo
+
+echo "## overhead over a bare tools/list round trip (one server, 40 tools)"
+bare() {
+  python3 - "$FIX" "$work/fleet/s01.json" <<'PY'
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "--surface", sys.argv[2]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def recv():
+    while True:
+        m = json.loads(p.stdout.readline())
+        if "id" in m and "method" not in m: return m
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bare", "version": "0"}}})
+recv()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+recv()
+p.stdin.close(); p.wait()
+PY
+}
+python_start=$(best_ms 10 python3 -c pass)
+bare_ms=$(best_ms 10 bare)
+pin_ms=$(cd "$work/fleet" && best_ms 10 "$PIN" check --no-probe -q --server s01)
+echo "bare client (python, minus its own ${python_start} ms start): $(python3 -c "print(round($bare_ms-$python_start,1))") ms; mcp-pin check: $pin_ms ms; overhead $(python3 -c "print(round($pin_ms-($bare_ms-$python_start),1))") ms (target < 20)"
