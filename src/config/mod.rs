@@ -2,6 +2,20 @@
 //!
 //! Interface used by the rest of the crate. Values are resolved (`${VAR}` expanded) at load;
 //! the `*_template` fields keep what the user wrote, which is what the lockfile may record.
+//! (For a client config such as `.vscode/mcp.json`, the templates are re-spelled in
+//! `mcp-pin.toml` syntax: `${env:X}` becomes `${X}`.)
+//!
+//! Modules: [`toml`] reads `mcp-pin.toml`, [`clients`] reads the configs other MCP clients
+//! already have (detected by content), [`expand`] does `${VAR}`, [`init`] writes a starter
+//! `mcp-pin.toml`. See `docs/config.md` for every key.
+
+pub mod clients;
+pub mod expand;
+pub mod init;
+pub mod toml;
+
+pub use clients::discover;
+pub use init::init_toml;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +37,33 @@ pub enum ConfigError {
     },
     #[error("config file {path}: server `{server}`: environment variable `{var}` is not set (used as ${{{var}}}); export it or remove it from the config")]
     MissingVar { path: PathBuf, server: String, var: String },
+    /// A problem at a known place in the file (1-based line and column).
+    #[error("config file {path}:{line}:{column}: {message}")]
+    At { path: PathBuf, line: usize, column: usize, message: String },
+    /// VS Code `${input:ID}`: VS Code prompts for it; mcp-pin reads `MCP_PIN_INPUT_<ID>` instead.
+    #[error("config file {path}: server `{server}`: `${{input:{input}}}` is prompted by VS Code when it starts the server, and mcp-pin cannot prompt; set environment variable `{var}`, or define this server in mcp-pin.toml")]
+    MissingInput { path: PathBuf, server: String, input: String, var: String },
+}
+
+impl ConfigError {
+    /// The 1-based line the error points at, when known.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ConfigError::At { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            ConfigError::Invalid { path, .. }
+            | ConfigError::Io { path, .. }
+            | ConfigError::MissingVar { path, .. }
+            | ConfigError::At { path, .. }
+            | ConfigError::MissingInput { path, .. } => path,
+        }
+    }
 }
 
 /// The whole configuration.
@@ -76,7 +117,7 @@ pub enum Transport {
     Http(Http),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Stdio {
     /// Command as resolved (a relative path containing `/` is resolved against `Config::dir`).
     pub command: String,
@@ -94,7 +135,7 @@ pub struct Stdio {
     pub cwd_template: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Http {
     /// URL with `${VAR}` expanded. May hold a secret (userinfo, `?token=`).
     pub url: String,
@@ -116,11 +157,100 @@ pub struct Ignore {
     pub until: Option<String>,
 }
 
+/// `Debug` never shows secrets: env and header values print as `***`, expanded arguments as
+/// their template, and URLs through [`redact_url`].
+impl std::fmt::Debug for Stdio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: BTreeMap<&str, &str> = self.env.keys().map(|k| (k.as_str(), "***")).collect();
+        // An argument that came from `${VAR}` may hold a secret: show what was written instead.
+        let args: Vec<&str> = self
+            .args
+            .iter()
+            .zip(self.args_template.iter().map(Some).chain(std::iter::repeat(None)))
+            .map(|(a, t)| match t {
+                Some(t) if t.contains('$') => "***",
+                Some(_) => a.as_str(),
+                None => "***",
+            })
+            .collect();
+        f.debug_struct("Stdio")
+            .field("command", &self.command)
+            .field("command_template", &self.command_template)
+            .field("args", &args)
+            .field("args_template", &self.args_template)
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .field("cwd_template", &self.cwd_template)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: BTreeMap<&str, &str> = self.headers.keys().map(|k| (k.as_str(), "***")).collect();
+        let url = if self.url_template.contains('$') { "***".to_string() } else { redact_url(&self.url) };
+        f.debug_struct("Http")
+            .field("url", &url)
+            .field("url_template", &redact_url(&self.url_template))
+            .field("headers", &headers)
+            .finish()
+    }
+}
+
+/// Which kind of file a config was read from (detected by content, not by name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `mcp-pin.toml`.
+    McpPin,
+    /// A JSON file with top-level `mcpServers`: Claude Code `.mcp.json`, Claude Desktop
+    /// `claude_desktop_config.json`, Cursor `.cursor/mcp.json`.
+    McpServers,
+    /// VS Code `.vscode/mcp.json` (JSONC, top-level `servers`).
+    VsCode,
+}
+
+/// A loaded config with what was learned on the way.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    pub format: Format,
+    /// Human name of the source, e.g. "Claude Code (.mcp.json)".
+    pub source: String,
+    /// Things worth a `warning:` line (skipped disabled servers, keys mcp-pin ignores).
+    pub warnings: Vec<String>,
+}
+
 impl Config {
-    /// Load and validate a config file.
+    /// Load and validate a config file: `mcp-pin.toml`, or a client config detected by content
+    /// (see [`Format`]). `${VAR}` references are resolved from the process environment.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let _ = path;
-        todo!("config helper")
+        let env = |name: &str| std::env::var(name).ok();
+        Ok(Self::load_with(path, Some(&env))?.config)
+    }
+
+    /// Like [`Config::load`], with an explicit environment. `env: None` is template mode: no
+    /// variable is looked up and every expanded value holds its `mcp-pin.toml` template
+    /// (`${VAR}`); this never fails on a missing variable and is what `init` reads.
+    pub fn load_with(path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
+        Self::parse_with(&text, path, env)
+    }
+
+    /// Parse config text as if read from `path` (which sets `Config::dir` and names errors).
+    pub fn parse_with(text: &str, path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if clients::looks_like_json(text) {
+            clients::parse(text, path, env)
+        } else {
+            let config = toml::parse(text, path, env)?;
+            Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
+        }
+    }
+
+    /// Template mode load (see [`Config::load_with`]), for `mcp-pin init`.
+    pub fn load_unresolved(path: &Path) -> Result<Loaded, ConfigError> {
+        Self::load_with(path, None)
     }
 
     /// A one-server config for `mcp-pin lock -- CMD ARGS...`.
@@ -178,6 +308,120 @@ impl ServerConfig {
         out.retain(|s| s.len() >= 4);
         out
     }
+}
+
+impl Ignore {
+    /// Whether this entry silences `rule` at (`server`, `tool`, `pointer`) on `today`
+    /// (`YYYY-MM-DD`; the entry applies through its `until` date inclusive).
+    pub fn matches(&self, rule: &str, server: &str, tool: Option<&str>, pointer: &str, today: &str) -> bool {
+        self.rule == rule
+            && self.server.as_deref().is_none_or(|s| s == server)
+            && self.tool.as_deref().is_none_or(|t| Some(t) == tool)
+            && self.pointer.as_deref().is_none_or(|p| pointer_has_prefix(pointer, p))
+            && self.until.as_deref().is_none_or(|u| today <= u)
+    }
+
+    /// Whether the entry has expired on `today` (`YYYY-MM-DD`).
+    pub fn expired(&self, today: &str) -> bool {
+        self.until.as_deref().is_some_and(|u| today > u)
+    }
+}
+
+/// JSON-pointer prefix by whole segments: `/a/b/c` is under `/a/b`; `/a/bc` is not.
+fn pointer_has_prefix(pointer: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    prefix.is_empty()
+        || pointer == prefix
+        || (pointer.starts_with(prefix) && pointer.as_bytes().get(prefix.len()) == Some(&b'/'))
+}
+
+/// Whether `id` is a rule id in the catalogue.
+pub fn is_known_rule(id: &str) -> bool {
+    crate::rules::lookup(id).is_some()
+}
+
+/// Levenshtein distance (for "did you mean" hints).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate to `word`, if close enough to be a likely typo.
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase().replace('_', "-");
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len().max(word.len()))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// `" (did you mean `x`?)"` or nothing.
+pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    match suggest(word, candidates) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => String::new(),
+    }
+}
+
+/// Server names: `[A-Za-z0-9_.-]+`.
+pub fn valid_server_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// `Config::dir` for a config file: its folder, made absolute (lexically; symlinks untouched).
+pub(crate) fn base_dir(folder: &Path) -> PathBuf {
+    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+    normalize(&std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()))
+}
+
+/// Drop `.` components and fold `x/..` lexically.
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// A command as spawned: a relative path with a separator resolves against `dir`; a bare name
+/// stays for PATH lookup.
+pub(crate) fn resolve_command(dir: &Path, command: &str) -> String {
+    let has_sep = command.contains('/') || (cfg!(windows) && command.contains('\\'));
+    if has_sep && Path::new(command).is_relative() {
+        normalize(&dir.join(command)).to_string_lossy().into_owned()
+    } else {
+        command.to_string()
+    }
+}
+
+/// A `cwd` as used: relative resolves against `dir`.
+pub(crate) fn resolve_cwd(dir: &Path, cwd: &str) -> PathBuf {
+    normalize(&dir.join(cwd))
 }
 
 /// Userinfo and query-parameter values in a URL: treated as secrets.

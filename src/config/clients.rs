@@ -1,0 +1,401 @@
+//! The MCP configs users already have, detected by content (not by file name):
+//!
+//! - top-level `mcpServers`: Claude Code `.mcp.json`, Claude Desktop `claude_desktop_config.json`,
+//!   Cursor `.cursor/mcp.json` (also Cline, Windsurf-style files with the same shape);
+//! - top-level `servers` (or `mcp.servers`, the older `settings.json` form): VS Code
+//!   `.vscode/mcp.json`, JSONC (comments and trailing commas allowed).
+//!
+//! Keys that only matter to the editor (`disabled`, `autoApprove`, `envFile`, ...) are skipped
+//! with a warning; settings that mcp-pin adds (probe, rules, ignores) take their defaults.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
+use super::{
+    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http, Loaded,
+    ProbePolicy, ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
+};
+
+/// The files looked for, in order, when no `--config` is given.
+pub const DISCOVER_ORDER: &[&str] = &["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"];
+
+/// The config file to use in `dir` when none is given: `mcp-pin.toml`, then `.mcp.json`,
+/// `.vscode/mcp.json`, `.cursor/mcp.json`. The caller should say which one it used.
+pub fn discover(dir: &Path) -> Option<PathBuf> {
+    DISCOVER_ORDER.iter().map(|f| dir.join(f)).find(|p| p.is_file())
+}
+
+/// Whether the text is JSON(C) rather than TOML: its first significant character is `{`.
+pub fn looks_like_json(text: &str) -> bool {
+    let stripped = strip_jsonc(text);
+    stripped.trim_start().starts_with('{')
+}
+
+/// Replace `//` and `/* */` comments and trailing commas with spaces, keeping every byte offset
+/// (and so serde_json's line and column numbers) where it was.
+pub fn strip_jsonc(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut in_str = false;
+    // Index of the last comma seen outside a string with only whitespace/comments after it.
+    let mut pending_comma: Option<usize> = None;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_str = true;
+                pending_comma = None;
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                out[i] = b' ';
+                out[i + 1] = b' ';
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    if b[i] != b'\n' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+                if i < b.len() {
+                    out[i] = b' ';
+                    out[i + 1] = b' ';
+                    i += 2;
+                }
+            }
+            b',' => {
+                pending_comma = Some(i);
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(p) = pending_comma.take() {
+                    out[p] = b' ';
+                }
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                pending_comma = None;
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII bytes were replaced (by ASCII spaces), so this stays valid UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// Parse a client config (JSON/JSONC) read from `path`.
+pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
+    let stripped = strip_jsonc(text);
+    let root: Value = serde_json::from_str(&stripped).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        ConfigError::At { path: path.to_path_buf(), line: e.line(), column: e.column(), message: format!("invalid JSON: {msg}") }
+    })?;
+    let Value::Object(root) = root else {
+        return Err(invalid("expected a JSON object at the top".into()));
+    };
+
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let folder_name = folder.file_name().and_then(|s| s.to_str()).unwrap_or("");
+    // `.vscode/mcp.json` and `.cursor/mcp.json` describe the folder that holds `.vscode`/`.cursor`.
+    let dir = if folder_name == ".vscode" || folder_name == ".cursor" {
+        base_dir(folder.parent().unwrap_or(Path::new(".")))
+    } else {
+        base_dir(folder)
+    };
+    let file_name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+
+    let (format, source, servers) = if let Some(s) = root.get("mcpServers") {
+        let source = if folder_name == ".cursor" {
+            "Cursor (.cursor/mcp.json)".to_string()
+        } else if file_name == "claude_desktop_config.json" {
+            "Claude Desktop (claude_desktop_config.json)".to_string()
+        } else if file_name == ".mcp.json" {
+            "Claude Code (.mcp.json)".to_string()
+        } else {
+            format!("`mcpServers` JSON ({file_name})")
+        };
+        (Format::McpServers, source, s)
+    } else if let Some(s) = root.get("servers").or_else(|| root.get("mcp").and_then(|m| m.get("servers"))) {
+        (Format::VsCode, "VS Code (.vscode/mcp.json)".to_string(), s)
+    } else {
+        return Err(invalid(
+            "this JSON file has neither `mcpServers` (Claude Code .mcp.json, Claude Desktop, Cursor) nor `servers` \
+             (VS Code .vscode/mcp.json); is it an MCP client config?"
+                .into(),
+        ));
+    };
+    let Value::Object(servers) = servers else {
+        return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
+    };
+
+    let cx = Cx { path, dir: dir.clone(), env, format };
+    let mut warnings = Vec::new();
+    let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
+    for (name, entry) in servers {
+        if let Some(server) = cx.server(name, entry, &mut warnings)? {
+            config.servers.insert(name.clone(), server);
+        }
+    }
+    if config.servers.is_empty() {
+        return Err(invalid(format!("no servers in `{}`", key_name(format))));
+    }
+    Ok(Loaded { config, format, source, warnings })
+}
+
+fn key_name(f: Format) -> &'static str {
+    match f {
+        Format::VsCode => "servers",
+        _ => "mcpServers",
+    }
+}
+
+struct Cx<'a> {
+    path: &'a Path,
+    dir: PathBuf,
+    env: Option<EnvFn<'a>>,
+    format: Format,
+}
+
+/// Keys other clients use that mcp-pin does not need.
+const EDITOR_ONLY_KEYS: &[&str] = &[
+    "disabled", "autoApprove", "alwaysAllow", "description", "timeout", "dev", "gallery", "version",
+    "envFile", "sandbox", "sandboxEnabled", "trust", "includeTools", "excludeTools", "name", "transportType",
+    "oauth", "roots", "networkTimeout", "autoStart", "icon",
+];
+
+impl Cx<'_> {
+    fn invalid(&self, message: String) -> ConfigError {
+        ConfigError::Invalid { path: self.path.to_path_buf(), message }
+    }
+
+    fn expand(&self, server: &str, s: &str, what: &str) -> Result<Expanded, ConfigError> {
+        let ex = Expander { dialect: Dialect::Client, env: self.env, workspace: &self.dir };
+        ex.expand(s).map_err(|e| match e {
+            ExpandError::Missing { var } => {
+                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::MissingInput { input, var } => ConfigError::MissingInput {
+                path: self.path.to_path_buf(),
+                server: server.to_string(),
+                input,
+                var,
+            },
+            ExpandError::Syntax(m) => self.invalid(format!("server `{server}`: {what}: {m}")),
+        })
+    }
+
+    fn string<'v>(&self, server: &str, key: &str, v: &'v Value) -> Result<&'v str, ConfigError> {
+        v.as_str().ok_or_else(|| self.invalid(format!("server `{server}`: `{key}` must be a string")))
+    }
+
+    fn string_map(&self, server: &str, key: &str, v: &Value) -> Result<Vec<(String, String)>, ConfigError> {
+        let Value::Object(m) = v else {
+            return Err(self.invalid(format!("server `{server}`: `{key}` must be an object of strings")));
+        };
+        m.iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                // Clients pass numbers and booleans through as text; the value is never quoted.
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                _ => Err(self.invalid(format!("server `{server}`: `{key}.{k}` must be a string"))),
+            })
+            .collect()
+    }
+
+    fn server(&self, name: &str, entry: &Value, warnings: &mut Vec<String>) -> Result<Option<ServerConfig>, ConfigError> {
+        let Value::Object(e) = entry else {
+            return Err(self.invalid(format!("server `{name}` must be an object")));
+        };
+        if e.get("disabled").and_then(Value::as_bool) == Some(true) {
+            warnings.push(format!("server `{name}` is disabled in this file: skipped"));
+            return Ok(None);
+        }
+        if !valid_server_name(name) {
+            return Err(self.invalid(format!(
+                "invalid server name `{name}`: mcp-pin uses server names as lockfile keys, so they must be letters, digits, \
+                 `_`, `.` and `-`; rename it here or write an mcp-pin.toml (`mcp-pin init`)"
+            )));
+        }
+        for k in e.keys() {
+            let known = ["type", "command", "args", "env", "cwd", "url", "headers"].contains(&k.as_str());
+            if !known {
+                let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) { "is editor-only" } else { "is unknown" };
+                warnings.push(format!("server `{name}`: key `{k}` {what} to mcp-pin and is ignored"));
+            }
+        }
+        let ty = match e.get("type") {
+            None => None,
+            Some(Value::String(t)) => Some(t.as_str()),
+            Some(_) => return Err(self.invalid(format!("server `{name}`: `type` must be a string"))),
+        };
+        let is_http = match ty {
+            Some("stdio") => false,
+            Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => true,
+            Some("sse") => {
+                return Err(self.invalid(format!(
+                    "server `{name}` uses `\"type\": \"sse\"`, the legacy HTTP+SSE transport: mcp-pin speaks Streamable HTTP \
+                     only; if the server also serves Streamable HTTP, set `\"type\": \"http\"` and its /mcp URL"
+                )))
+            }
+            Some(other) => {
+                return Err(self.invalid(format!(
+                    "server `{name}`: unknown `type` \"{other}\"{}; expected \"stdio\" or \"http\"",
+                    super::hint(other, ["stdio", "http", "sse"])
+                )))
+            }
+            None => match (e.contains_key("command"), e.contains_key("url")) {
+                (true, true) => {
+                    return Err(self.invalid(format!("server `{name}` has both `command` and `url`: keep one")))
+                }
+                (false, false) => {
+                    return Err(self.invalid(format!(
+                        "server `{name}` needs `command` (a stdio server) or `url` (a Streamable HTTP server)"
+                    )))
+                }
+                (_, url) => url,
+            },
+        };
+        if e.contains_key("envFile") {
+            warnings.push(format!(
+                "server `{name}`: `envFile` is not read by mcp-pin; export those variables or list them in `env`"
+            ));
+        }
+        let transport = if is_http { Transport::Http(self.http(name, e)?) } else { Transport::Stdio(self.stdio(name, e)?) };
+        Ok(Some(ServerConfig {
+            name: name.to_string(),
+            transport,
+            timeout: DEFAULT_TIMEOUT,
+            client_capabilities: vec![],
+            probe: ProbePolicy::default(),
+            tools: BTreeMap::new(),
+        }))
+    }
+
+    fn stdio(&self, name: &str, e: &Map<String, Value>) -> Result<Stdio, ConfigError> {
+        if e.contains_key("url") {
+            return Err(self.invalid(format!("server `{name}` is a stdio server but has `url`: keep one of `command` and `url`")));
+        }
+        let Some(cv) = e.get("command") else {
+            return Err(self.invalid(format!("server `{name}` is a stdio server but has no `command`")));
+        };
+        let written = self.string(name, "command", cv)?;
+        if written.trim().is_empty() {
+            return Err(self.invalid(format!("server `{name}`: `command` is empty")));
+        }
+        let command = self.expand(name, written, "`command`")?;
+        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
+        let mut args = Vec::new();
+        let mut args_template = Vec::new();
+        match e.get("args") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for a in items {
+                    let s = match a {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
+                    };
+                    let x = self.expand(name, &s, "`args`")?;
+                    args.push(x.value);
+                    args_template.push(x.template);
+                }
+            }
+            Some(_) => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
+        }
+        let mut env = BTreeMap::new();
+        if let Some(ev) = e.get("env").filter(|v| !v.is_null()) {
+            for (k, v) in self.string_map(name, "env", ev)? {
+                let x = self.expand(name, &v, &format!("`env.{k}`"))?;
+                env.insert(k, x.value);
+            }
+        }
+        let (cwd, cwd_template) = match e.get("cwd").filter(|v| !v.is_null()) {
+            None => (None, None),
+            Some(v) => {
+                let x = self.expand(name, self.string(name, "cwd", v)?, "`cwd`")?;
+                let resolved = if self.env.is_some() { resolve_cwd(&self.dir, &x.value) } else { PathBuf::from(&x.value) };
+                (Some(resolved), Some(x.template))
+            }
+        };
+        Ok(Stdio { command: command_value, command_template: command.template, args, args_template, env, cwd, cwd_template })
+    }
+
+    fn http(&self, name: &str, e: &Map<String, Value>) -> Result<Http, ConfigError> {
+        if e.contains_key("command") {
+            return Err(self.invalid(format!("server `{name}` is an HTTP server but has `command`: keep one of `command` and `url`")));
+        }
+        let Some(uv) = e.get("url") else {
+            return Err(self.invalid(format!("server `{name}` is an HTTP server but has no `url`")));
+        };
+        let x = self.expand(name, self.string(name, "url", uv)?, "`url`")?;
+        super::toml::check_url(&x.value, self.env.is_none()).map_err(|m| {
+            self.invalid(format!("server `{name}`: `url` {}: {m}", super::redact_url(&x.template)))
+        })?;
+        let mut headers = BTreeMap::new();
+        if let Some(hv) = e.get("headers").filter(|v| !v.is_null()) {
+            for (k, v) in self.string_map(name, "headers", hv)? {
+                if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                    return Err(self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`")));
+                }
+                let hx = self.expand(name, &v, &format!("header `{k}`"))?;
+                if hx.value.contains(['\r', '\n', '\0']) {
+                    return Err(self.invalid(format!("server `{name}`: header `{k}`: the value contains a line break")));
+                }
+                headers.insert(k, hx.value);
+            }
+        }
+        let _ = self.format;
+        Ok(Http { url: x.value, url_template: x.template, headers })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_jsonc_strip() {
+        let src = "{\n  // c\n  \"a\": \"x // not a comment\", /* b */\n  \"b\": [1, 2,],\n}\n";
+        let s = strip_jsonc(src);
+        assert_eq!(s.len(), src.len());
+        let v: Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["a"], "x // not a comment");
+        assert_eq!(v["b"], serde_json::json!([1, 2]));
+        let s2 = strip_jsonc("{\"a\": \"q\\\"/*\", \"b\": 1 /* , */ ,\n // x\n }");
+        let v: Value = serde_json::from_str(&s2).unwrap();
+        assert_eq!(v["a"], "q\"/*");
+    }
+
+    #[test]
+    fn config_detect_json() {
+        assert!(looks_like_json("  {\"mcpServers\": {}}"));
+        assert!(looks_like_json("// header\n{\"servers\": {}}"));
+        assert!(!looks_like_json("[servers.x]\ncommand = \"a\""));
+        assert!(!looks_like_json("# { not json\n[servers.x]"));
+    }
+}

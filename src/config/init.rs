@@ -1,0 +1,330 @@
+//! `mcp-pin init`: a commented `mcp-pin.toml` written from a found client config.
+//!
+//! Secrets are never copied: env values and header values that look like secrets become
+//! `${NAME}` references, and so do literal secrets in URLs and in `--token VALUE` arguments.
+//! Feed it a template-mode load ([`Config::load_unresolved`](super::Config::load_unresolved)),
+//! so that `${env:X}` in the source becomes `${X}` rather than its value; a resolved config
+//! works too (secret-looking values are still replaced by references).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::expand::{escape, is_template, parses_as_template, template_vars};
+use super::{url_secrets, Config, ProbePolicy, ServerConfig, Transport, DEFAULT_TIMEOUT};
+
+/// A commented `mcp-pin.toml` for the servers in `from`, which was read from `source`.
+pub fn init_toml(from: &Config, source: &Path) -> String {
+    let mut body = String::new();
+    let mut vars: Vec<String> = Vec::new();
+    let mut first_server = None;
+    for (name, server) in &from.servers {
+        first_server.get_or_insert(name.as_str());
+        write_server(&mut body, name, server, &mut vars);
+    }
+    let example_server = first_server.unwrap_or("weather");
+
+    let mut out = String::new();
+    let _ = writeln!(out, "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock.");
+    let _ = writeln!(out, "# Written by `mcp-pin init` from {}.", source.display());
+    let _ = writeln!(out, "# Every key is described in docs/config.md.");
+    out.push_str("#\n# Secrets are not stored here: `${NAME}` is read from the environment when mcp-pin runs\n");
+    out.push_str("# (`${NAME:-default}` for a fallback, `$$` for a literal `$`).\n");
+    if !vars.is_empty() {
+        out.push_str("# Set these before running mcp-pin (in CI: as secrets):\n");
+        for v in &vars {
+            let _ = writeln!(out, "#   {v}");
+        }
+    }
+    out.push('\n');
+    out.push_str(&body);
+
+    let _ = write!(
+        out,
+        r#"# Probe arguments for one tool: the valid call `check` makes (any TOML table, sent as JSON).
+# [servers.{s}.tools.TOOL_NAME]
+# args = {{ city = "Oslo", days = 3 }}
+# probe = "all"                     # per-tool override of the server's `probe`
+
+# Move a rule to another class ("silent" fails the gate, "loud" is reported, "cosmetic" is
+# shown with --verbose). `mcp-pin explain` lists the rule ids.
+# [rules]
+# description-changed = "loud"
+
+# Accept one known change, with a reason (and optionally an end date).
+# [[ignore]]
+# rule = "schema-description-changed"
+# server = "{s}"                     # optional
+# tool = "TOOL_NAME"                 # optional
+# pointer = "/inputSchema/properties/city"   # optional JSON pointer prefix
+# reason = "upstream rewrites descriptions weekly"
+# until = "2027-01-31"               # optional YYYY-MM-DD
+"#,
+        s = example_server
+    );
+    out
+}
+
+fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut Vec<String>) {
+    let _ = writeln!(out, "[servers.{}]", key(name));
+    let prefix = var_name(name);
+    match &server.transport {
+        Transport::Stdio(s) => {
+            let _ = writeln!(out, "command = {}", quote(&template_or_escaped(&s.command_template)));
+            if !s.args_template.is_empty() {
+                let args = scrub_args(&s.args_template, &prefix);
+                let list: Vec<String> = args.iter().map(|a| quote(a)).collect();
+                let _ = writeln!(out, "args = [{}]", list.join(", "));
+                args.iter().for_each(|a| note_vars(a, vars));
+            }
+            if let Some(cwd) = &s.cwd_template {
+                let _ = writeln!(out, "cwd = {}", quote(&template_or_escaped(cwd)));
+            }
+            if !s.env.is_empty() {
+                let _ = writeln!(out, "[servers.{}.env]", key(name));
+                for (k, v) in &s.env {
+                    let value = if is_template(v) {
+                        v.clone()
+                    } else if looks_secret(k, v) {
+                        format!("${{{}}}", var_name(k))
+                    } else {
+                        template_or_escaped(v)
+                    };
+                    note_vars(&value, vars);
+                    let _ = writeln!(out, "{} = {}", key(k), quote(&value));
+                }
+            }
+        }
+        Transport::Http(h) => {
+            let mut url = template_or_escaped(&h.url_template);
+            let mut n = 0;
+            for secret in url_secrets(&h.url_template) {
+                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
+                    n += 1;
+                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
+                    url = url.replace(&secret, &format!("${{{v}}}"));
+                }
+            }
+            note_vars(&url, vars);
+            let _ = writeln!(out, "url = {}", quote(&url));
+            if !h.headers.is_empty() {
+                let _ = writeln!(out, "[servers.{}.headers]", key(name));
+                for (k, v) in &h.headers {
+                    let value = header_value(&prefix, k, v);
+                    note_vars(&value, vars);
+                    let _ = writeln!(out, "{} = {}", key(k), quote(&value));
+                }
+            }
+        }
+    }
+    // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
+    if server.timeout != DEFAULT_TIMEOUT {
+        let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
+    } else {
+        out.push_str("# timeout = \"30s\"                 # per request: \"500ms\", \"30s\", \"2m\"\n");
+    }
+    if !server.client_capabilities.is_empty() {
+        let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
+        let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
+    } else {
+        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
+    }
+    match server.probe {
+        ProbePolicy::ReadOnly => out.push_str(
+            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
+        ),
+        ProbePolicy::All => out.push_str("probe = \"all\"\n"),
+        ProbePolicy::None => out.push_str("probe = \"none\"\n"),
+    }
+    out.push('\n');
+}
+
+fn header_value(prefix: &str, header: &str, v: &str) -> String {
+    if is_template(v) {
+        return v.to_string();
+    }
+    let lower = header.to_ascii_lowercase();
+    if lower == "authorization" || lower == "proxy-authorization" {
+        if let Some((scheme, _)) = v.split_once(' ') {
+            return format!("{scheme} ${{{prefix}_TOKEN}}");
+        }
+        return format!("${{{prefix}_TOKEN}}");
+    }
+    if looks_secret(header, v) {
+        return format!("${{{prefix}_{}}}", var_name(header));
+    }
+    template_or_escaped(v)
+}
+
+/// Arguments with literal secrets (`--token VALUE`, `--api-key=VALUE`, token-shaped values)
+/// turned into references.
+fn scrub_args(args: &[String], prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut secret_flag: Option<String> = None;
+    for a in args {
+        let a = template_or_escaped(a);
+        if let Some(flag) = secret_flag.take() {
+            if !is_template(&a) && !a.starts_with('-') {
+                out.push(format!("${{{prefix}_{flag}}}"));
+                continue;
+            }
+        }
+        if let Some(flag) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) {
+            match flag.split_once('=') {
+                Some((f, v)) if !is_template(v) && looks_secret(f, v) => {
+                    out.push(format!("{}={}", &a[..a.len() - v.len() - 1], format_args!("${{{prefix}_{}}}", var_name(f))));
+                    continue;
+                }
+                Some(_) => {}
+                None if secret_name(flag) => secret_flag = Some(var_name(flag)),
+                None => {}
+            }
+        } else if !is_template(&a) && secret_shaped(&a) {
+            out.push(format!("${{{prefix}_SECRET}}"));
+            continue;
+        }
+        out.push(a);
+    }
+    out
+}
+
+fn note_vars(template: &str, vars: &mut Vec<String>) {
+    for v in template_vars(template) {
+        if !vars.contains(&v) {
+            vars.push(v);
+        }
+    }
+}
+
+/// A value as an `mcp-pin.toml` template: kept when it already parses as one, else `$` escaped.
+fn template_or_escaped(v: &str) -> String {
+    if parses_as_template(v) {
+        v.to_string()
+    } else {
+        escape(v)
+    }
+}
+
+/// Whether a name (env var, header, flag) says its value is a secret.
+fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let words: Vec<&str> = upper.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    const WORDS: &[&str] = &[
+        "KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PASS", "AUTH", "AUTHORIZATION",
+        "CREDENTIAL", "CREDENTIALS", "PRIVATE", "SESSION", "COOKIE", "PAT", "SIGNATURE", "DSN", "BEARER",
+    ];
+    const PARTS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "APIKEY", "CREDENTIAL", "PRIVATEKEY", "ACCESSKEY"];
+    words.iter().any(|w| WORDS.contains(w)) || PARTS.iter().any(|p| upper.replace(['_', '-'], "").contains(p))
+}
+
+/// Whether a value looks like a credential whatever its name.
+fn secret_shaped(v: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
+        "xoxa-", "AKIA", "ASIA", "AIza", "eyJ", "npm_", "hf_", "lin_api_",
+    ];
+    if PREFIXES.iter().any(|p| v.starts_with(p)) && v.len() >= 12 {
+        return true;
+    }
+    // A URL with a password (postgres://user:pass@host/db).
+    if let Some((_, rest)) = v.split_once("://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if authority.rsplit_once('@').is_some_and(|(ui, _)| ui.contains(':')) {
+            return true;
+        }
+    }
+    // Long, unbroken, mixed letters and digits: an API key more likely than a word or a path.
+    v.len() >= 20
+        && !v.contains(|c: char| c.is_whitespace() || c == '/' || c == '\\' || c == '.')
+        && v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+fn looks_secret(name: &str, v: &str) -> bool {
+    if v.is_empty() {
+        return false;
+    }
+    if secret_name(name) {
+        // Flags and obvious non-secrets stay.
+        return !matches!(v, "true" | "false" | "0" | "1" | "yes" | "no");
+    }
+    secret_shaped(v)
+}
+
+/// `UPPER_SNAKE` variable name from any text.
+fn var_name(s: &str) -> String {
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// A TOML key, quoted unless bare.
+fn key(k: &str) -> String {
+    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        k.to_string()
+    } else {
+        quote(k)
+    }
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_init_secret_heuristics() {
+        assert!(looks_secret("BRAVE_API_KEY", "abc"));
+        assert!(looks_secret("GITHUB_PERSONAL_ACCESS_TOKEN", "x"));
+        assert!(looks_secret("DB_PASSWORD", "hunter2"));
+        assert!(looks_secret("X", "sk-abcdef1234567890"));
+        assert!(looks_secret("DATABASE_URL", "postgres://u:pw@h/db"));
+        assert!(looks_secret("X", "a8f3k2m9q7w1e5r6t4y0"));
+        assert!(!looks_secret("PATH", "/usr/bin:/bin"));
+        assert!(!looks_secret("LOG_LEVEL", "debug"));
+        assert!(!looks_secret("KEYBOARD", "us"));
+        assert!(!looks_secret("NODE_ENV", "production"));
+        assert!(!looks_secret("USE_AUTH", "true"));
+        assert!(!looks_secret("DB_PATH", "/Users/alice/projects/data/test.db"));
+    }
+
+    #[test]
+    fn config_init_args_and_headers() {
+        let args: Vec<String> = ["--token", "abc123", "--api-key=zzz", "--verbose", "ghp_0123456789abcdef", "${X}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            scrub_args(&args, "GH"),
+            ["--token", "${GH_TOKEN}", "--api-key=${GH_API_KEY}", "--verbose", "${GH_SECRET}", "${X}"]
+        );
+        assert_eq!(header_value("GH", "Authorization", "Bearer ghp_x"), "Bearer ${GH_TOKEN}");
+        assert_eq!(header_value("GH", "Authorization", "Bearer ${T}"), "Bearer ${T}");
+        assert_eq!(header_value("GH", "X-Api-Key", "k"), "${GH_X_API_KEY}");
+        assert_eq!(header_value("GH", "Accept", "application/json"), "application/json");
+        assert_eq!(key("a.b"), "\"a.b\"");
+        assert_eq!(key("a-b_c"), "a-b_c");
+        assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
+    }
+}

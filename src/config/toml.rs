@@ -1,0 +1,657 @@
+//! `mcp-pin.toml`: parsed into a spanned tree (`toml::de::DeTable`) and walked by hand, so every
+//! error names the file, line and column, and unknown keys get a "did you mean" hint.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ::toml::de::{DeString, DeTable, DeValue};
+use ::toml::Spanned;
+
+use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
+use super::{
+    base_dir, hint, is_known_rule, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Http,
+    Ignore, ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
+};
+use crate::change::Class;
+
+type Key<'i> = Spanned<DeString<'i>>;
+type Val<'i> = Spanned<DeValue<'i>>;
+
+const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
+const STDIO_KEYS: &[&str] = &["command", "args", "env", "cwd"];
+const HTTP_KEYS: &[&str] = &["url", "headers"];
+const COMMON_KEYS: &[&str] = &["timeout", "client_capabilities", "probe", "tools"];
+const TOOL_KEYS: &[&str] = &["args", "probe"];
+const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
+pub const CLIENT_CAPABILITIES: &[&str] = &["elicitation", "roots", "sampling"];
+const PROBE_VALUES: &[&str] = &["read-only", "all", "none"];
+const CLASSES: &[&str] = &["silent", "loud", "cosmetic"];
+
+/// Parse `mcp-pin.toml` text read from `path`.
+pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, ConfigError> {
+    let dir = base_dir(path.parent().unwrap_or(Path::new(".")));
+    let cx = Ctx { path, src: text, dir: dir.clone(), env };
+    let doc = DeTable::parse(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        cx.at(span, format!("invalid TOML: {}", e.message().trim_end()))
+    })?;
+    // The same document as plain values, for tool argument fixtures.
+    let plain: ::toml::Table = ::toml::from_str(text).map_err(|e| cx.at(e.span().unwrap_or(0..0), e.message()))?;
+
+    let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
+    let root = doc.get_ref();
+
+    // Servers first: `[[ignore]] server = ...` is checked against them.
+    let mut servers_seen = false;
+    for (k, v) in root.iter() {
+        match k.get_ref().as_ref() {
+            "servers" => {
+                servers_seen = true;
+                let table = cx.table(v, "`servers`")?;
+                if table.is_empty() {
+                    return Err(cx.at(k.span(), "`servers` is empty: add a `[servers.NAME]` table"));
+                }
+                for (name, sv) in table.iter() {
+                    let plain_server = plain.get("servers").and_then(|s| s.get(name.get_ref().as_ref()));
+                    let server = cx.server(name, sv, plain_server)?;
+                    config.servers.insert(server.name.clone(), server);
+                }
+            }
+            "rules" | "ignore" => {}
+            other => return Err(cx.unknown(k, other, "the top level", TOP_KEYS)),
+        }
+    }
+    if !servers_seen {
+        return Err(cx.at(0..0, "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)"));
+    }
+    if let Some((_, v)) = root.get_key_value("rules") {
+        config.rules = cx.rules(v)?;
+    }
+    if let Some((k, v)) = root.get_key_value("ignore") {
+        config.ignores = cx.ignores(k, v, &config.servers)?;
+    }
+    Ok(config)
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    src: &'a str,
+    dir: PathBuf,
+    env: Option<EnvFn<'a>>,
+}
+
+fn kind(v: &DeValue<'_>) -> &'static str {
+    match v {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date/time",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+impl<'a> Ctx<'a> {
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        let before = &self.src[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[line_start..].chars().count() + 1)
+    }
+
+    fn at(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
+        let (line, column) = self.line_col(span.start);
+        ConfigError::At { path: self.path.to_path_buf(), line, column, message: message.into() }
+    }
+
+    fn unknown(&self, key: &Key<'_>, name: &str, place: &str, allowed: &[&str]) -> ConfigError {
+        let h = hint(name, allowed.iter().copied());
+        let tail = if h.is_empty() { format!("; expected one of: {}", allowed.join(", ")) } else { h };
+        self.at(key.span(), format!("unknown key `{name}` in {place}{tail}"))
+    }
+
+    fn table<'v, 'i>(&self, v: &'v Val<'i>, what: &str) -> Result<&'v DeTable<'i>, ConfigError> {
+        match v.get_ref() {
+            DeValue::Table(t) => Ok(t),
+            other => Err(self.at(v.span(), format!("{what} must be a table, found {}", kind(other)))),
+        }
+    }
+
+    fn string<'v>(&self, v: &'v Val<'_>, what: &str) -> Result<&'v str, ConfigError> {
+        match v.get_ref() {
+            DeValue::String(s) => Ok(s.as_ref()),
+            other => Err(self.at(v.span(), format!("{what} must be a string, found {}", kind(other)))),
+        }
+    }
+
+    fn strings(&self, v: &Val<'_>, what: &str) -> Result<Vec<(String, Range<usize>)>, ConfigError> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.at(v.span(), format!("{what} must be an array of strings, found {}", kind(v.get_ref()))));
+        };
+        items
+            .iter()
+            .map(|item| match item.get_ref() {
+                DeValue::String(s) => Ok((s.to_string(), item.span())),
+                other => Err(self.at(
+                    item.span(),
+                    format!("{what} must be an array of strings, found {} in it", kind(other)),
+                )),
+            })
+            .collect()
+    }
+
+    /// `${VAR}` expansion with errors mapped to the file. Messages never hold a resolved value.
+    fn expand(&self, server: &str, s: &str, span: Range<usize>, what: &str) -> Result<Expanded, ConfigError> {
+        let ex = Expander { dialect: Dialect::McpPin, env: self.env, workspace: &self.dir };
+        ex.expand(s).map_err(|e| match e {
+            ExpandError::Missing { var } | ExpandError::MissingInput { var, .. } => {
+                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::Syntax(m) => self.at(span, format!("server `{server}`: {what}: {m}")),
+        })
+    }
+
+    fn server(&self, name: &Key<'_>, v: &Val<'_>, plain: Option<&::toml::Value>) -> Result<ServerConfig, ConfigError> {
+        let n = name.get_ref().as_ref();
+        if !valid_server_name(n) {
+            return Err(self.at(
+                name.span(),
+                format!("invalid server name `{n}`: use letters, digits, `_`, `.` and `-`"),
+            ));
+        }
+        let place = format!("[servers.{n}]");
+        let t = self.table(v, &format!("server `{n}`"))?;
+        let mut fields: BTreeMap<&str, (&Key<'_>, &Val<'_>)> = BTreeMap::new();
+        for (k, fv) in t.iter() {
+            let key = k.get_ref().as_ref();
+            let all = STDIO_KEYS.iter().chain(HTTP_KEYS).chain(COMMON_KEYS);
+            match all.copied().find(|a| *a == key) {
+                Some(a) => {
+                    fields.insert(a, (k, fv));
+                }
+                None => {
+                    let allowed: Vec<&str> = STDIO_KEYS.iter().chain(HTTP_KEYS).chain(COMMON_KEYS).copied().collect();
+                    return Err(self.unknown(k, key, &place, &allowed));
+                }
+            }
+        }
+        let transport = match (fields.get("command"), fields.get("url")) {
+            (Some(_), Some((uk, _))) => {
+                return Err(self.at(
+                    uk.span(),
+                    format!("server `{n}` has both `command` (stdio) and `url` (HTTP): keep one"),
+                ))
+            }
+            (None, None) => {
+                return Err(self.at(
+                    name.span(),
+                    format!("server `{n}` needs `command` (a stdio server) or `url` (a Streamable HTTP server)"),
+                ))
+            }
+            (Some(_), None) => {
+                if let Some((k, _)) = HTTP_KEYS.iter().find_map(|h| fields.get(h)) {
+                    return Err(self.at(
+                        k.span(),
+                        format!(
+                            "`{}` is for HTTP servers (`url`); server `{n}` is a stdio server (`command`): use `env` to pass secrets",
+                            k.get_ref()
+                        ),
+                    ));
+                }
+                Transport::Stdio(self.stdio(n, &fields)?)
+            }
+            (None, Some(_)) => {
+                if let Some((k, _)) = STDIO_KEYS.iter().find_map(|h| fields.get(h)) {
+                    return Err(self.at(
+                        k.span(),
+                        format!(
+                            "`{}` is for stdio servers (`command`); server `{n}` is an HTTP server (`url`): use `headers` to pass secrets",
+                            k.get_ref()
+                        ),
+                    ));
+                }
+                Transport::Http(self.http(n, &fields)?)
+            }
+        };
+
+        let timeout = match fields.get("timeout") {
+            None => DEFAULT_TIMEOUT,
+            Some((_, tv)) => {
+                let s = match tv.get_ref() {
+                    DeValue::String(s) => s.as_ref(),
+                    DeValue::Integer(i) => {
+                        return Err(self.at(
+                            tv.span(),
+                            format!("`timeout` must be a string with a unit, e.g. \"{}s\" or \"500ms\"", i.as_str()),
+                        ))
+                    }
+                    other => return Err(self.at(tv.span(), format!("`timeout` must be a string, found {}", kind(other)))),
+                };
+                parse_duration(s).map_err(|m| self.at(tv.span(), format!("server `{n}`: invalid `timeout` \"{s}\": {m}")))?
+            }
+        };
+
+        let mut client_capabilities = Vec::new();
+        if let Some((_, cv)) = fields.get("client_capabilities") {
+            for (c, span) in self.strings(cv, "`client_capabilities`")? {
+                if !CLIENT_CAPABILITIES.contains(&c.as_str()) {
+                    let h = hint(&c, CLIENT_CAPABILITIES.iter().copied());
+                    return Err(self.at(
+                        span,
+                        format!(
+                            "server `{n}`: unknown client capability `{c}`{h}; expected one of: {}",
+                            CLIENT_CAPABILITIES.join(", ")
+                        ),
+                    ));
+                }
+                client_capabilities.push(c);
+            }
+            client_capabilities.sort();
+            client_capabilities.dedup();
+        }
+
+        let probe = match fields.get("probe") {
+            None => ProbePolicy::default(),
+            Some((_, pv)) => self.probe(pv, &format!("server `{n}`"))?,
+        };
+
+        let mut tools = BTreeMap::new();
+        if let Some((_, tv)) = fields.get("tools") {
+            let t = self.table(tv, &format!("`[servers.{n}.tools]`"))?;
+            for (tk, tval) in t.iter() {
+                let tool = tk.get_ref().as_ref();
+                if tool.is_empty() {
+                    return Err(self.at(tk.span(), format!("server `{n}`: empty tool name")));
+                }
+                let plain_tool = plain.and_then(|p| p.get("tools")).and_then(|t| t.get(tool));
+                tools.insert(tool.to_string(), self.tool(n, tool, tval, plain_tool)?);
+            }
+        }
+
+        Ok(ServerConfig { name: n.to_string(), transport, timeout, client_capabilities, probe, tools })
+    }
+
+    fn stdio(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Stdio, ConfigError> {
+        let (_, cv) = f["command"];
+        let command_template = self.string(cv, "`command`")?.to_string();
+        if command_template.trim().is_empty() {
+            return Err(self.at(cv.span(), format!("server `{n}`: `command` is empty")));
+        }
+        let command = self.expand(n, &command_template, cv.span(), "`command`")?;
+        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
+
+        let mut args = Vec::new();
+        let mut args_template = Vec::new();
+        if let Some((_, av)) = f.get("args") {
+            for (a, span) in self.strings(av, "`args`")? {
+                args.push(self.expand(n, &a, span, "`args`")?.value);
+                args_template.push(a);
+            }
+        }
+
+        let mut env = BTreeMap::new();
+        if let Some((_, ev)) = f.get("env") {
+            let t = self.table(ev, "`env`")?;
+            for (k, v) in t.iter() {
+                let key = k.get_ref().as_ref();
+                if key.is_empty() || key.contains('=') || key.contains('\0') {
+                    return Err(self.at(k.span(), format!("server `{n}`: invalid environment variable name `{key}`")));
+                }
+                // Never quote the value: it is usually a secret.
+                let DeValue::String(s) = v.get_ref() else {
+                    return Err(self.at(
+                        v.span(),
+                        format!("server `{n}`: `env.{key}` must be a string, found {}", kind(v.get_ref())),
+                    ));
+                };
+                env.insert(key.to_string(), self.expand(n, s, v.span(), &format!("`env.{key}`"))?.value);
+            }
+        }
+
+        let (cwd, cwd_template) = match f.get("cwd") {
+            None => (None, None),
+            Some((_, cv)) => {
+                let t = self.string(cv, "`cwd`")?.to_string();
+                let e = self.expand(n, &t, cv.span(), "`cwd`")?;
+                let resolved = if self.env.is_some() { resolve_cwd(&self.dir, &e.value) } else { PathBuf::from(e.value) };
+                (Some(resolved), Some(t))
+            }
+        };
+        Ok(Stdio { command: command_value, command_template, args, args_template, env, cwd, cwd_template })
+    }
+
+    fn http(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Http, ConfigError> {
+        let (_, uv) = f["url"];
+        let url_template = self.string(uv, "`url`")?.to_string();
+        let url = self.expand(n, &url_template, uv.span(), "`url`")?.value;
+        check_url(&url, self.env.is_none())
+            .map_err(|m| self.at(uv.span(), format!("server `{n}`: `url` {}: {m}", super::redact_url(&url_template))))?;
+        let mut headers = BTreeMap::new();
+        if let Some((_, hv)) = f.get("headers") {
+            let t = self.table(hv, "`headers`")?;
+            for (k, v) in t.iter() {
+                let key = k.get_ref().as_ref();
+                if http::HeaderName::from_bytes(key.as_bytes()).is_err() {
+                    return Err(self.at(k.span(), format!("server `{n}`: invalid HTTP header name `{key}`")));
+                }
+                let DeValue::String(s) = v.get_ref() else {
+                    return Err(self.at(
+                        v.span(),
+                        format!("server `{n}`: header `{key}` must be a string, found {}", kind(v.get_ref())),
+                    ));
+                };
+                let value = self.expand(n, s, v.span(), &format!("header `{key}`"))?.value;
+                if value.contains(['\r', '\n', '\0']) {
+                    return Err(self.at(
+                        v.span(),
+                        format!("server `{n}`: header `{key}`: the value (after expansion) contains a line break"),
+                    ));
+                }
+                headers.insert(key.to_string(), value);
+            }
+        }
+        Ok(Http { url, url_template, headers })
+    }
+
+    fn probe(&self, v: &Val<'_>, whom: &str) -> Result<ProbePolicy, ConfigError> {
+        let s = self.string(v, "`probe`")?;
+        parse_probe(s).ok_or_else(|| {
+            self.at(
+                v.span(),
+                format!(
+                    "{whom}: invalid `probe` \"{s}\"{}; expected \"read-only\", \"all\" or \"none\"",
+                    hint(s, PROBE_VALUES.iter().copied())
+                ),
+            )
+        })
+    }
+
+    fn tool(&self, n: &str, tool: &str, v: &Val<'_>, plain: Option<&::toml::Value>) -> Result<ToolConfig, ConfigError> {
+        let t = self.table(v, &format!("`[servers.{n}.tools.{tool}]`"))?;
+        let mut out = ToolConfig::default();
+        for (k, fv) in t.iter() {
+            match k.get_ref().as_ref() {
+                "args" => {
+                    self.table(fv, &format!("`[servers.{n}.tools.{tool}] args`"))?;
+                    let plain_args = plain.and_then(|p| p.get("args"));
+                    out.args = Some(match plain_args {
+                        Some(a) => toml_to_json(a).map_err(|m| self.at(fv.span(), m))?,
+                        None => serde_json::Value::Object(Default::default()),
+                    });
+                }
+                "probe" => out.probe = Some(self.probe(fv, &format!("server `{n}` tool `{tool}`"))?),
+                other => return Err(self.unknown(k, other, &format!("[servers.{n}.tools.{tool}]"), TOOL_KEYS)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn rules(&self, v: &Val<'_>) -> Result<BTreeMap<String, Class>, ConfigError> {
+        let t = self.table(v, "`[rules]`")?;
+        let mut out = BTreeMap::new();
+        for (k, cv) in t.iter() {
+            let id = k.get_ref().as_ref();
+            if !is_known_rule(id) {
+                return Err(self.at(k.span(), unknown_rule_message(id)));
+            }
+            let s = self.string(cv, &format!("`[rules] {id}`"))?;
+            let class = Class::parse(s).ok_or_else(|| {
+                self.at(
+                    cv.span(),
+                    format!(
+                        "rule `{id}`: invalid class \"{s}\"{}; expected \"silent\", \"loud\" or \"cosmetic\"",
+                        hint(s, CLASSES.iter().copied())
+                    ),
+                )
+            })?;
+            out.insert(id.to_string(), class);
+        }
+        Ok(out)
+    }
+
+    fn ignores(
+        &self,
+        key: &Key<'_>,
+        v: &Val<'_>,
+        servers: &BTreeMap<String, ServerConfig>,
+    ) -> Result<Vec<Ignore>, ConfigError> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.at(
+                key.span(),
+                "`ignore` must be an array of tables: write each entry as `[[ignore]]` (two brackets)",
+            ));
+        };
+        let mut out = Vec::new();
+        for item in items.iter() {
+            let DeValue::Table(t) = item.get_ref() else {
+                return Err(self.at(item.span(), format!("`ignore` entries must be tables, found {}", kind(item.get_ref()))));
+            };
+            let mut get: BTreeMap<&str, &Val<'_>> = BTreeMap::new();
+            for (k, fv) in t.iter() {
+                let name = k.get_ref().as_ref();
+                match IGNORE_KEYS.iter().find(|a| **a == name) {
+                    Some(a) => {
+                        get.insert(a, fv);
+                    }
+                    None => return Err(self.unknown(k, name, "[[ignore]]", IGNORE_KEYS)),
+                }
+            }
+            let opt = |name: &str| -> Result<Option<(String, Range<usize>)>, ConfigError> {
+                get.get(name).map(|fv| Ok((self.string(fv, &format!("`{name}`"))?.to_string(), fv.span()))).transpose()
+            };
+            let Some((rule, rule_span)) = opt("rule")? else {
+                return Err(self.at(item.span(), "`[[ignore]]` needs `rule` (the rule id to ignore)"));
+            };
+            if !is_known_rule(&rule) {
+                return Err(self.at(rule_span, unknown_rule_message(&rule)));
+            }
+            let server = opt("server")?;
+            if let Some((s, span)) = &server {
+                if !servers.contains_key(s) {
+                    return Err(self.at(
+                        span.clone(),
+                        format!(
+                            "`[[ignore]]` names server `{s}`, which is not in `[servers]`{}",
+                            hint(s, servers.keys().map(String::as_str))
+                        ),
+                    ));
+                }
+            }
+            let tool = opt("tool")?;
+            let pointer = opt("pointer")?;
+            if let Some((p, span)) = &pointer {
+                if !p.is_empty() && !p.starts_with('/') {
+                    return Err(self.at(
+                        span.clone(),
+                        format!("`pointer` \"{p}\" is not a JSON pointer: it must start with `/`, e.g. \"/inputSchema/properties/city\""),
+                    ));
+                }
+            }
+            let reason = match opt("reason")? {
+                Some((r, span)) if r.trim().is_empty() => {
+                    return Err(self.at(span, "`reason` is empty: say why this change is accepted"))
+                }
+                Some((r, _)) => r,
+                None => {
+                    return Err(self.at(
+                        item.span(),
+                        format!("`[[ignore]]` for rule `{rule}` needs `reason`: say why this change is accepted"),
+                    ))
+                }
+            };
+            let until = match get.get("until") {
+                None => None,
+                Some(uv) => {
+                    let s = match uv.get_ref() {
+                        DeValue::String(s) => s.to_string(),
+                        DeValue::Datetime(d) if d.time.is_none() && d.offset.is_none() => d.to_string(),
+                        other => {
+                            return Err(self.at(
+                                uv.span(),
+                                format!("`until` must be a date \"YYYY-MM-DD\", found {}", kind(other)),
+                            ))
+                        }
+                    };
+                    if !valid_date(&s) {
+                        return Err(self.at(
+                            uv.span(),
+                            format!("`until` \"{s}\" is not a valid date: write it as \"YYYY-MM-DD\", e.g. \"2027-01-31\""),
+                        ));
+                    }
+                    Some(s)
+                }
+            };
+            out.push(Ignore {
+                rule,
+                server: server.map(|s| s.0),
+                tool: tool.map(|s| s.0),
+                pointer: pointer.map(|s| s.0),
+                reason,
+                until,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn unknown_rule_message(id: &str) -> String {
+    let h = hint(id, crate::rules::RULES.iter().map(|r| r.id));
+    format!("unknown rule id `{id}`{h} (`mcp-pin explain` lists the rules)")
+}
+
+/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`: a positive whole number and a unit.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err("expected a whole number and a unit: \"500ms\", \"30s\", \"2m\"".into());
+    }
+    let n: u64 = num.parse().map_err(|_| "number too large".to_string())?;
+    let d = match unit.trim() {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        "h" => Duration::from_secs(n.saturating_mul(3600)),
+        "" => return Err(format!("missing unit: write \"{n}s\" or \"{n}ms\"")),
+        u => return Err(format!("unknown unit `{u}`: use ms, s, m or h")),
+    };
+    if d.is_zero() {
+        return Err("must be more than zero".into());
+    }
+    Ok(d)
+}
+
+pub fn parse_probe(s: &str) -> Option<ProbePolicy> {
+    match s {
+        "read-only" => Some(ProbePolicy::ReadOnly),
+        "all" => Some(ProbePolicy::All),
+        "none" => Some(ProbePolicy::None),
+        _ => None,
+    }
+}
+
+/// `YYYY-MM-DD` naming a real day.
+pub fn valid_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: Range<usize>| s[r.clone()].chars().all(|c| c.is_ascii_digit()).then(|| s[r.clone()].parse::<u32>().ok()).flatten();
+    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else { return false };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+/// An HTTP(S) URL with a host. In template mode `${...}` may stand anywhere, so only the scheme
+/// is checked when it is literal.
+pub(crate) fn check_url(url: &str, template: bool) -> Result<(), String> {
+    if template && url.starts_with("${") {
+        return Ok(());
+    }
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err("is not an absolute URL: expected https://host/path".into());
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!("has scheme `{scheme}`: mcp-pin speaks Streamable HTTP over http:// or https://"));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |x| x.1);
+    if host.is_empty() {
+        return Err("has no host".into());
+    }
+    Ok(())
+}
+
+/// A TOML value as JSON (dates become strings).
+pub(crate) fn toml_to_json(v: &::toml::Value) -> Result<serde_json::Value, String> {
+    use serde_json::Value as J;
+    Ok(match v {
+        ::toml::Value::String(s) => J::String(s.clone()),
+        ::toml::Value::Integer(i) => J::from(*i),
+        ::toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .ok_or_else(|| format!("`args`: {f} cannot be written as JSON (nan and inf are not allowed)"))?,
+        ::toml::Value::Boolean(b) => J::Bool(*b),
+        ::toml::Value::Datetime(d) => J::String(d.to_string()),
+        ::toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect::<Result<_, _>>()?),
+        ::toml::Value::Table(t) => {
+            J::Object(t.iter().map(|(k, v)| Ok((k.clone(), toml_to_json(v)?))).collect::<Result<_, String>>()?)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert!(parse_duration("30").unwrap_err().contains("missing unit"));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("1.5s").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("3 days").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn config_dates() {
+        assert!(valid_date("2027-01-31"));
+        assert!(valid_date("2028-02-29"));
+        assert!(!valid_date("2027-02-29"));
+        assert!(!valid_date("1900-02-29"));
+        assert!(valid_date("2000-02-29"));
+        assert!(!valid_date("2027-13-01"));
+        assert!(!valid_date("2027-1-31"));
+        assert!(!valid_date("2027/01/31"));
+        assert!(!valid_date("2027-04-31"));
+        assert!(!valid_date("2027-00-10"));
+        assert!(!valid_date("+027-01-01"));
+    }
+
+    #[test]
+    fn config_urls() {
+        assert!(check_url("https://mcp.example.com/mcp", false).is_ok());
+        assert!(check_url("http://localhost:8080/mcp", false).is_ok());
+        assert!(check_url("ws://x/mcp", false).unwrap_err().contains("scheme"));
+        assert!(check_url("mcp.example.com", false).is_err());
+        assert!(check_url("https:///x", false).is_err());
+        assert!(check_url("${URL}", true).is_ok());
+    }
+}
