@@ -1,0 +1,88 @@
+//! `mcp-pin-fixture`: an MCP server, built on rmcp's server side, that serves the tool
+//! surface described by a JSON file, byte for byte. Used by mcp-pin's integration tests and
+//! by the README demo. See `examples/demo/README.md` and `tests/fixtures/surfaces/README.md`
+//! for the surface file format.
+
+mod handler;
+mod http;
+mod raw;
+mod stdio;
+mod surface;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use crate::handler::Fixture;
+use crate::raw::RawStore;
+
+/// An MCP server that serves the tool surface described by a JSON file (test fixture).
+#[derive(Debug, Parser)]
+#[command(name = "mcp-pin-fixture", version)]
+struct Cli {
+    /// Surface file (JSON): serverInfo, instructions, pageSize, cursorLoop, tools, calls,
+    /// fault. Re-read on every tools/list and tools/call.
+    #[arg(long, value_name = "FILE")]
+    surface: PathBuf,
+
+    /// Serve Streamable HTTP on ADDR (path /mcp) instead of stdio. Port 0 picks a free
+    /// port; the bound address is printed as one stdout line
+    /// `listening on http://HOST:PORT/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+
+    /// HTTP only: answer requests lacking this exact header with 401 and
+    /// `WWW-Authenticate: Bearer`. Format `Name: value`.
+    #[arg(long, value_name = "HEADER", requires = "http")]
+    require_header: Option<String>,
+
+    /// HTTP only: no sessions (no Mcp-Session-Id) and plain JSON response bodies instead
+    /// of SSE streams. Default: rmcp's default session mode with SSE responses.
+    #[arg(long, requires = "http")]
+    stateless: bool,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    // Validate the surface once up front so a typo fails fast and loudly.
+    if let Err(e) = surface::Surface::load(&cli.surface) {
+        eprintln!("mcp-pin-fixture: {e}");
+        std::process::exit(2);
+    }
+    let required_header = match cli.require_header.as_deref().map(parse_header) {
+        Some(Ok(h)) => Some(h),
+        Some(Err(e)) => {
+            eprintln!("mcp-pin-fixture: --require-header: {e}");
+            std::process::exit(2);
+        }
+        None => None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let store = Arc::new(RawStore::default());
+    let fixture = Fixture::new(cli.surface.clone(), store.clone());
+    let code = runtime.block_on(async move {
+        match cli.http {
+            Some(addr) => http::run(fixture, store, addr, required_header, cli.stateless).await,
+            None => stdio::run(fixture, store).await,
+        }
+    });
+    // Do not wait for the runtime: a blocked stdin read would hold shutdown up.
+    std::process::exit(code);
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| format!("expected `Name: value`, got {s:?}"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("empty header name in {s:?}"));
+    }
+    Ok((name.to_ascii_lowercase(), value.trim().to_owned()))
+}

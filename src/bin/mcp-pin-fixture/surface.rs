@@ -1,0 +1,457 @@
+//! The surface file: what the fixture serves, read afresh on every request that needs it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::raw::minify;
+
+/// One tool as written in the surface file.
+#[derive(Debug, Clone)]
+pub struct RawTool {
+    /// The tool object exactly as in the file, with insignificant whitespace removed.
+    pub text: String,
+}
+
+impl RawTool {
+    /// The tool parsed into a `Value` (used for call behaviour, never for the wire).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or(Value::Null)
+    }
+
+    pub fn name(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct NameOnly {
+            name: Option<Value>,
+        }
+        let n: NameOnly = serde_json::from_str(&self.text).ok()?;
+        match n.name? {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// JSON-RPC error returned by a `{"error": {...}}` behaviour.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ErrorSpec {
+    pub code: i32,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub data: Option<Value>,
+}
+
+/// Per-tool `tools/call` behaviour (`calls.<tool>`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallBehaviour {
+    /// A raw `CallToolResult`, sent verbatim (whitespace removed).
+    #[serde(default)]
+    pub result: Option<Box<RawValue>>,
+    /// Answer with this JSON-RPC error.
+    #[serde(default)]
+    pub error: Option<ErrorSpec>,
+    /// Never answer (until the client cancels the request).
+    #[serde(default)]
+    pub hang: bool,
+    /// Sleep this long before answering.
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    /// Do not complain about missing required arguments.
+    #[serde(default)]
+    pub accept_incomplete: bool,
+}
+
+/// Faults for reliability tests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Faults {
+    pub exit_during_handshake: bool,
+    pub never_answer: bool,
+    pub junk_stdout: bool,
+    /// Append this many MB (10^6 bytes) of generated tools to the list.
+    pub huge_tool_list_mb: Option<f64>,
+}
+
+impl Faults {
+    fn parse(v: &Value) -> Result<Faults, String> {
+        let mut f = Faults::default();
+        match v {
+            Value::Null => {}
+            Value::String(s) => f.set(s, &Value::Bool(true))?,
+            Value::Array(items) => {
+                for item in items {
+                    let g = Faults::parse(item)?;
+                    f.merge(g);
+                }
+            }
+            Value::Object(map) => {
+                for (k, v) in map {
+                    f.set(k, v)?;
+                }
+            }
+            other => return Err(format!("fault: expected a string, array or object, got {other}")),
+        }
+        Ok(f)
+    }
+
+    fn merge(&mut self, g: Faults) {
+        self.exit_during_handshake |= g.exit_during_handshake;
+        self.never_answer |= g.never_answer;
+        self.junk_stdout |= g.junk_stdout;
+        if g.huge_tool_list_mb.is_some() {
+            self.huge_tool_list_mb = g.huge_tool_list_mb;
+        }
+    }
+
+    fn set(&mut self, name: &str, v: &Value) -> Result<(), String> {
+        let on = !matches!(v, Value::Bool(false) | Value::Null);
+        match name {
+            "exitDuringHandshake" => self.exit_during_handshake = on,
+            "neverAnswer" => self.never_answer = on,
+            "junkStdout" => self.junk_stdout = on,
+            "duplicateNames" => {} // nothing to do: just list duplicates in `tools`
+            "hugeToolList" => {
+                self.huge_tool_list_mb = match v {
+                    Value::Number(n) => n.as_f64(),
+                    Value::Bool(true) => Some(1.0),
+                    _ => return Err("fault hugeToolList: expected a number of MB".into()),
+                }
+            }
+            other => return Err(format!("unknown fault {other:?}")),
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Surface {
+    pub server_info: Option<Value>,
+    pub instructions: Option<String>,
+    pub page_size: Option<usize>,
+    pub cursor_loop: bool,
+    pub tools: Vec<RawTool>,
+    pub calls: BTreeMap<String, CallBehaviour>,
+    pub fault: Faults,
+    pub protocol_versions: Option<Vec<String>>,
+    pub discover: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SurfaceFile<'a> {
+    #[serde(default)]
+    server_info: Option<Value>,
+    #[serde(default)]
+    instructions: Option<String>,
+    #[serde(default)]
+    page_size: Option<usize>,
+    #[serde(default)]
+    cursor_loop: bool,
+    #[serde(default, borrow)]
+    tools: Vec<&'a RawValue>,
+    #[serde(default)]
+    calls: BTreeMap<String, CallBehaviour>,
+    #[serde(default)]
+    fault: Option<Value>,
+    #[serde(default)]
+    protocol_versions: Option<Vec<String>>,
+    #[serde(default)]
+    discover: Option<bool>,
+}
+
+impl Surface {
+    pub fn load(path: &Path) -> Result<Surface, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read surface file {}: {e}", path.display()))?;
+        Surface::parse(&text).map_err(|e| format!("surface file {}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Surface, String> {
+        let file: SurfaceFile<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let fault = match &file.fault {
+            Some(v) => Faults::parse(v)?,
+            None => Faults::default(),
+        };
+        Ok(Surface {
+            server_info: file.server_info,
+            instructions: file.instructions,
+            page_size: file.page_size.filter(|n| *n > 0),
+            cursor_loop: file.cursor_loop,
+            tools: file
+                .tools
+                .iter()
+                .map(|raw| RawTool {
+                    text: minify(raw.get()),
+                })
+                .collect(),
+            calls: file.calls,
+            fault,
+            protocol_versions: file.protocol_versions,
+            discover: file.discover.unwrap_or(true),
+        })
+    }
+
+    /// Every tool to list: the file's tools followed by generated bulk tools (hugeToolList).
+    pub fn all_tool_texts(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.tools.iter().map(|t| t.text.clone()).collect();
+        if let Some(mb) = self.fault.huge_tool_list_mb {
+            let target = (mb.max(0.0) * 1_000_000.0) as usize;
+            let filler = "lorem ipsum dolor sit amet ".repeat(34);
+            let mut size = 0usize;
+            let mut i = 0usize;
+            while size < target {
+                i += 1;
+                let t = format!(
+                    r#"{{"name":"bulk_tool_{i:06}","description":"Generated tool {i}: {filler}","inputSchema":{{"type":"object","properties":{{"query":{{"type":"string","description":"{filler}"}}}},"required":["query"]}}}}"#
+                );
+                size += t.len() + 1;
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// The first tool with this name (the file may hold duplicates).
+    pub fn find_tool(&self, name: &str) -> Option<&RawTool> {
+        self.tools.iter().find(|t| t.name().as_deref() == Some(name))
+    }
+}
+
+/// One page of `tools/list`: the JSON text of the result's fields `"tools":[...]` and
+/// maybe `"nextCursor":"..."`, without the surrounding braces.
+pub fn page_fields(surface: &Surface, cursor: Option<&str>) -> Result<String, String> {
+    let tools = surface.all_tool_texts();
+    let offset = match cursor {
+        None => 0,
+        Some(c) => {
+            let off = decode_cursor(c).ok_or_else(|| format!("invalid cursor {c:?}"))?;
+            if off > tools.len() || (off == tools.len() && off != 0) {
+                return Err(format!("invalid cursor {c:?}"));
+            }
+            off
+        }
+    };
+    let end = match surface.page_size {
+        Some(n) => (offset + n).min(tools.len()),
+        None => tools.len(),
+    };
+    let mut out = String::with_capacity(tools[offset..end].iter().map(|t| t.len() + 1).sum::<usize>() + 64);
+    out.push_str("\"tools\":[");
+    for (i, t) in tools[offset..end].iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(t);
+    }
+    out.push(']');
+    let next = if end < tools.len() {
+        Some(encode_cursor(end))
+    } else if surface.cursor_loop && surface.page_size.is_some() {
+        Some(encode_cursor(0))
+    } else {
+        None
+    };
+    if let Some(next) = next {
+        out.push_str(",\"nextCursor\":");
+        out.push_str(&serde_json::to_string(&next).expect("string"));
+    }
+    Ok(out)
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Cursors are opaque to clients: hex of `offset:N`, behind a prefix.
+pub fn encode_cursor(offset: usize) -> String {
+    let plain = format!("offset:{offset}");
+    let mut s = String::from("fxc1-");
+    for b in plain.bytes() {
+        s.push(HEX[(b >> 4) as usize] as char);
+        s.push(HEX[(b & 15) as usize] as char);
+    }
+    s
+}
+
+pub fn decode_cursor(cursor: &str) -> Option<usize> {
+    let hex = cursor.strip_prefix("fxc1-")?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    let plain = String::from_utf8(bytes?).ok()?;
+    plain.strip_prefix("offset:")?.parse().ok()
+}
+
+/// The names of top-level `required` arguments absent from `args`, in schema order.
+pub fn missing_required(tool: &Value, args: &Map<String, Value>) -> Vec<String> {
+    tool.get("inputSchema")
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|req| {
+            req.iter()
+                .filter_map(Value::as_str)
+                .filter(|name| !args.contains_key(*name))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A minimal instance of a JSON Schema: objects with their required properties, strings
+/// "x", numbers 0 (or the minimum), booleans false, arrays [] (or minItems items), the
+/// first `enum` value or the `const`, the first branch of anyOf/oneOf, local `$ref`s.
+pub fn minimal_instance(schema: &Value) -> Value {
+    instance(schema, schema, 0)
+}
+
+fn resolve_ref<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
+    let pointer = r.strip_prefix('#')?;
+    root.pointer(pointer)
+}
+
+fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
+    if depth > 32 {
+        return Value::Null;
+    }
+    let Some(obj) = schema.as_object() else {
+        // `true` / `{}` accept anything; `false` accepts nothing: null is as good as any.
+        return Value::Null;
+    };
+    if let Some(c) = obj.get("const") {
+        return c.clone();
+    }
+    if let Some(e) = obj.get("enum").and_then(Value::as_array).and_then(|a| a.first()) {
+        return e.clone();
+    }
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+        if let Some(target) = resolve_ref(root, r) {
+            return instance(target, root, depth + 1);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(first) = obj.get(key).and_then(Value::as_array).and_then(|a| {
+            a.iter()
+                .find(|s| s.get("type").and_then(Value::as_str) != Some("null"))
+                .or(a.first())
+        }) {
+            return instance(first, root, depth + 1);
+        }
+    }
+    if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+        // Merge object instances of every branch.
+        let mut merged = Map::new();
+        let mut last = Value::Null;
+        for s in all {
+            match instance(s, root, depth + 1) {
+                Value::Object(m) => merged.extend(m),
+                v => last = v,
+            }
+        }
+        if !merged.is_empty() || last.is_null() {
+            return Value::Object(merged);
+        }
+        return last;
+    }
+    let ty = match obj.get("type") {
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .or_else(|| a.iter().filter_map(Value::as_str).next()),
+        _ => None,
+    };
+    let ty = ty.or_else(|| {
+        if obj.contains_key("properties") || obj.contains_key("required") {
+            Some("object")
+        } else if obj.contains_key("items") {
+            Some("array")
+        } else {
+            None
+        }
+    });
+    match ty {
+        Some("object") => {
+            let mut out = Map::new();
+            let props = obj.get("properties").and_then(Value::as_object);
+            if let Some(req) = obj.get("required").and_then(Value::as_array) {
+                for name in req.iter().filter_map(Value::as_str) {
+                    let sub = props.and_then(|p| p.get(name)).unwrap_or(&Value::Bool(true));
+                    let v = if sub.is_object() {
+                        instance(sub, root, depth + 1)
+                    } else {
+                        Value::String("x".into())
+                    };
+                    out.insert(name.to_owned(), v);
+                }
+            }
+            Value::Object(out)
+        }
+        Some("array") => {
+            let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let item = obj.get("items").cloned().unwrap_or(Value::Bool(true));
+            Value::Array((0..min).map(|_| instance(&item, root, depth + 1)).collect())
+        }
+        Some("string") => {
+            let s = match obj.get("format").and_then(Value::as_str) {
+                Some("date-time") => "1970-01-01T00:00:00Z".to_owned(),
+                Some("date") => "1970-01-01".to_owned(),
+                Some("time") => "00:00:00Z".to_owned(),
+                Some("email") => "x@example.com".to_owned(),
+                Some("uri") | Some("url") => "https://example.com/x".to_owned(),
+                Some("uuid") => "00000000-0000-0000-0000-000000000000".to_owned(),
+                _ => {
+                    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(1).max(1);
+                    "x".repeat(min as usize)
+                }
+            };
+            Value::String(s)
+        }
+        Some("integer") | Some("number") => {
+            let lo = obj
+                .get("minimum")
+                .or_else(|| obj.get("exclusiveMinimum"))
+                .and_then(Value::as_f64);
+            match lo {
+                Some(m) if m > 0.0 => {
+                    let exclusive = obj.contains_key("exclusiveMinimum") && !obj.contains_key("minimum");
+                    let v = if exclusive { m.floor() as i64 + 1 } else { m.ceil() as i64 };
+                    Value::from(v)
+                }
+                _ => Value::from(0),
+            }
+        }
+        Some("boolean") => Value::Bool(false),
+        Some("null") => Value::Null,
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_round_trip() {
+        for n in [0, 1, 2, 17, 123456] {
+            assert_eq!(decode_cursor(&encode_cursor(n)), Some(n));
+        }
+        assert_eq!(decode_cursor("nope"), None);
+    }
+
+    #[test]
+    fn instance_of_object() {
+        let s: Value = serde_json::from_str(
+            r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"enum":["q","r"]},"d":{"type":"array"},"e":{"type":"boolean"}},"required":["a","b","c","d","e"]}"#,
+        )
+        .unwrap();
+        let v = minimal_instance(&s);
+        assert_eq!(v.to_string(), r#"{"a":"x","b":0,"c":"q","d":[],"e":false}"#);
+    }
+}
