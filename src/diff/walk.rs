@@ -467,7 +467,11 @@ impl<'a> Walker<'a> {
                 apply_null(&mut merged);
             }
             let site_raw = node.raw.clone();
-            let id = format!("{ptr}+{}", node.id);
+            // Siblings that do not change what the target accepts keep the target's identity, so a
+            // root `{"$ref": "#/$defs/Node", "$defs": ...}` and a later `{"$ref": "#/$defs/Node"}`
+            // are one node and recursion stops at the first repeat.
+            let inert = keys.iter().all(|k| matches!(k.as_str(), "$defs" | "$schema" | "$id" | "$comment"));
+            let id = if inert && !nullable { ptr.to_string() } else { format!("{ptr}+{}", node.id) };
             node = Node { v: Cow::Owned(Value::Object(merged)), id, raw: ptr.to_string(), site: Some((site_raw, keys)) };
             if !target_has_ref {
                 return node;
