@@ -175,3 +175,25 @@ fn docs_rules_md_is_generated() {
         assert!(rules::explain(r.id).is_some());
     }
 }
+
+/// `messages.txt` in each case folder holds the rendered one-liners (reviewed by hand);
+/// `UPDATE_MESSAGES=1` rewrites them.
+#[test]
+fn messages_golden() {
+    let update = std::env::var("UPDATE_MESSAGES").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for c in all_cases() {
+        let changes = diff_surfaces(&surface_from_json(&c.before), &surface_from_json(&c.after));
+        let text: String = changes
+            .iter()
+            .map(|x| format!("[{}] {}: {}\n", x.class, x.rule, x.message))
+            .collect();
+        let path = cases_dir().join(&c.name).join("messages.txt");
+        if update {
+            std::fs::write(&path, &text).unwrap();
+        } else if std::fs::read_to_string(&path).unwrap_or_default() != text {
+            stale.push(c.name.clone());
+        }
+    }
+    assert!(stale.is_empty(), "messages changed in {stale:?}; review and run UPDATE_MESSAGES=1");
+}

@@ -852,12 +852,12 @@ impl<'a> Walker<'a> {
         let outer = Pos { depth: pos.depth - 1, ..pos };
         let is_false = |v: Option<&Value>| v == Some(&Value::Bool(false));
         if is_false(x) != is_false(y) {
-            let (k, verb) = if is_false(y) { (K::Tightened, "now forbids") } else { (K::Loosened, "now allows") };
+            let (k, verb) = if is_false(y) { (K::Tightened, "now forbidden") } else { (K::Loosened, "now allowed") };
             let what = match key {
-                "additionalProperties" | "unevaluatedProperties" => "properties it does not list",
-                _ => "items beyond the listed ones",
+                "additionalProperties" | "unevaluatedProperties" => "properties it does not list are",
+                _ => "items beyond the listed ones are",
             };
-            let msg = format!("{}{} {verb} {what} (`{key}`)", self.label(ptr), self.of_tool());
+            let msg = format!("{}{}: {what} {verb} (`{key}`)", self.label(ptr), self.of_tool());
             self.emit(k, outer, &kptr, msg, x.cloned(), y.cloned());
             return;
         }
