@@ -1,11 +1,321 @@
-//! The semantic diff: normalise, walk, classify. (Diff-engine helper owns this module.)
+//! The semantic diff: normalise, walk, classify.
+//!
+//! - [`normalize`]: equal spellings become equal values (stage one).
+//! - [`walk`]: one exhaustive sub-schema walker, input and output mirrored (stage two).
+//! - [`tool`]: tool-level fields (description, annotations, execution, ...).
+//! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
+//! - [`policy`]: config overrides and ignores applied to the default classes.
+
+pub mod normalize;
+pub mod num;
+pub mod policy;
+pub mod text;
+pub mod tool;
+pub mod walk;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::Value;
 
 use crate::change::Change;
+use crate::rules;
 use crate::surface::ServerSurface;
+
+pub use tool::diff_tool;
+
+/// How deep the walker follows nested schemas before it stops (`schema-too-deep`).
+pub const MAX_DEPTH: usize = 128;
 
 /// Every change between a pinned surface and a live one, unclassified by policy (default classes),
 /// ordered by (tool, pointer, rule).
 pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
-    let _ = (old, new);
-    Vec::new()
+    let mut out = server_changes(old, new);
+
+    let removed: Vec<&String> = old.tools.keys().filter(|k| !new.tools.contains_key(*k)).collect();
+    let added: Vec<&String> = new.tools.keys().filter(|k| !old.tools.contains_key(*k)).collect();
+
+    for (name, o) in &old.tools {
+        if let Some(n) = new.tools.get(name) {
+            out.extend(diff_tool(name, o, n));
+        }
+    }
+
+    let renames = match_renames(&removed, &added, old, new);
+    let renamed_old: BTreeSet<&String> = renames.iter().map(|(o, _)| *o).collect();
+    let renamed_new: BTreeSet<&String> = renames.iter().map(|(_, n)| *n).collect();
+    for (o, n) in &renames {
+        out.push(Change {
+            rule: "tool-renamed".into(),
+            class: rules::default_class("tool-renamed"),
+            tool: Some((*n).clone()),
+            pointer: "/name".into(),
+            message: format!(
+                "tool {} was renamed to {} (calls to the old name now fail)",
+                text::escape_hidden(o),
+                text::escape_hidden(n)
+            ),
+            before: Some(Value::String((*o).clone())),
+            after: Some(Value::String((*n).clone())),
+        });
+        out.extend(diff_tool(n, &old.tools[*o], &new.tools[*n]));
+    }
+    for name in removed.iter().filter(|n| !renamed_old.contains(*n)) {
+        out.push(Change {
+            rule: "tool-removed".into(),
+            class: rules::default_class("tool-removed"),
+            tool: Some((*name).clone()),
+            pointer: String::new(),
+            message: format!("tool {} was removed (calls to it now fail)", text::escape_hidden(name)),
+            before: None,
+            after: None,
+        });
+    }
+    for name in added.iter().filter(|n| !renamed_new.contains(*n)) {
+        let def = &new.tools[*name];
+        out.push(Change {
+            rule: "tool-added".into(),
+            class: rules::default_class("tool-added"),
+            tool: Some((*name).clone()),
+            pointer: String::new(),
+            message: format!("tool {} was added", text::escape_hidden(name)),
+            before: None,
+            after: None,
+        });
+        out.extend(tool::hidden_changes(name, None, def));
+    }
+    sort_changes(&mut out);
+    out
+}
+
+/// Deterministic order: (tool, pointer, rule, message).
+pub fn sort_changes(v: &mut [Change]) {
+    v.sort_by(|a, b| {
+        (&a.tool, &a.pointer, &a.rule, &a.message).cmp(&(&b.tool, &b.pointer, &b.rule, &b.message))
+    });
+}
+
+/// A tool definition without its name, canonical, for rename matching.
+fn rename_key(v: &Value) -> String {
+    let mut v = v.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("name");
+    }
+    num::canonicalize_numbers(&mut v, 0);
+    normalize::canon(&v)
+}
+
+/// Pair removed and added tools whose definitions are identical or nearly so.
+fn match_renames<'a>(
+    removed: &[&'a String],
+    added: &[&'a String],
+    old: &'a ServerSurface,
+    new: &'a ServerSurface,
+) -> Vec<(&'a String, &'a String)> {
+    let mut out = Vec::new();
+    if removed.is_empty() || added.is_empty() {
+        return out;
+    }
+    // 1. identical apart from the name (hash join: linear)
+    let mut by_key: HashMap<String, Vec<&String>> = HashMap::new();
+    for n in added {
+        by_key.entry(rename_key(&new.tools[*n])).or_default().push(n);
+    }
+    let mut used_new: BTreeSet<&String> = BTreeSet::new();
+    let mut used_old: BTreeSet<&String> = BTreeSet::new();
+    for o in removed {
+        if let Some(list) = by_key.get_mut(&rename_key(&old.tools[*o])) {
+            if let Some(pos) = list.iter().position(|n| !used_new.contains(*n)) {
+                let n = list[pos];
+                used_new.insert(n);
+                used_old.insert(o);
+                out.push((*o, n));
+            }
+        }
+    }
+    // 2. nearly identical (share >= 80% of their leaves), bounded candidate count
+    let ro: Vec<&&String> = removed.iter().filter(|o| !used_old.contains(**o)).collect();
+    let an: Vec<&&String> = added.iter().filter(|n| !used_new.contains(**n)).collect();
+    if !ro.is_empty() && !an.is_empty() && ro.len() * an.len() <= 200 * 200 {
+        let leaves = |v: &Value| -> BTreeSet<String> {
+            let mut s = BTreeSet::new();
+            tool_leaves(v, "", &mut s, 0);
+            s
+        };
+        let fo: Vec<BTreeSet<String>> = ro.iter().map(|o| leaves(&old.tools[**o])).collect();
+        let fa: Vec<BTreeSet<String>> = an.iter().map(|n| leaves(&new.tools[**n])).collect();
+        let mut cands = Vec::new();
+        for (i, a) in fo.iter().enumerate() {
+            for (j, b) in fa.iter().enumerate() {
+                let inter = a.intersection(b).count();
+                let union = a.union(b).count().max(1);
+                let score = inter * 1000 / union;
+                if score >= 800 {
+                    cands.push((score, i, j));
+                }
+            }
+        }
+        cands.sort_by(|p, q| q.0.cmp(&p.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)));
+        let mut ui = vec![false; ro.len()];
+        let mut uj = vec![false; an.len()];
+        for (_, i, j) in cands {
+            if !ui[i] && !uj[j] {
+                ui[i] = true;
+                uj[j] = true;
+                out.push((*ro[i], *an[j]));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn tool_leaves(v: &Value, path: &str, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 64 || out.len() > 2000 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if depth == 0 && k == "name" {
+                    continue;
+                }
+                tool_leaves(x, &format!("{path}/{k}"), out, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            // arrays as sets of elements (order of required/enum means nothing)
+            for x in a {
+                tool_leaves(x, &format!("{path}/[]"), out, depth + 1);
+            }
+        }
+        other => {
+            let mut o = other.clone();
+            num::canonicalize_numbers(&mut o, 0);
+            out.insert(format!("{path}={o}"));
+        }
+    }
+}
+
+fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
+    let mut out = Vec::new();
+    let mk = |rule: &str, pointer: String, message: String, before: Option<Value>, after: Option<Value>| Change {
+        rule: rule.into(),
+        class: rules::default_class(rule),
+        tool: None,
+        pointer,
+        message,
+        before,
+        after,
+    };
+    // instructions
+    let (io, inew) = (old.instructions.as_deref(), new.instructions.as_deref());
+    if io != inew {
+        let (a, b) = (io.unwrap_or(""), inew.unwrap_or(""));
+        let rule = if text::same_words(a, b) { "description-reflowed" } else { "instructions-changed" };
+        let msg = match (io, inew) {
+            (None, Some(_)) => "the server now sends instructions".to_string(),
+            (Some(_), None) => "the server no longer sends instructions".to_string(),
+            _ if rule == "description-reflowed" => "the server's instructions were reflowed (whitespace only)".to_string(),
+            _ => "the server's instructions changed".to_string(),
+        };
+        out.push(mk(rule, "/instructions".into(), msg, io.map(|s| Value::String(s.into())), inew.map(|s| Value::String(s.into()))));
+        if let Some(b) = inew {
+            let known: BTreeSet<String> = io.filter(|s| text::has_hidden(s)).map(|s| vec![s.to_string()]).unwrap_or_default().into_iter().collect();
+            if text::has_hidden(b) && !known.contains(b) {
+                out.push(mk(
+                    "hidden-characters",
+                    "/instructions".into(),
+                    format!("the server's instructions now contain hidden characters: \"{}\"", text::escape_hidden(b)),
+                    None,
+                    Some(Value::String(text::escape_hidden(b))),
+                ));
+            }
+        }
+    }
+    // protocol version
+    if old.protocol_version != new.protocol_version {
+        out.push(mk(
+            "protocol-version-changed",
+            "/protocolVersion".into(),
+            format!("negotiated protocol version changed from {} to {}", old.protocol_version, new.protocol_version),
+            Some(Value::String(old.protocol_version.clone())),
+            Some(Value::String(new.protocol_version.clone())),
+        ));
+    }
+    // serverInfo
+    let mut si_old = old.server_info.clone();
+    let mut si_new = new.server_info.clone();
+    num::canonicalize_numbers(&mut si_old, 0);
+    num::canonicalize_numbers(&mut si_new, 0);
+    let empty = serde_json::Map::new();
+    let so = si_old.as_object().unwrap_or(&empty);
+    let sn = si_new.as_object().unwrap_or(&empty);
+    if si_old.is_object() || si_old.is_null() {
+        let keys: BTreeSet<&String> = so.keys().chain(sn.keys()).collect();
+        for k in keys {
+            let (a, b) = (so.get(k), sn.get(k));
+            if a.map(normalize::canon) == b.map(normalize::canon) {
+                continue;
+            }
+            let rule = if k == "version" { "server-version-changed" } else { "server-info-changed" };
+            let show = |v: Option<&Value>| v.map(walk::short).unwrap_or_else(|| "(none)".into());
+            out.push(mk(
+                rule,
+                format!("/serverInfo/{}", walk::esc(k)),
+                format!("serverInfo.{} changed from {} to {}", text::escape_hidden(k), show(a), show(b)),
+                a.cloned(),
+                b.cloned(),
+            ));
+        }
+    } else if si_old != si_new {
+        out.push(mk("server-info-changed", "/serverInfo".into(), "serverInfo changed".into(), Some(si_old.clone()), Some(si_new.clone())));
+    }
+    // capabilities, per top-level capability
+    let mut co = old.capabilities.clone();
+    let mut cn = new.capabilities.clone();
+    num::canonicalize_numbers(&mut co, 0);
+    num::canonicalize_numbers(&mut cn, 0);
+    match (co.as_object(), cn.as_object()) {
+        (Some(a), Some(b)) => {
+            let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                let (x, y) = (a.get(k), b.get(k));
+                if x.map(normalize::canon) == y.map(normalize::canon) {
+                    continue;
+                }
+                let msg = match (x, y) {
+                    (None, Some(_)) => format!("the server now declares capability {}", text::escape_hidden(k)),
+                    (Some(_), None) => format!("the server no longer declares capability {}", text::escape_hidden(k)),
+                    _ => format!("capability {} changed", text::escape_hidden(k)),
+                };
+                out.push(mk("capabilities-changed", format!("/capabilities/{}", walk::esc(k)), msg, x.cloned(), y.cloned()));
+            }
+        }
+        _ => {
+            let blank = |v: &Value| v.is_null() || v.as_object().is_some_and(|m| m.is_empty());
+            if normalize::canon(&co) != normalize::canon(&cn) && !(blank(&co) && blank(&cn)) {
+                out.push(mk("capabilities-changed", "/capabilities".into(), "the server's capabilities changed".into(), Some(co), Some(cn)));
+            }
+        }
+    }
+    out
+}
+
+/// Turn a surface file (`{"tools": [...], "instructions": ..., ...}`) into a [`ServerSurface`].
+/// Used by tests and benches; tools without a string `name` are keyed by their index.
+pub fn surface_from_json(v: &Value) -> ServerSurface {
+    let mut tools = BTreeMap::new();
+    if let Some(Value::Array(a)) = v.get("tools") {
+        for (i, t) in a.iter().enumerate() {
+            let name = t.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("#{i}"));
+            tools.insert(name, t.clone());
+        }
+    }
+    ServerSurface {
+        protocol_version: v.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_string(),
+        server_info: v.get("serverInfo").cloned().unwrap_or(Value::Null),
+        instructions: v.get("instructions").and_then(Value::as_str).map(str::to_string),
+        capabilities: v.get("capabilities").cloned().unwrap_or(Value::Null),
+        tools,
+    }
 }

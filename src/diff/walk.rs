@@ -1,0 +1,1338 @@
+//! Stage two: walk two normalised schemas side by side and classify every difference.
+//!
+//! One walker for every keyword that holds a sub-schema (see [`Kw`] and the `match` in
+//! [`Walker::walk`], which has no catch-all arm: a keyword nobody handled is a compile error).
+//! The same walk serves `inputSchema` and `outputSchema`; [`Mode`] mirrors the rule ids and
+//! classes. Local `$ref`s are resolved on the way, with a visited set over pairs of raw
+//! locations, so recursive schemas terminate and a shared definition is compared once.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::normalize::{apply_null, canon, type_set, ALL_TYPES};
+use super::num::Dec;
+use super::text::{escape_hidden, same_words};
+use super::MAX_DEPTH;
+use crate::change::{Change, Class};
+use crate::rules;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Input,
+    Output,
+}
+
+/// What a difference means, before the mode and polarity pick a rule id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum K {
+    RequiredRemoved,
+    RequiredAdded,
+    PropertyRemoved { closed: bool },
+    PropertyAdded,
+    EnumRemoved,
+    EnumAdded,
+    TypeWidened,
+    TypeNarrowed,
+    Loosened,
+    Tightened,
+    PatternChanged,
+    DefaultChanged,
+    DefaultAdded,
+    DescriptionChanged,
+    DescriptionReflowed,
+    TitleChanged,
+    BranchAdded,
+    BranchRemoved,
+    RefChanged,
+    KeywordChanged,
+    Dialect,
+    TooDeep,
+}
+
+impl K {
+    /// The opposite direction (inside `not`).
+    fn flip(self) -> K {
+        match self {
+            K::RequiredRemoved => K::RequiredAdded,
+            K::RequiredAdded => K::RequiredRemoved,
+            K::PropertyRemoved { .. } => K::PropertyAdded,
+            K::PropertyAdded => K::PropertyRemoved { closed: false },
+            K::EnumRemoved => K::EnumAdded,
+            K::EnumAdded => K::EnumRemoved,
+            K::TypeWidened => K::TypeNarrowed,
+            K::TypeNarrowed => K::TypeWidened,
+            K::Loosened => K::Tightened,
+            K::Tightened => K::Loosened,
+            K::BranchAdded => K::BranchRemoved,
+            K::BranchRemoved => K::BranchAdded,
+            other => other,
+        }
+    }
+
+    fn directional(self) -> bool {
+        self.flip() != self
+    }
+
+    fn base_id(self) -> &'static str {
+        match self {
+            K::RequiredRemoved => "required-removed",
+            K::RequiredAdded => "required-added",
+            K::PropertyRemoved { .. } => "property-removed",
+            K::PropertyAdded => "property-added",
+            K::EnumRemoved => "enum-value-removed",
+            K::EnumAdded => "enum-value-added",
+            K::TypeWidened => "type-widened",
+            K::TypeNarrowed => "type-narrowed",
+            K::Loosened => "constraint-loosened",
+            K::Tightened => "constraint-tightened",
+            K::PatternChanged => "pattern-changed",
+            K::DefaultChanged => "default-changed",
+            K::DefaultAdded => "default-added",
+            K::DescriptionChanged => "schema-description-changed",
+            K::DescriptionReflowed => "description-reflowed",
+            K::TitleChanged => "schema-title-changed",
+            K::BranchAdded => "branch-added",
+            K::BranchRemoved => "branch-removed",
+            K::RefChanged => "ref-changed",
+            K::KeywordChanged => "schema-keyword-changed",
+            K::Dialect => "schema-dialect-changed",
+            K::TooDeep => "schema-too-deep",
+        }
+    }
+}
+
+/// Every keyword the walker knows. `classify` maps a key to one; `walk` matches them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kw {
+    Schema,
+    Type,
+    Enum,
+    EnumTitles,
+    EnumDescriptions,
+    Required,
+    Properties,
+    PatternProperties,
+    AdditionalProperties,
+    UnevaluatedProperties,
+    UnevaluatedItems,
+    Items,
+    AdditionalItems,
+    PrefixItems,
+    Contains,
+    Defs,
+    AllOf,
+    AnyOf,
+    OneOf,
+    Not,
+    If,
+    Then,
+    Else,
+    DependentSchemas,
+    DependentRequired,
+    PropertyNames,
+    ContentSchema,
+    NumericMax,
+    NumericMin,
+    Upper,
+    Lower,
+    Pattern,
+    Format,
+    MultipleOf,
+    UniqueItems,
+    Default,
+    Description,
+    Title,
+    Ref,
+    Nullable,
+    Other,
+}
+
+fn classify(k: &str) -> Kw {
+    match k {
+        "$schema" => Kw::Schema,
+        "type" => Kw::Type,
+        "enum" => Kw::Enum,
+        "$enumTitles" => Kw::EnumTitles,
+        "$enumDescriptions" => Kw::EnumDescriptions,
+        "required" => Kw::Required,
+        "properties" => Kw::Properties,
+        "patternProperties" => Kw::PatternProperties,
+        "additionalProperties" => Kw::AdditionalProperties,
+        "unevaluatedProperties" => Kw::UnevaluatedProperties,
+        "unevaluatedItems" => Kw::UnevaluatedItems,
+        "items" => Kw::Items,
+        "additionalItems" => Kw::AdditionalItems,
+        "prefixItems" => Kw::PrefixItems,
+        "contains" => Kw::Contains,
+        "$defs" => Kw::Defs,
+        "allOf" => Kw::AllOf,
+        "anyOf" => Kw::AnyOf,
+        "oneOf" => Kw::OneOf,
+        "not" => Kw::Not,
+        "if" => Kw::If,
+        "then" => Kw::Then,
+        "else" => Kw::Else,
+        "dependentSchemas" => Kw::DependentSchemas,
+        "dependentRequired" => Kw::DependentRequired,
+        "propertyNames" => Kw::PropertyNames,
+        "contentSchema" => Kw::ContentSchema,
+        "maximum" | "exclusiveMaximum" => Kw::NumericMax,
+        "minimum" | "exclusiveMinimum" => Kw::NumericMin,
+        "maxLength" | "maxItems" | "maxProperties" | "maxContains" => Kw::Upper,
+        "minLength" | "minItems" | "minProperties" | "minContains" => Kw::Lower,
+        "pattern" => Kw::Pattern,
+        "format" => Kw::Format,
+        "multipleOf" => Kw::MultipleOf,
+        "uniqueItems" => Kw::UniqueItems,
+        "default" => Kw::Default,
+        "description" => Kw::Description,
+        "title" => Kw::Title,
+        "$ref" => Kw::Ref,
+        "$nullable" => Kw::Nullable,
+        _ => Kw::Other,
+    }
+}
+
+/// A schema node: its (possibly merged) value and where it lives in the raw document.
+#[derive(Clone)]
+struct Node<'a> {
+    v: Cow<'a, Value>,
+    /// Raw JSON pointer of the node (identity for the visited set).
+    id: String,
+    /// Raw base for children: keys in `sib` live under `site`, the rest under `raw`.
+    raw: String,
+    site: Option<(String, BTreeSet<String>)>,
+}
+
+impl<'a> Node<'a> {
+    fn root(v: &'a Value) -> Node<'a> {
+        Node { v: Cow::Borrowed(v), id: String::new(), raw: String::new(), site: None }
+    }
+
+    fn obj(&self) -> Option<&Map<String, Value>> {
+        self.v.as_object()
+    }
+
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.obj().and_then(|m| m.get(k))
+    }
+
+    fn child_raw(&self, key: &str) -> String {
+        match &self.site {
+            Some((site, keys)) if keys.contains(key) => format!("{site}/{}", esc(key)),
+            _ => format!("{}/{}", self.raw, esc(key)),
+        }
+    }
+
+    /// A child node: borrowed from the document when the parent is, cloned otherwise.
+    fn child(&self, path: &[&str]) -> Option<Node<'a>> {
+        fn nav<'v>(mut v: &'v Value, path: &[&str]) -> Option<&'v Value> {
+            for seg in path {
+                v = match v {
+                    Value::Object(m) => m.get(*seg)?,
+                    Value::Array(a) => a.get(seg.parse::<usize>().ok()?)?,
+                    _ => return None,
+                };
+            }
+            Some(v)
+        }
+        let mut raw = self.child_raw(path[0]);
+        for seg in &path[1..] {
+            raw = format!("{raw}/{}", esc(seg));
+        }
+        let v = match &self.v {
+            Cow::Borrowed(r) => Cow::Borrowed(nav(r, path)?),
+            Cow::Owned(o) => Cow::Owned(nav(o, path)?.clone()),
+        };
+        Some(Node { v, id: raw.clone(), raw, site: None })
+    }
+}
+
+/// The node standing for an absent schema (`{}`), at a given raw location.
+fn empty_node<'a>(raw: String) -> Node<'a> {
+    Node { v: Cow::Owned(Value::Object(Map::new())), id: format!("{raw}#absent"), raw, site: None }
+}
+
+pub fn esc(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+fn unesc(s: &str) -> String {
+    s.replace("~1", "/").replace("~0", "~")
+}
+
+/// Look up a JSON pointer in a normalised document (a `definitions` segment falls back to `$defs`).
+fn lookup<'d>(doc: &'d Value, ptr: &str) -> Option<&'d Value> {
+    if ptr.is_empty() {
+        return Some(doc);
+    }
+    let mut cur = doc;
+    for seg in ptr.strip_prefix('/')?.split('/') {
+        let seg = unesc(seg);
+        cur = match cur {
+            Value::Object(m) => match m.get(&seg) {
+                Some(x) => x,
+                None if seg == "definitions" => m.get("$defs")?,
+                None if seg == "items" => m.get("prefixItems")?,
+                None => return None,
+            },
+            Value::Array(a) => a.get(seg.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Every local `$ref` target (raw pointer) in a document.
+fn collect_refs(v: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > MAX_DEPTH * 4 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref") {
+                if let Some(p) = r.strip_prefix('#') {
+                    out.insert(p.to_string());
+                }
+            }
+            m.values().for_each(|x| collect_refs(x, out, depth + 1));
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_refs(x, out, depth + 1)),
+        _ => {}
+    }
+}
+
+pub struct Walker<'a> {
+    tool: Option<&'a str>,
+    mode: Mode,
+    base: String,
+    old_doc: &'a Value,
+    new_doc: &'a Value,
+    old_refs: BTreeSet<String>,
+    new_refs: BTreeSet<String>,
+    visited: HashSet<(String, String, bool, bool)>,
+    /// Nesting of trial walks (branch matching); bounded so matching stays cheap.
+    trial: usize,
+    pub out: Vec<Change>,
+}
+
+#[derive(Clone, Copy)]
+struct Pos {
+    inverted: bool,
+    in_if: bool,
+    depth: usize,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(tool: Option<&'a str>, mode: Mode, base: &str, old_doc: &'a Value, new_doc: &'a Value) -> Self {
+        let mut old_refs = BTreeSet::new();
+        collect_refs(old_doc, &mut old_refs, 0);
+        let mut new_refs = BTreeSet::new();
+        collect_refs(new_doc, &mut new_refs, 0);
+        Walker {
+            tool,
+            mode,
+            base: base.to_string(),
+            old_doc,
+            new_doc,
+            old_refs,
+            new_refs,
+            visited: HashSet::new(),
+            trial: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Walk the two documents from their roots.
+    pub fn run(&mut self) {
+        let (o, n) = (self.old_doc, self.new_doc);
+        self.walk(Node::root(o), Node::root(n), "", Pos { inverted: false, in_if: false, depth: 0 });
+    }
+
+    fn scratch(&self) -> Walker<'a> {
+        Walker {
+            tool: self.tool,
+            mode: self.mode,
+            base: self.base.clone(),
+            old_doc: self.old_doc,
+            new_doc: self.new_doc,
+            old_refs: self.old_refs.clone(),
+            new_refs: self.new_refs.clone(),
+            visited: HashSet::new(),
+            trial: self.trial + 1,
+            out: Vec::new(),
+        }
+    }
+
+    // ----- naming
+
+    fn noun(&self) -> &'static str {
+        match self.mode {
+            Mode::Input => "argument",
+            Mode::Output => "result field",
+        }
+    }
+
+    /// `argument "filters.status"` / `the arguments` for a logical pointer.
+    fn label(&self, ptr: &str) -> String {
+        let path = human_path(ptr);
+        if path.is_empty() {
+            match self.mode {
+                Mode::Input => "the arguments".into(),
+                Mode::Output => "the result".into(),
+            }
+        } else {
+            format!("{} \"{}\"", self.noun(), path)
+        }
+    }
+
+    fn of_tool(&self) -> String {
+        match self.tool {
+            Some(t) => format!(" of tool {t}"),
+            None => String::new(),
+        }
+    }
+
+    // ----- emitting
+
+    #[allow(clippy::too_many_arguments)]
+    fn emit(&mut self, k: K, pos: Pos, ptr: &str, message: String, before: Option<Value>, after: Option<Value>) {
+        let mut k = if pos.inverted { k.flip() } else { k };
+        let mut message = message;
+        if pos.in_if && k.directional() {
+            k = K::PatternChanged;
+            message = format!("{message} (inside an `if` condition: the direction cannot be proven)");
+        } else if pos.inverted && k.directional() {
+            message = format!("{message} (inside `not`: the direction is reversed)");
+        }
+        let id: String = match (self.mode, k) {
+            (_, K::DescriptionReflowed) | (_, K::TooDeep) => k.base_id().to_string(),
+            (Mode::Input, _) => k.base_id().to_string(),
+            (Mode::Output, _) => format!("output-{}", k.base_id()),
+        };
+        let mut class = rules::default_class(&id);
+        if let (Mode::Input, K::PropertyRemoved { closed: true }) = (self.mode, k) {
+            class = Class::Loud;
+        }
+        self.out.push(Change {
+            rule: id,
+            class,
+            tool: self.tool.map(str::to_string),
+            pointer: format!("{}{}", self.base, ptr),
+            message,
+            before,
+            after,
+        });
+    }
+
+    // ----- resolution
+
+    /// Follow local `$ref`s (siblings override the target). Stops on ref cycles and unknown targets.
+    fn resolve(&self, node: Node<'a>, old_side: bool) -> Node<'a> {
+        let doc: &'a Value = if old_side { self.old_doc } else { self.new_doc };
+        let mut node = node;
+        for _ in 0..32 {
+            let Some(m) = node.obj() else { return node };
+            let Some(Value::String(r)) = m.get("$ref") else { return node };
+            let Some(ptr) = r.strip_prefix('#') else { return node };
+            if !(ptr.is_empty() || ptr.starts_with('/')) {
+                return node;
+            }
+            let Some(target) = lookup(doc, ptr) else { return node };
+            let siblings: Vec<(&String, &Value)> =
+                m.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$nullable").collect();
+            let nullable = m.get("$nullable") == Some(&Value::Bool(true));
+            let target: Cow<'a, Value> = match target {
+                Value::Bool(true) => Cow::Owned(Value::Object(Map::new())),
+                Value::Bool(false) => Cow::Owned(super::normalize::nothing()),
+                t => Cow::Borrowed(t),
+            };
+            if siblings.is_empty() && !nullable {
+                node = Node { v: target, id: ptr.to_string(), raw: ptr.to_string(), site: None };
+                continue;
+            }
+            let target = target.into_owned();
+            let mut merged = match target {
+                Value::Object(t) => t,
+                other => return Node { v: Cow::Owned(other), ..node },
+            };
+            let keys: BTreeSet<String> = siblings.iter().map(|(k, _)| (*k).clone()).collect();
+            for (k, v) in siblings {
+                merged.insert(k.clone(), v.clone());
+            }
+            let target_has_ref = merged.contains_key("$ref") && !keys.contains("$ref");
+            if nullable && !target_has_ref {
+                apply_null(&mut merged);
+            }
+            let site_raw = node.raw.clone();
+            // Siblings that do not change what the target accepts keep the target's identity, so a
+            // root `{"$ref": "#/$defs/Node", "$defs": ...}` and a later `{"$ref": "#/$defs/Node"}`
+            // are one node and recursion stops at the first repeat.
+            let inert = keys.iter().all(|k| matches!(k.as_str(), "$defs" | "$schema" | "$id" | "$comment"));
+            let id = if inert && !nullable { ptr.to_string() } else { format!("{ptr}+{}", node.id) };
+            node = Node { v: Cow::Owned(Value::Object(merged)), id, raw: ptr.to_string(), site: Some((site_raw, keys)) };
+            if !target_has_ref {
+                return node;
+            }
+        }
+        node
+    }
+
+    fn referenced(&self, old_side: bool, raw: &str) -> bool {
+        let refs = if old_side { &self.old_refs } else { &self.new_refs };
+        refs.range(raw.to_string()..).next().is_some_and(|r| r == raw || r.starts_with(&format!("{raw}/")))
+    }
+
+    // ----- the walk
+
+    fn walk(&mut self, a: Node<'a>, b: Node<'a>, ptr: &str, pos: Pos) {
+        let a = self.resolve(a, true);
+        let b = self.resolve(b, false);
+        if !self.visited.insert((a.id.clone(), b.id.clone(), pos.inverted, pos.in_if)) {
+            return;
+        }
+        if pos.depth > MAX_DEPTH {
+            if canon(&a.v) != canon(&b.v) {
+                self.emit(
+                    K::TooDeep,
+                    pos,
+                    ptr,
+                    format!("{}{} changed below {} nesting levels; not compared further", self.label(ptr), self.of_tool(), MAX_DEPTH),
+                    None,
+                    None,
+                );
+            }
+            return;
+        }
+        let (Some(am), Some(bm)) = (a.obj().cloned(), b.obj().cloned()) else {
+            if canon(&a.v) != canon(&b.v) {
+                self.emit(
+                    K::KeywordChanged,
+                    pos,
+                    ptr,
+                    format!("schema of {}{} is not a JSON Schema object and changed", self.label(ptr), self.of_tool()),
+                    Some(a.v.into_owned()),
+                    Some(b.v.into_owned()),
+                );
+            }
+            return;
+        };
+        let deeper = Pos { depth: pos.depth + 1, ..pos };
+
+        // Grouped keywords first.
+        self.numeric_bound(&am, &bm, ptr, pos, true);
+        self.numeric_bound(&am, &bm, ptr, pos, false);
+
+        let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
+        let switched = composition_switched(&am, &bm);
+        for key in keys {
+            let (x, y) = (am.get(key.as_str()), bm.get(key.as_str()));
+            let kptr = format!("{ptr}/{}", esc(key));
+            match classify(key) {
+                Kw::Schema => {
+                    if x != y {
+                        let what = |v: Option<&Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into());
+                        self.emit(
+                            K::Dialect,
+                            pos,
+                            &kptr,
+                            format!("schema dialect{} changed from {} to {}", self.of_tool(), what(x), what(y)),
+                            x.cloned(),
+                            y.cloned(),
+                        );
+                    }
+                }
+                Kw::Type => self.types(&am, &bm, ptr, pos),
+                Kw::Enum => self.enums(&am, &bm, ptr, pos),
+                Kw::EnumTitles | Kw::EnumDescriptions => {
+                    if let (Some(Value::Object(xo)), Some(Value::Object(yo))) = (x, y) {
+                        let k = if classify(key) == Kw::EnumTitles { K::TitleChanged } else { K::DescriptionChanged };
+                        let what = if k == K::TitleChanged { "title" } else { "description" };
+                        for (val, t) in xo {
+                            if let Some(t2) = yo.get(val) {
+                                if t != t2 {
+                                    let k = if k == K::DescriptionChanged
+                                        && same_words(t.as_str().unwrap_or(""), t2.as_str().unwrap_or(""))
+                                    {
+                                        K::DescriptionReflowed
+                                    } else {
+                                        k
+                                    };
+                                    let msg = format!(
+                                        "{what} of enum value {} of {}{} changed",
+                                        escape_hidden(val),
+                                        self.label(ptr),
+                                        self.of_tool()
+                                    );
+                                    self.emit(k, pos, &format!("{ptr}/enum"), msg, Some(t.clone()), Some(t2.clone()));
+                                }
+                            }
+                        }
+                    }
+                }
+                Kw::Required => self.required(&am, &bm, ptr, pos),
+                Kw::Properties => self.properties(&a, &b, &am, &bm, ptr, deeper, "properties"),
+                Kw::PatternProperties => self.properties(&a, &b, &am, &bm, ptr, deeper, "patternProperties"),
+                Kw::AdditionalProperties
+                | Kw::UnevaluatedProperties
+                | Kw::UnevaluatedItems
+                | Kw::Items
+                | Kw::AdditionalItems => self.closable(&a, &b, key, ptr, deeper),
+                Kw::PrefixItems => self.prefix_items(&a, &b, ptr, deeper),
+                Kw::Contains | Kw::PropertyNames | Kw::ContentSchema | Kw::Then | Kw::Else => {
+                    self.optional_schema(&a, &b, key, ptr, pos, deeper)
+                }
+                Kw::If => self.optional_schema(&a, &b, key, ptr, pos, Pos { in_if: true, ..deeper }),
+                Kw::Not => self.optional_schema(&a, &b, key, ptr, pos, Pos { inverted: !pos.inverted, ..deeper }),
+                Kw::Defs => self.defs(&a, &b, ptr, deeper),
+                Kw::AllOf => self.branches(&a, &b, "allOf", "allOf", ptr, deeper),
+                Kw::AnyOf | Kw::OneOf => {
+                    if switched {
+                        // compared once, from the side that has anyOf
+                        if key == "anyOf" {
+                            let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
+                            self.emit(
+                                K::KeywordChanged,
+                                pos,
+                                &format!("{ptr}/{kb}"),
+                                format!("alternatives of {}{} changed from {ka} to {kb}", self.label(ptr), self.of_tool()),
+                                None,
+                                None,
+                            );
+                            self.branches(&a, &b, ka, kb, ptr, deeper);
+                        }
+                    } else {
+                        self.branches(&a, &b, key, key, ptr, deeper);
+                    }
+                }
+                Kw::DependentSchemas => self.dependent_schemas(&a, &b, ptr, deeper),
+                Kw::DependentRequired => self.dependent_required(x, y, &kptr, pos),
+                Kw::NumericMax | Kw::NumericMin => {} // compared above as one effective bound
+                Kw::Upper => self.bound(x, y, &kptr, key, pos, true),
+                Kw::Lower => self.bound(x, y, &kptr, key, pos, false),
+                Kw::Pattern | Kw::Format => self.pattern(x, y, &kptr, key, ptr, pos),
+                Kw::MultipleOf => self.multiple_of(x, y, &kptr, ptr, pos),
+                Kw::UniqueItems => {
+                    let t = |v: Option<&Value>| v == Some(&Value::Bool(true));
+                    if t(x) != t(y) {
+                        let k = if t(y) { K::Tightened } else { K::Loosened };
+                        let msg = format!(
+                            "{}{} {} unique items",
+                            self.label(ptr),
+                            self.of_tool(),
+                            if t(y) { "now requires" } else { "no longer requires" }
+                        );
+                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
+                    } else if x != y {
+                        self.other(x, y, &kptr, key, ptr, pos);
+                    }
+                }
+                Kw::Default => {
+                    if x != y {
+                        let (k, msg) = match (x, y) {
+                            (None, Some(v)) => (K::DefaultAdded, format!("{}{} now has default {}", self.label(ptr), self.of_tool(), short(v))),
+                            (Some(v), None) => (K::DefaultChanged, format!("default {} of {}{} was removed", short(v), self.label(ptr), self.of_tool())),
+                            (Some(v), Some(w)) => (K::DefaultChanged, format!("default of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), short(v), short(w))),
+                            (None, None) => continue,
+                        };
+                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
+                    }
+                }
+                Kw::Description => {
+                    if x != y {
+                        let sx = x.and_then(Value::as_str).unwrap_or("");
+                        let sy = y.and_then(Value::as_str).unwrap_or("");
+                        let both_text = x.is_none_or(Value::is_string) && y.is_none_or(Value::is_string);
+                        let k = if both_text && same_words(sx, sy) { K::DescriptionReflowed } else { K::DescriptionChanged };
+                        let msg = match k {
+                            K::DescriptionReflowed => format!("description of {}{} was reflowed (whitespace only)", self.label(ptr), self.of_tool()),
+                            _ => format!("description of {}{} changed", self.label(ptr), self.of_tool()),
+                        };
+                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
+                    }
+                }
+                Kw::Title => {
+                    if x != y {
+                        let msg = format!("title of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y));
+                        self.emit(K::TitleChanged, pos, &kptr, msg, x.cloned(), y.cloned());
+                    }
+                }
+                Kw::Ref => {
+                    // Local refs were resolved; what is left is remote (or unresolvable).
+                    if x != y {
+                        let msg = format!(
+                            "reference of {}{} changed from {} to {} (remote references are never fetched)",
+                            self.label(ptr),
+                            self.of_tool(),
+                            opt_short(x),
+                            opt_short(y)
+                        );
+                        self.emit(K::RefChanged, pos, &kptr, msg, x.cloned(), y.cloned());
+                    }
+                }
+                Kw::Nullable => {
+                    if x != y {
+                        let msg = format!("{}{} changed whether it accepts null", self.label(ptr), self.of_tool());
+                        let k = if y == Some(&Value::Bool(true)) { K::TypeWidened } else { K::TypeNarrowed };
+                        self.emit(k, pos, &format!("{ptr}/type"), msg, None, None);
+                    }
+                }
+                Kw::Other => self.other(x, y, &kptr, key, ptr, pos),
+            }
+        }
+    }
+
+    fn other(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
+        if x.map(canon) != y.map(canon) {
+            let msg = match (x, y) {
+                (None, Some(v)) => format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v)),
+                (Some(_), None) => format!("keyword `{key}` removed from {}{}", self.label(ptr), self.of_tool()),
+                _ => format!("keyword `{key}` of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y)),
+            };
+            self.emit(K::KeywordChanged, pos, kptr, msg, x.cloned(), y.cloned());
+        }
+    }
+
+    fn types(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
+        let (tx, ty) = (am.get("type"), bm.get("type"));
+        if tx == ty {
+            return;
+        }
+        let all = || ALL_TYPES.iter().map(|s| s.to_string()).collect::<BTreeSet<String>>();
+        let (sa, sb) = match (type_set(am), type_set(bm)) {
+            (Some(a), Some(b)) => (a, b),
+            (None, Some(b)) if tx.is_none() => (all(), b),
+            (Some(a), None) if ty.is_none() => (a, all()),
+            _ => {
+                let kptr = format!("{ptr}/type");
+                self.other(tx, ty, &kptr, "type", ptr, pos);
+                return;
+            }
+        };
+        // integer is a subset of number
+        let covers = |set: &BTreeSet<String>, t: &str| set.contains(t) || (t == "integer" && set.contains("number"));
+        let added: Vec<&String> = sb.iter().filter(|t| !covers(&sa, t)).collect();
+        let removed: Vec<&String> = sa.iter().filter(|t| !covers(&sb, t)).collect();
+        let kptr = format!("{ptr}/type");
+        let list = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+        let show = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        let none_label = |s: &BTreeSet<String>| if s.is_empty() { "nothing".to_string() } else { show(s) };
+        if !added.is_empty() {
+            let msg = if ty.is_none() {
+                format!("{}{} no longer has a type restriction (was {})", self.label(ptr), self.of_tool(), none_label(&sa))
+            } else {
+                format!("{}{} now also accepts {} (was {})", self.label(ptr), self.of_tool(), list(&added), none_label(&sa))
+            };
+            self.emit(K::TypeWidened, pos, &kptr, msg, tx.cloned(), ty.cloned());
+        }
+        if !removed.is_empty() {
+            let msg = format!("{}{} no longer accepts {} (now {})", self.label(ptr), self.of_tool(), list(&removed), none_label(&sb));
+            self.emit(K::TypeNarrowed, pos, &kptr, msg, tx.cloned(), ty.cloned());
+        }
+    }
+
+    fn enums(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
+        let kptr = format!("{ptr}/enum");
+        let (x, y) = (am.get("enum"), bm.get("enum"));
+        match (x, y) {
+            (Some(Value::Array(ea)), Some(Value::Array(eb))) => {
+                let ka: BTreeMap<String, &Value> = ea.iter().map(|v| (canon(v), v)).collect();
+                let kb: BTreeMap<String, &Value> = eb.iter().map(|v| (canon(v), v)).collect();
+                let ta = type_set(am).unwrap_or_default();
+                let tb = type_set(bm).unwrap_or_default();
+                let null_moved_with_type = ta.contains("null") != tb.contains("null");
+                for (k, v) in &ka {
+                    if !kb.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                        let msg = format!("value {} is no longer in the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
+                        self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
+                    }
+                }
+                for (k, v) in &kb {
+                    if !ka.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                        let msg = format!("value {} was added to the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
+                        self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
+                    }
+                }
+            }
+            (Some(_), None) => {
+                let msg = format!("{}{} is no longer limited to a list of values", self.label(ptr), self.of_tool());
+                self.emit(K::TypeWidened, pos, &kptr, msg, x.cloned(), None);
+            }
+            (None, Some(_)) => {
+                let msg = format!("{}{} is now limited to the values {}", self.label(ptr), self.of_tool(), opt_short(y));
+                self.emit(K::TypeNarrowed, pos, &kptr, msg, None, y.cloned());
+            }
+            _ => {
+                if x != y {
+                    self.other(x, y, &kptr, "enum", ptr, pos);
+                }
+            }
+        }
+    }
+
+    fn required(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
+        let kptr = format!("{ptr}/required");
+        let names = |m: &Map<String, Value>| -> Option<BTreeSet<String>> {
+            match m.get("required") {
+                None => Some(BTreeSet::new()),
+                Some(Value::Array(a)) => Some(a.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| canon(v))).collect()),
+                Some(_) => None,
+            }
+        };
+        let (Some(ra), Some(rb)) = (names(am), names(bm)) else {
+            self.other(am.get("required"), bm.get("required"), &kptr, "required", ptr, pos);
+            return;
+        };
+        let noun = self.noun();
+        let field = |name: &str| {
+            let p = human_path(ptr);
+            let full = if p.is_empty() { name.to_string() } else { format!("{p}.{name}") };
+            format!("{} \"{}\"", noun, escape_hidden(&full))
+        };
+        for n in ra.difference(&rb) {
+            let msg = format!("required {}{} is now optional", field(n), self.of_tool());
+            self.emit(K::RequiredRemoved, pos, &kptr, msg, Some(Value::String(n.clone())), None);
+        }
+        for n in rb.difference(&ra) {
+            let msg = format!("{}{} is now required", field(n), self.of_tool());
+            self.emit(K::RequiredAdded, pos, &kptr, msg, None, Some(Value::String(n.clone())));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn properties(&mut self, a: &Node<'a>, b: &Node<'a>, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos, kw: &str) {
+        let empty = Map::new();
+        let pa = am.get(kw).and_then(Value::as_object).unwrap_or(&empty);
+        let pb = bm.get(kw).and_then(Value::as_object).unwrap_or(&empty);
+        let bad = |m: &Map<String, Value>| m.get(kw).is_some_and(|v| !v.is_object());
+        if bad(am) || bad(bm) {
+            self.other(am.get(kw), bm.get(kw), &format!("{ptr}/{kw}"), kw, ptr, pos);
+            return;
+        }
+        let closed = bm.get("additionalProperties") == Some(&Value::Bool(false))
+            || bm.get("unevaluatedProperties") == Some(&Value::Bool(false));
+        let names: BTreeSet<&String> = pa.keys().chain(pb.keys()).collect();
+        let outer = Pos { depth: pos.depth - 1, ..pos };
+        for name in names {
+            let cptr = format!("{ptr}/{kw}/{}", esc(name));
+            let p = human_path(&cptr);
+            let what = if kw == "patternProperties" {
+                format!("{}s matching /{}/ ", self.noun(), escape_hidden(name))
+            } else {
+                format!("{} \"{}\"", self.noun(), escape_hidden(&p))
+            };
+            match (pa.get(name), pb.get(name)) {
+                (Some(_), None) => {
+                    let msg = format!("{what}{} was removed", self.of_tool()).replace("  ", " ");
+                    self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
+                }
+                (None, Some(_)) => {
+                    let msg = format!("{what}{} was added", self.of_tool()).replace("  ", " ");
+                    self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
+                }
+                (Some(_), Some(_)) => {
+                    if let (Some(ca), Some(cb)) = (a.child(&[kw, name]), b.child(&[kw, name])) {
+                        self.walk(ca, cb, &cptr, pos);
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// additionalProperties / items / unevaluated*: absent = `{}`, `false` = closed.
+    fn closable(&mut self, a: &Node<'a>, b: &Node<'a>, key: &str, ptr: &str, pos: Pos) {
+        let (x, y) = (a.get(key), b.get(key));
+        if x.is_none() && y.is_none() {
+            return;
+        }
+        let kptr = format!("{ptr}/{}", esc(key));
+        let outer = Pos { depth: pos.depth - 1, ..pos };
+        let is_false = |v: Option<&Value>| v == Some(&Value::Bool(false));
+        if is_false(x) != is_false(y) {
+            let (k, verb) = if is_false(y) { (K::Tightened, "now forbidden") } else { (K::Loosened, "now allowed") };
+            let what = match key {
+                "additionalProperties" | "unevaluatedProperties" => "properties it does not list are",
+                _ => "items beyond the listed ones are",
+            };
+            let msg = format!("{}{}: {what} {verb} (`{key}`)", self.label(ptr), self.of_tool());
+            self.emit(k, outer, &kptr, msg, x.cloned(), y.cloned());
+            return;
+        }
+        if is_false(x) {
+            return;
+        }
+        let ca = a.child(&[key]).unwrap_or_else(|| empty_node(a.child_raw(key)));
+        let cb = b.child(&[key]).unwrap_or_else(|| empty_node(b.child_raw(key)));
+        self.walk(ca, cb, &kptr, pos);
+    }
+
+    fn prefix_items(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
+        let len = |n: &Node<'a>| n.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+        let (la, lb) = (len(a), len(b));
+        let bad = |n: &Node<'a>| n.get("prefixItems").is_some_and(|v| !v.is_array());
+        if bad(a) || bad(b) {
+            let kptr = format!("{ptr}/prefixItems");
+            self.other(a.get("prefixItems"), b.get("prefixItems"), &kptr, "prefixItems", ptr, Pos { depth: pos.depth - 1, ..pos });
+            return;
+        }
+        for i in 0..la.max(lb) {
+            let is = i.to_string();
+            let cptr = format!("{ptr}/prefixItems/{i}");
+            // a position beyond the tuple is governed by `items`
+            let side = |n: &Node<'a>, l: usize| -> Node<'a> {
+                if i < l {
+                    n.child(&["prefixItems", &is]).unwrap_or_else(|| empty_node(n.child_raw("prefixItems")))
+                } else {
+                    match n.get("items") {
+                        Some(Value::Bool(false)) => Node {
+                            v: Cow::Owned(super::normalize::nothing()),
+                            id: format!("{}#nothing", n.child_raw("items")),
+                            raw: n.child_raw("items"),
+                            site: None,
+                        },
+                        Some(_) => n.child(&["items"]).unwrap_or_else(|| empty_node(n.child_raw("items"))),
+                        None => empty_node(format!("{}/{i}", n.child_raw("prefixItems"))),
+                    }
+                }
+            };
+            let (ca, cb) = (side(a, la), side(b, lb));
+            self.walk(ca, cb, &cptr, pos);
+        }
+    }
+
+    /// contains / not / if / then / else / propertyNames / contentSchema: present on one side only
+    /// is a constraint added or dropped; on both, walked.
+    fn optional_schema(&mut self, a: &Node<'a>, b: &Node<'a>, key: &str, ptr: &str, parent: Pos, child: Pos) {
+        let (x, y) = (a.get(key), b.get(key));
+        let kptr = format!("{ptr}/{}", esc(key));
+        let (outer, pos) = (parent, child);
+        match (x, y) {
+            (Some(_), Some(_)) => {
+                if let (Some(ca), Some(cb)) = (a.child(&[key]), b.child(&[key])) {
+                    self.walk(ca, cb, &kptr, pos);
+                }
+            }
+            (None, Some(v)) => {
+                let msg = format!("{}{} has a new `{key}` constraint", self.label(ptr), self.of_tool());
+                self.emit(K::Tightened, outer, &kptr, msg, None, Some(v.clone()));
+            }
+            (Some(v), None) => {
+                let msg = format!("the `{key}` constraint of {}{} was removed", self.label(ptr), self.of_tool());
+                self.emit(K::Loosened, outer, &kptr, msg, Some(v.clone()), None);
+            }
+            (None, None) => {}
+        }
+    }
+
+    fn defs(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
+        let empty = Map::new();
+        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
+        let outer = Pos { depth: pos.depth - 1, ..pos };
+        for name in names {
+            let raw_a = format!("{}/{}", a.child_raw("$defs"), esc(name));
+            let raw_b = format!("{}/{}", b.child_raw("$defs"), esc(name));
+            if self.referenced(true, &raw_a) || self.referenced(false, &raw_b) {
+                continue; // compared where it is used
+            }
+            let cptr = format!("{ptr}/$defs/{}", esc(name));
+            match (da.get(name), db.get(name)) {
+                (Some(_), Some(_)) => {
+                    if let (Some(ca), Some(cb)) = (a.child(&["$defs", name]), b.child(&["$defs", name])) {
+                        self.walk(ca, cb, &cptr, pos);
+                    }
+                }
+                (x, y) => {
+                    let verb = if y.is_some() { "added" } else { "removed" };
+                    let msg = format!("unreferenced definition \"{}\"{} was {verb}", escape_hidden(name), self.of_tool());
+                    self.emit(K::KeywordChanged, outer, &cptr, msg, x.cloned(), y.cloned());
+                }
+            }
+        }
+    }
+
+    fn dependent_schemas(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
+        let empty = Map::new();
+        let da = a.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let db = b.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
+        let outer = Pos { depth: pos.depth - 1, ..pos };
+        for name in names {
+            let cptr = format!("{ptr}/dependentSchemas/{}", esc(name));
+            match (da.get(name), db.get(name)) {
+                (Some(_), Some(_)) => {
+                    if let (Some(ca), Some(cb)) = (a.child(&["dependentSchemas", name]), b.child(&["dependentSchemas", name])) {
+                        self.walk(ca, cb, &cptr, pos);
+                    }
+                }
+                (x, y) => {
+                    let (k, verb) = if y.is_some() { (K::Tightened, "now constrains") } else { (K::Loosened, "no longer constrains") };
+                    let msg = format!("{} \"{}\"{} {verb} the rest of the object when present", self.noun(), escape_hidden(name), self.of_tool());
+                    self.emit(k, outer, &cptr, msg, x.cloned(), y.cloned());
+                }
+            }
+        }
+    }
+
+    fn dependent_required(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, pos: Pos) {
+        let pairs = |v: Option<&Value>| -> BTreeSet<(String, String)> {
+            let mut s = BTreeSet::new();
+            if let Some(Value::Object(m)) = v {
+                for (k, arr) in m {
+                    if let Value::Array(a) = arr {
+                        for n in a {
+                            s.insert((k.clone(), n.as_str().map(str::to_string).unwrap_or_else(|| canon(n))));
+                        }
+                    }
+                }
+            }
+            s
+        };
+        let (pa, pb) = (pairs(x), pairs(y));
+        for (k, n) in pa.difference(&pb) {
+            let msg = format!("{} \"{n}\"{} is no longer required when \"{k}\" is present", self.noun(), self.of_tool());
+            self.emit(K::Loosened, pos, kptr, msg, None, None);
+        }
+        for (k, n) in pb.difference(&pa) {
+            let msg = format!("{} \"{n}\"{} is now required when \"{k}\" is present", self.noun(), self.of_tool());
+            self.emit(K::Tightened, pos, kptr, msg, None, None);
+        }
+    }
+
+    /// maximum/exclusiveMaximum (upper) or minimum/exclusiveMinimum (lower) as one bound.
+    fn numeric_bound(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos, upper: bool) {
+        let (inc, exc) = if upper { ("maximum", "exclusiveMaximum") } else { ("minimum", "exclusiveMinimum") };
+        // (value, exclusive); tighter = smaller for upper bounds, larger for lower bounds.
+        let eff = |m: &Map<String, Value>| -> Result<Option<(Dec, bool)>, ()> {
+            let i = match m.get(inc) {
+                None => None,
+                Some(v) => Some((Dec::from_value(v).ok_or(())?, false)),
+            };
+            let e = match m.get(exc) {
+                None => None,
+                Some(v) => Some((Dec::from_value(v).ok_or(())?, true)),
+            };
+            Ok(match (i, e) {
+                (Some(i), Some(e)) => Some(if tighter(&e, &i, upper) { e } else { i }),
+                (i, e) => i.or(e),
+            })
+        };
+        let (ea, eb) = match (eff(am), eff(bm)) {
+            (Ok(a), Ok(b)) => (a, b),
+            _ => {
+                for k in [inc, exc] {
+                    if am.get(k) != bm.get(k) {
+                        self.other(am.get(k), bm.get(k), &format!("{ptr}/{k}"), k, ptr, pos);
+                    }
+                }
+                return;
+            }
+        };
+        if ea == eb {
+            return;
+        }
+        let kw_of = |e: &Option<(Dec, bool)>| e.as_ref().map(|(_, x)| if *x { exc } else { inc });
+        let kptr = format!("{ptr}/{}", kw_of(&eb).or(kw_of(&ea)).unwrap_or(inc));
+        let show = |e: &Option<(Dec, bool)>| match e {
+            None => "none".to_string(),
+            Some((d, x)) => format!("{}{}", if upper { if *x { "< " } else { "<= " } } else if *x { "> " } else { ">= " }, d.canonical()),
+        };
+        let k = match (&ea, &eb) {
+            (None, Some(_)) => K::Tightened,
+            (Some(_), None) => K::Loosened,
+            (Some(x), Some(y)) => {
+                if tighter(y, x, upper) {
+                    K::Tightened
+                } else {
+                    K::Loosened
+                }
+            }
+            (None, None) => return,
+        };
+        let msg = format!(
+            "{} bound of {}{} changed from {} to {}",
+            if upper { "upper" } else { "lower" },
+            self.label(ptr),
+            self.of_tool(),
+            show(&ea),
+            show(&eb)
+        );
+        let val = |e: &Option<(Dec, bool)>| e.as_ref().map(|(d, _)| Value::Number(d.to_number()));
+        self.emit(k, pos, &kptr, msg, val(&ea), val(&eb));
+    }
+
+    fn bound(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, pos: Pos, upper: bool) {
+        if x == y {
+            return;
+        }
+        let (dx, dy) = (x.map(Dec::from_value), y.map(Dec::from_value));
+        if matches!(dx, Some(None)) || matches!(dy, Some(None)) {
+            self.other(x, y, kptr, key, "", pos);
+            return;
+        }
+        let (dx, dy) = (dx.flatten(), dy.flatten());
+        let k = match (&dx, &dy) {
+            (None, Some(_)) => K::Tightened,
+            (Some(_), None) => K::Loosened,
+            (Some(a), Some(b)) => {
+                if (upper && b < a) || (!upper && b > a) {
+                    K::Tightened
+                } else if a == b {
+                    return;
+                } else {
+                    K::Loosened
+                }
+            }
+            (None, None) => return,
+        };
+        let ptr = kptr.rsplit_once('/').map(|x| x.0).unwrap_or("");
+        let msg = format!(
+            "`{key}` of {}{} changed from {} to {}",
+            self.label(ptr),
+            self.of_tool(),
+            dx.map(|d| d.canonical()).unwrap_or_else(|| "none".into()),
+            dy.map(|d| d.canonical()).unwrap_or_else(|| "none".into())
+        );
+        self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
+    }
+
+    fn pattern(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
+        if x == y {
+            return;
+        }
+        let (k, msg) = match (x, y) {
+            (None, Some(v)) => (K::Tightened, format!("{}{} now must match {key} {}", self.label(ptr), self.of_tool(), short(v))),
+            (Some(v), None) => (K::Loosened, format!("{key} {} of {}{} was dropped", short(v), self.label(ptr), self.of_tool())),
+            (Some(v), Some(w)) => (
+                K::PatternChanged,
+                format!(
+                    "{key} of {}{} changed from {} to {}; whether it accepts more or less cannot be proven",
+                    self.label(ptr),
+                    self.of_tool(),
+                    short(v),
+                    short(w)
+                ),
+            ),
+            (None, None) => return,
+        };
+        self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
+    }
+
+    fn multiple_of(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, ptr: &str, pos: Pos) {
+        if x == y {
+            return;
+        }
+        let k = match (x.and_then(Dec::from_value), y.and_then(Dec::from_value)) {
+            (None, Some(_)) if x.is_none() => K::Tightened,
+            (Some(_), None) if y.is_none() => K::Loosened,
+            (Some(a), Some(b)) => match (a.divides(&b), b.divides(&a)) {
+                (Some(true), _) => K::Tightened, // new is a multiple of old
+                (_, Some(true)) => K::Loosened,
+                _ => K::PatternChanged,
+            },
+            _ => {
+                self.other(x, y, kptr, "multipleOf", ptr, pos);
+                return;
+            }
+        };
+        let msg = format!("`multipleOf` of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y));
+        self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
+    }
+
+    /// allOf / anyOf / oneOf, matched by content.
+    fn branches(&mut self, a: &Node<'a>, b: &Node<'a>, ka: &str, kb: &str, ptr: &str, pos: Pos) {
+        let outer = Pos { depth: pos.depth - 1, ..pos };
+        let (x, y) = (a.get(ka), b.get(kb));
+        let (la, lb) = match (x, y) {
+            (None | Some(Value::Array(_)), None | Some(Value::Array(_))) => (
+                x.and_then(Value::as_array).map_or(0, Vec::len),
+                y.and_then(Value::as_array).map_or(0, Vec::len),
+            ),
+            _ => {
+                self.other(x, y, &format!("{ptr}/{kb}"), kb, ptr, outer);
+                return;
+            }
+        };
+        let na: Vec<Node<'a>> = (0..la).filter_map(|i| a.child(&[ka, &i.to_string()])).map(|n| self.resolve(n, true)).collect();
+        let nb: Vec<Node<'a>> = (0..lb).filter_map(|i| b.child(&[kb, &i.to_string()])).map(|n| self.resolve(n, false)).collect();
+        let mut used_a = vec![false; na.len()];
+        let mut used_b = vec![false; nb.len()];
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        // 1. identical (by canonical text, then by an empty trial diff when small)
+        let ca: Vec<String> = na.iter().map(|n| canon(&n.v)).collect();
+        let cb: Vec<String> = nb.iter().map(|n| canon(&n.v)).collect();
+        for i in 0..na.len() {
+            if let Some(j) = (0..nb.len()).find(|&j| !used_b[j] && ca[i] == cb[j]) {
+                used_a[i] = true;
+                used_b[j] = true;
+                pairs.push((i, j));
+            }
+        }
+        let left = used_a.iter().filter(|u| !**u).count() * used_b.iter().filter(|u| !**u).count();
+        if left > 0 && left <= 64 && self.trial < 3 {
+            for i in 0..na.len() {
+                if used_a[i] {
+                    continue;
+                }
+                for j in 0..nb.len() {
+                    if used_b[j] {
+                        continue;
+                    }
+                    let mut s = self.scratch();
+                    s.walk(na[i].clone(), nb[j].clone(), ptr, pos);
+                    if s.out.iter().all(|c| c.class == Class::Cosmetic) {
+                        used_a[i] = true;
+                        used_b[j] = true;
+                        pairs.push((i, j));
+                        break;
+                    }
+                }
+            }
+        }
+        // 2. most similar pairs
+        let left = used_a.iter().filter(|u| !**u).count() * used_b.iter().filter(|u| !**u).count();
+        if left > 0 && left <= 400 {
+            let fa: Vec<BTreeSet<String>> = na.iter().map(|n| features(&n.v)).collect();
+            let fb: Vec<BTreeSet<String>> = nb.iter().map(|n| features(&n.v)).collect();
+            let mut cands: Vec<(u32, usize, usize)> = Vec::new();
+            for i in (0..na.len()).filter(|&i| !used_a[i]) {
+                for j in (0..nb.len()).filter(|&j| !used_b[j]) {
+                    let inter = fa[i].intersection(&fb[j]).count();
+                    let union = fa[i].union(&fb[j]).count().max(1);
+                    let score = (inter * 1000 / union) as u32;
+                    if score >= 500 {
+                        cands.push((score, i, j));
+                    }
+                }
+            }
+            cands.sort_by(|p, q| q.0.cmp(&p.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)));
+            for (_, i, j) in cands {
+                if !used_a[i] && !used_b[j] {
+                    used_a[i] = true;
+                    used_b[j] = true;
+                    pairs.push((i, j));
+                }
+            }
+        }
+        pairs.sort_by_key(|p| p.1);
+        for (i, j) in pairs {
+            let cptr = format!("{ptr}/{kb}/{j}");
+            self.walk(na[i].clone(), nb[j].clone(), &cptr, pos);
+        }
+        let is_all = kb == "allOf";
+        for (i, n) in na.iter().enumerate().filter(|(i, _)| !used_a[*i]) {
+            let cptr = format!("{ptr}/{ka}/{i}");
+            let (k, msg) = if is_all {
+                (K::Loosened, format!("a condition (`allOf` entry) of {}{} was removed: {}", self.label(ptr), self.of_tool(), short(&n.v)))
+            } else {
+                (K::BranchRemoved, format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()))
+            };
+            self.emit(k, outer, &cptr, msg, Some(n.v.clone().into_owned()), None);
+        }
+        for (j, n) in nb.iter().enumerate().filter(|(j, _)| !used_b[*j]) {
+            let cptr = format!("{ptr}/{kb}/{j}");
+            let (k, msg) = if is_all {
+                (K::Tightened, format!("{}{} has a new condition (`allOf` entry): {}", self.label(ptr), self.of_tool(), short(&n.v)))
+            } else {
+                (K::BranchAdded, format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)))
+            };
+            self.emit(k, outer, &cptr, msg, None, Some(n.v.clone().into_owned()));
+        }
+    }
+}
+
+fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
+    if x.0 == y.0 {
+        return x.1 && !y.1;
+    }
+    if upper {
+        x.0 < y.0
+    } else {
+        x.0 > y.0
+    }
+}
+
+fn composition_switched(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    let has = |m: &Map<String, Value>, k: &str| m.contains_key(k);
+    (has(a, "anyOf") && !has(a, "oneOf") && has(b, "oneOf") && !has(b, "anyOf"))
+        || (has(a, "oneOf") && !has(a, "anyOf") && has(b, "anyOf") && !has(b, "oneOf"))
+}
+
+/// Leaf features of a schema for similarity: every path, and every path=value.
+fn features(v: &Value) -> BTreeSet<String> {
+    fn go(v: &Value, path: &str, out: &mut BTreeSet<String>, depth: usize) {
+        if out.len() > 400 || depth > 32 {
+            return;
+        }
+        match v {
+            Value::Object(m) if !m.is_empty() => {
+                for (k, x) in m {
+                    let p = format!("{path}/{k}");
+                    out.insert(p.clone());
+                    go(x, &p, out, depth + 1);
+                }
+            }
+            other => {
+                out.insert(format!("{path}={}", canon(other)));
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    go(v, "", &mut out, 0);
+    out
+}
+
+/// `/properties/filters/properties/status` -> `filters.status`; `/items` -> `[]`.
+pub fn human_path(ptr: &str) -> String {
+    let segs: Vec<String> = ptr.split('/').skip(1).map(unesc).collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < segs.len() {
+        let s = segs[i].as_str();
+        match s {
+            "properties" if i + 1 < segs.len() => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&segs[i + 1]);
+                i += 2;
+                continue;
+            }
+            "items" => out.push_str("[]"),
+            "prefixItems" if i + 1 < segs.len() => {
+                out.push_str(&format!("[{}]", segs[i + 1]));
+                i += 2;
+                continue;
+            }
+            "additionalProperties" => out.push_str(".*"),
+            "anyOf" | "oneOf" | "allOf" if i + 1 < segs.len() => {
+                out.push_str(&format!("<{s} {}>", segs[i + 1]));
+                i += 2;
+                continue;
+            }
+            "$defs" if i + 1 < segs.len() => {
+                out.push_str(&format!("$defs.{}", segs[i + 1]));
+                i += 2;
+                continue;
+            }
+            other => out.push_str(&format!("<{other}>")),
+        }
+        i += 1;
+    }
+    escape_hidden(&out)
+}
+
+/// A short one-line rendering of a value for messages (hidden characters escaped).
+pub fn short(v: &Value) -> String {
+    let s = canon(v);
+    let s = if s.chars().count() > 80 { format!("{}...", s.chars().take(77).collect::<String>()) } else { s };
+    escape_hidden(&s)
+}
+
+fn opt_short(v: Option<&Value>) -> String {
+    v.map(short).unwrap_or_else(|| "(none)".into())
+}
