@@ -91,3 +91,32 @@ fn server_everything_over_streamable_http_is_pinned_and_checked() {
     let (code, report) = p.check_json(&["--no-probe"]);
     assert_eq!(code, 0, "{report:#}");
 }
+
+#[test]
+fn declared_client_capabilities_change_the_surface_and_are_labelled() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    let base = format!("[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n");
+    p.write("mcp-pin.toml", &base);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let plain: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    p.write(
+        "mcp-pin.toml",
+        &format!("{base}client_capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n"),
+    );
+    // Checking the old lock with new capabilities: a configuration change, labelled as such.
+    let (_, report) = p.check_json(&["--no-probe"]);
+    let notes = report["servers"][0]["notes"].to_string();
+    assert!(notes.contains("configuration change") && notes.contains("client capabilities"), "{report:#}");
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let rich: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let caps = &rich["servers"]["everything"]["clientCapabilities"];
+    assert_eq!(caps, &serde_json::json!(["elicitation", "roots", "sampling"]));
+    assert_eq!(plain["servers"]["everything"]["clientCapabilities"], serde_json::json!([]));
+    let n_plain = plain["servers"]["everything"]["tools"].as_object().unwrap().len();
+    let n_rich = rich["servers"]["everything"]["tools"].as_object().unwrap().len();
+    assert!(n_rich > n_plain, "server-everything lists more tools to a capable client ({n_plain} vs {n_rich})");
+}
