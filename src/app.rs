@@ -273,6 +273,44 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     Ok(LockOutcome { lockfile: path, results, written, removed })
 }
 
+/// Today's date (UTC) as `YYYY-MM-DD`, for ignore expiry. `MCP_PIN_TODAY` overrides it (tests).
+pub fn today() -> String {
+    if let Ok(t) = std::env::var("MCP_PIN_TODAY") {
+        return t;
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Apply the config's `[rules]` and `[[ignore]]` to one server's changes.
+fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
+    let changes = std::mem::take(&mut report.changes);
+    let outcome = crate::diff::policy::apply(changes, &report.name, &config.rules, &config.ignores, today);
+    report.changes = outcome.changes;
+    report.notes.extend(outcome.expired);
+    for (c, reason) in outcome.ignored {
+        report.notes.push(format!(
+            "ignored {} on {} at {} ({reason})",
+            c.rule,
+            c.tool.as_deref().unwrap_or("the server"),
+            c.pointer
+        ));
+    }
+}
+
 /// Diff one server's live surface against its lock entry.
 async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfile: &Path) -> ServerReport {
     let Some(entry) = entry else {
@@ -316,9 +354,12 @@ pub async fn check(
     progress.start(servers.len());
     let lock_ref = &lock;
     let path_ref = path.as_path();
+    let today = today();
+    let (config_ref, today_ref) = (&config, today.as_str());
     let mut reports: Vec<ServerReport> = stream::iter(servers)
         .map(|server| async move {
-            let r = check_server(server, lock_ref.servers.get(&server.name), path_ref).await;
+            let mut r = check_server(server, lock_ref.servers.get(&server.name), path_ref).await;
+            apply_policy(&mut r, config_ref, today_ref);
             progress.done(&server.name);
             r
         })
@@ -582,6 +623,20 @@ async fn conformance_client(url: &str) -> i32 {
         Err(e) => {
             eprintln!("conformance: {e}");
             1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn today_matches_the_system_calendar() {
+        let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%d"]).output();
+        if let Ok(out) = out {
+            let expected = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if std::env::var_os("MCP_PIN_TODAY").is_none() && expected.len() == 10 {
+                assert_eq!(super::today(), expected);
+            }
         }
     }
 }

@@ -227,3 +227,36 @@ fn ad_hoc_lock_of_one_stdio_server() {
     let (_, entry) = servers.iter().next().unwrap();
     assert_eq!(entry["tools"].as_object().unwrap().len(), 2);
 }
+
+#[test]
+fn policy_overrides_and_ignores_apply_and_expire() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let mut s = surface();
+    s["tools"][1]["description"] = json!("Fetch one record by its id, politely.");
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1, "description-changed is silent by default: {report:#}");
+    let base = p.read("mcp-pin.toml");
+    // Moving the rule to loud passes the default gate.
+    p.write("mcp-pin.toml", &format!("{base}\n[rules]\ndescription-changed = \"loud\"\n"));
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(report["servers"][0]["changes"].as_array().unwrap().iter().any(|c| c["rule"] == "description-changed" && c["class"] == "loud"));
+    // An ignore with a reason silences it; after its date it stops applying and check says so.
+    let ignore = "\n[[ignore]]\nrule = \"description-changed\"\nserver = \"cat\"\ntool = \"fetch\"\nreason = \"vendor rewrites descriptions\"\nuntil = \"2026-12-31\"\n";
+    p.write("mcp-pin.toml", &format!("{base}{ignore}"));
+    let out = p.run_env(&["check", "--no-probe", "--format", "json"], &[("MCP_PIN_TODAY", "2026-12-01")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = p.run_env(&["check", "--no-probe", "--format", "json"], &[("MCP_PIN_TODAY", "2027-01-01")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["servers"][0]["notes"].to_string().contains("expired"), "{report:#}");
+}
+
+#[test]
+fn today_is_a_calendar_date() {
+    let t = mcp_pin::app::today();
+    assert_eq!(t.len(), 10, "{t}");
+    assert!(t.as_str() > "2024-01-01", "{t}");
+}
