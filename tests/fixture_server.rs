@@ -589,3 +589,43 @@ async fn http_stateless_json_with_required_header_and_pages() {
     assert_eq!(names(&p3), ["t5"]);
     assert_eq!(c3, None);
 }
+
+#[tokio::test]
+async fn http_2026_stateless_requests_and_huge_list() {
+    let h = HttpServer::start(&surface("fault-hugeToolList.json"), &[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}"#;
+    let send = |id: u64, method: &'static str| {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{meta}}}}}"#);
+        h.client
+            .post(&h.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body)
+            .send()
+    };
+    let read = |resp: reqwest::Response| async move {
+        assert_eq!(resp.status().as_u16(), 200);
+        HttpReply {
+            status: 200,
+            headers: resp.headers().clone(),
+            body: resp.text().await.unwrap(),
+        }
+    };
+    let discover = read(send(1, "server/discover").await.unwrap()).await;
+    let v = json(&discover.message(1));
+    assert!(
+        v["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "2026-07-28")
+    );
+    let list = read(send(2, "tools/list").await.unwrap()).await;
+    let line = list.message(2);
+    assert!(line.len() > 2_000_000);
+    let (tools, _) = raw_page(&line);
+    assert_eq!(names(&tools[..1]), ["echo"]);
+    assert_eq!(json(&line)["result"]["resultType"], "complete");
+}
