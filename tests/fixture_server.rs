@@ -629,3 +629,45 @@ async fn http_2026_stateless_requests_and_huge_list() {
     assert_eq!(names(&tools[..1]), ["echo"]);
     assert_eq!(json(&line)["result"]["resultType"], "complete");
 }
+
+// ---------------------------------------------------------------------------------------
+// Interop: rmcp's own client, with its default lifecycle, against the fixture.
+
+async fn rmcp_client_lists(file: &Path) -> (Vec<String>, String) {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.arg("--surface").arg(file).stderr(Stdio::null());
+    let client = tokio::time::timeout(T, ().serve(TokioChildProcess::new(cmd).unwrap()))
+        .await
+        .unwrap()
+        .unwrap();
+    let tools = tokio::time::timeout(T, client.list_all_tools())
+        .await
+        .unwrap()
+        .unwrap();
+    let names = tools.iter().map(|t| t.name.to_string()).collect();
+    let first = tools[0].name.to_string();
+    let result = tokio::time::timeout(T, client.call_tool(CallToolRequestParams::new(first)))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = serde_json::to_value(&result).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let _ = client.cancel().await;
+    (names, text)
+}
+
+#[tokio::test]
+async fn rmcp_client_interop() {
+    let (names, text) = rmcp_client_lists(&surface("paged.json")).await;
+    assert_eq!(names, ["t1", "t2", "t3", "t4", "t5"]);
+    assert_eq!(text, "ok");
+    // A server without 2026-07-28 and without server/discover: the client falls back.
+    let (names, text) = rmcp_client_lists(&surface("legacy-only.json")).await;
+    assert_eq!(names, ["echo"]);
+    assert_eq!(text, "ok");
+}
