@@ -589,3 +589,85 @@ async fn http_stateless_json_with_required_header_and_pages() {
     assert_eq!(names(&p3), ["t5"]);
     assert_eq!(c3, None);
 }
+
+#[tokio::test]
+async fn http_2026_stateless_requests_and_huge_list() {
+    let h = HttpServer::start(&surface("fault-hugeToolList.json"), &[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}"#;
+    let send = |id: u64, method: &'static str| {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{meta}}}}}"#);
+        h.client
+            .post(&h.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body)
+            .send()
+    };
+    let read = |resp: reqwest::Response| async move {
+        assert_eq!(resp.status().as_u16(), 200);
+        HttpReply {
+            status: 200,
+            headers: resp.headers().clone(),
+            body: resp.text().await.unwrap(),
+        }
+    };
+    let discover = read(send(1, "server/discover").await.unwrap()).await;
+    let v = json(&discover.message(1));
+    assert!(
+        v["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == "2026-07-28")
+    );
+    let list = read(send(2, "tools/list").await.unwrap()).await;
+    let line = list.message(2);
+    assert!(line.len() > 2_000_000);
+    let (tools, _) = raw_page(&line);
+    assert_eq!(names(&tools[..1]), ["echo"]);
+    assert_eq!(json(&line)["result"]["resultType"], "complete");
+}
+
+// ---------------------------------------------------------------------------------------
+// Interop: rmcp's own client, with its default lifecycle, against the fixture.
+
+async fn rmcp_client_lists(file: &Path) -> (Vec<String>, String) {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.arg("--surface").arg(file).stderr(Stdio::null());
+    let client = tokio::time::timeout(T, ().serve(TokioChildProcess::new(cmd).unwrap()))
+        .await
+        .unwrap()
+        .unwrap();
+    let tools = tokio::time::timeout(T, client.list_all_tools())
+        .await
+        .unwrap()
+        .unwrap();
+    let names = tools.iter().map(|t| t.name.to_string()).collect();
+    let first = tools[0].name.to_string();
+    let result = tokio::time::timeout(T, client.call_tool(CallToolRequestParams::new(first)))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = serde_json::to_value(&result).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let _ = client.cancel().await;
+    (names, text)
+}
+
+#[tokio::test]
+async fn rmcp_client_interop() {
+    let (names, text) = rmcp_client_lists(&surface("paged.json")).await;
+    assert_eq!(names, ["t1", "t2", "t3", "t4", "t5"]);
+    assert_eq!(text, "ok");
+    // A server without 2026-07-28 and without server/discover: the client falls back.
+    let (names, text) = rmcp_client_lists(&surface("legacy-only.json")).await;
+    assert_eq!(names, ["echo"]);
+    assert_eq!(text, "ok");
+}

@@ -28,11 +28,14 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(path: PathBuf, store: Arc<RawStore>) -> Fixture {
-        Fixture {
+        let f = Fixture {
             path: Arc::new(path),
             store,
             last_good: Arc::new(Mutex::new(None)),
-        }
+        };
+        // So that supported_protocol_versions() is right before the first request loads it.
+        let _ = f.load();
+        f
     }
 
     pub fn load(&self) -> Result<Surface, String> {

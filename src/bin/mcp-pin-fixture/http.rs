@@ -119,27 +119,29 @@ async fn guard_and_rewrite(
         "text/event-stream" => {
             let (parts, body) = response.into_parts();
             let store = state.store.clone();
+            // State: inner body, unparsed bytes, how far they were searched, done.
             let stream = futures::stream::unfold(
-                (body.into_data_stream(), Vec::<u8>::new(), store, false),
-                |(mut inner, mut buf, store, done)| async move {
+                (body.into_data_stream(), Vec::<u8>::new(), 0usize, store, false),
+                |(mut inner, mut buf, mut scanned, store, done)| async move {
                     if done {
                         return None;
                     }
                     loop {
-                        if let Some(pos) = find_event_end(&buf) {
+                        if let Some(pos) = find_event_end(&buf, scanned) {
                             let event: Vec<u8> = buf.drain(..pos).collect();
                             let out = rewrite_event(&store, &event);
-                            return Some((Ok::<Bytes, axum::Error>(out), (inner, buf, store, false)));
+                            return Some((Ok::<Bytes, axum::Error>(out), (inner, buf, 0, store, false)));
                         }
+                        scanned = buf.len().saturating_sub(1);
                         match inner.next().await {
                             Some(Ok(chunk)) => buf.extend_from_slice(&chunk),
-                            Some(Err(e)) => return Some((Err(e), (inner, buf, store, true))),
+                            Some(Err(e)) => return Some((Err(e), (inner, buf, 0, store, true))),
                             None => {
                                 if buf.is_empty() {
                                     return None;
                                 }
                                 let rest = Bytes::from(std::mem::take(&mut buf));
-                                return Some((Ok(rest), (inner, buf, store, true)));
+                                return Some((Ok(rest), (inner, buf, 0, store, true)));
                             }
                         }
                     }
@@ -152,8 +154,13 @@ async fn guard_and_rewrite(
 }
 
 /// End (exclusive, including the blank line) of the first complete SSE event in `buf`.
-fn find_event_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(2).position(|w| w == b"\n\n").map(|p| p + 2)
+/// `from`: bytes before it are known not to hold the end.
+fn find_event_end(buf: &[u8], from: usize) -> Option<usize> {
+    let from = from.min(buf.len());
+    buf[from..]
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|p| from + p + 2)
 }
 
 /// Rewrite the `data:` of one SSE event (one data line per event, as rmcp writes them).

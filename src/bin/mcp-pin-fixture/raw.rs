@@ -7,7 +7,8 @@
 //! on the wire passes through [`RawStore::rewrite`] (the stdio writer, the HTTP JSON body,
 //! each SSE event), which swaps the placeholder for the parked text, byte for byte.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,7 +18,7 @@ use serde_json::value::RawValue;
 /// `_meta` key of the placeholder token.
 pub const TOKEN_KEY: &str = "dev.mcp-pin.fixture/raw";
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Parked {
     /// Fields of a `tools/list` result without braces (`"tools":[...],"nextCursor":".."`);
     /// other fields rmcp put on the result (resultType, ttlMs, cacheScope for 2026-07-28
@@ -27,22 +28,52 @@ pub enum Parked {
     Whole(String),
 }
 
+/// Parked results are kept (not taken) so that a message rmcp replays, e.g. an SSE event
+/// resent after a reconnect, is rewritten again; the oldest go once the store is too big.
+const MAX_PARKED: usize = 512;
+const MAX_PARKED_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, Default)]
+struct Parking {
+    map: HashMap<String, Arc<Parked>>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
 #[derive(Debug, Default)]
 pub struct RawStore {
     next: AtomicU64,
-    parked: Mutex<HashMap<String, Parked>>,
+    parked: Mutex<Parking>,
+}
+
+fn parked_len(p: &Parked) -> usize {
+    match p {
+        Parked::ListFields(s) | Parked::Whole(s) => s.len(),
+    }
 }
 
 impl RawStore {
     pub fn park(&self, p: Parked) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let token = format!("raw-{}-{n}", std::process::id());
-        self.parked.lock().unwrap().insert(token.clone(), p);
+        let mut parking = self.parked.lock().unwrap();
+        parking.bytes += parked_len(&p);
+        parking.map.insert(token.clone(), Arc::new(p));
+        parking.order.push_back(token.clone());
+        while parking.order.len() > 1
+            && (parking.order.len() > MAX_PARKED || parking.bytes > MAX_PARKED_BYTES)
+        {
+            if let Some(old) = parking.order.pop_front() {
+                if let Some(p) = parking.map.remove(&old) {
+                    parking.bytes -= parked_len(&p);
+                }
+            }
+        }
         token
     }
 
-    fn take(&self, token: &str) -> Option<Parked> {
-        self.parked.lock().unwrap().remove(token)
+    fn get(&self, token: &str) -> Option<Arc<Parked>> {
+        self.parked.lock().unwrap().map.get(token).cloned()
     }
 
     /// Rewrite one JSON-RPC message (text without the trailing newline). `None`: leave it be.
@@ -63,13 +94,13 @@ impl RawStore {
         let meta: BTreeMap<String, &RawValue> =
             serde_json::from_str(result.get("_meta")?.get()).ok()?;
         let token: String = serde_json::from_str(meta.get(TOKEN_KEY)?.get()).ok()?;
-        let parked = self.take(&token)?;
-        let new_result = match parked {
-            Parked::Whole(text) => text,
+        let parked = self.get(&token)?;
+        let new_result = match &*parked {
+            Parked::Whole(text) => text.clone(),
             Parked::ListFields(fields) => {
                 let mut out = String::with_capacity(fields.len() + 128);
                 out.push('{');
-                out.push_str(&fields);
+                out.push_str(fields);
                 for (k, v) in &result {
                     match k.as_str() {
                         "tools" | "nextCursor" => {}
@@ -161,6 +192,7 @@ mod tests {
             store.rewrite(&msg).unwrap(),
             "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"z\":1e3,\"a\":1}],\"ttlMs\":0}}"
         );
-        assert!(store.rewrite(&msg).is_none());
+        // A replayed message is rewritten again.
+        assert!(store.rewrite(&msg).is_some());
     }
 }
