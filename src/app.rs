@@ -214,6 +214,9 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
         .map(|server| async move {
             let outcome = match take(server).await {
                 Ok((surface, session)) => {
+                    for w in session.warnings() {
+                        eprintln!("warning: server `{}`: {w}", server.name);
+                    }
                     session.close().await;
                     Ok(ServerEntry {
                         source: source_of(server),
@@ -328,8 +331,9 @@ async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfi
         Ok(x) => x,
         Err(e) => return ServerReport::error(&server.name, e),
     };
-    session.close().await;
     let mut report = ServerReport::ok(&server.name);
+    report.notes.extend(session.warnings());
+    session.close().await;
     if entry.client_capabilities != server.client_capabilities {
         report.notes.push(format!(
             "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",

@@ -24,6 +24,77 @@ pub struct Capture {
     undecodable: Mutex<Vec<String>>,
 }
 
+/// The JSON text of the top-level `"id"` of a JSON object, and whether it has a top-level
+/// `"method"`, found by scanning bytes without recursion: works on messages nested too deeply
+/// for serde_json (whose recursion limit is 128), so even those reach the right request.
+pub fn scan_envelope(text: &str) -> (Option<String>, bool) {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut id = None;
+    let mut has_method = false;
+    let mut expect_key = false;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let key = &text[start..(i + 1).min(text.len())];
+                if depth == 1 && expect_key {
+                    // A top-level key: look at what follows the colon.
+                    let mut j = i + 1;
+                    while j < b.len() && (b[j] as char).is_ascii_whitespace() {
+                        j += 1;
+                    }
+                    if j < b.len() && b[j] == b':' {
+                        if key == "\"method\"" {
+                            has_method = true;
+                        } else if key == "\"id\"" {
+                            let mut k = j + 1;
+                            while k < b.len() && (b[k] as char).is_ascii_whitespace() {
+                                k += 1;
+                            }
+                            let vstart = k;
+                            if k < b.len() && b[k] == b'"' {
+                                k += 1;
+                                while k < b.len() && b[k] != b'"' {
+                                    if b[k] == b'\\' {
+                                        k += 1;
+                                    }
+                                    k += 1;
+                                }
+                                k += 1;
+                            } else {
+                                while k < b.len() && !matches!(b[k], b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
+                                    k += 1;
+                                }
+                            }
+                            id = Some(text[vstart..k.min(text.len())].to_string());
+                        }
+                    }
+                }
+                expect_key = false;
+            }
+            b'{' => {
+                depth += 1;
+                expect_key = depth == 1;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => expect_key = depth == 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    (id, has_method)
+}
+
 /// What to forward to rmcp for one incoming message.
 pub enum Forward {
     /// The message as received.
@@ -54,8 +125,13 @@ impl Capture {
         if trimmed.is_empty() {
             return Forward::Drop;
         }
-        let envelope: Envelope = match serde_json::from_str(trimmed) {
-            Ok(e) => e,
+        let (id, is_response) = match serde_json::from_str::<Envelope>(trimmed) {
+            Ok(e) => (e.id.map(|i| id_key(i.get())), e.method.is_none()),
+            Err(e) if trimmed.starts_with('{') && e.to_string().contains("recursion limit") => {
+                // Too deep for serde_json: find the id by scanning, so the request still ends.
+                let (id, has_method) = scan_envelope(trimmed);
+                (id.map(|i| id_key(&i)), !has_method)
+            }
             Err(_) => {
                 let mut junk = self.junk.lock().unwrap();
                 if junk.len() < 16 {
@@ -64,21 +140,16 @@ impl Capture {
                 return Forward::Drop;
             }
         };
-        let is_response = envelope.method.is_none();
-        if let (Some(id), true) = (envelope.id, is_response) {
-            self.responses
-                .lock()
-                .unwrap()
-                .insert(id_key(id.get()), trimmed.to_string());
+        if let (Some(id), true) = (&id, is_response) {
+            self.responses.lock().unwrap().insert(id.clone(), trimmed.to_string());
         }
         match serde_json::from_str::<ServerJsonRpcMessage>(trimmed) {
             Ok(_) => Forward::Same,
             Err(err) => {
                 self.undecodable.lock().unwrap().push(err.to_string());
-                match (envelope.id, is_response) {
+                match (id, is_response) {
                     (Some(id), true) => Forward::Replace(format!(
-                        r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32603,"message":"mcp-pin: rmcp could not decode this response; mcp-pin reads it raw"}}}}"#,
-                        id.get()
+                        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"mcp-pin: rmcp could not decode this response; mcp-pin reads it raw"}}}}"#
                     )),
                     // A request or notification rmcp cannot type: rmcp would fail on it too.
                     _ => Forward::Drop,
@@ -137,6 +208,23 @@ mod tests {
             Forward::Drop => panic!("a response must never be dropped"),
         }
         assert_eq!(c.take("\"a\"").as_deref(), Some(odd));
+    }
+
+    #[test]
+    fn responses_nested_too_deep_for_serde_still_reach_their_request() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"tools":[{{"name":"x","inputSchema":{}{}}}]}},"id":7}}"#,
+            "{\"a\":".repeat(3000),
+            "1".to_string() + &"}".repeat(3000)
+        );
+        assert_eq!(scan_envelope(&deep), (Some("7".to_string()), false));
+        let c = Capture::default();
+        match c.inspect(&deep) {
+            Forward::Replace(s) => assert!(s.contains(r#""id":7"#)),
+            _ => panic!("a deep response must be answered with a substitute"),
+        }
+        assert!(c.take("7").is_some());
+        assert_eq!(scan_envelope(r#"{"method":"x","params":{"id":3},"id":"q\"1"}"#), (Some(r#""q\"1""#.to_string()), true));
     }
 
     #[test]

@@ -350,6 +350,19 @@ impl Session {
         Ok(CallOutcome::Result(result.unwrap_or(Value::Null)))
     }
 
+    /// Things worth telling the user that did not stop the run (non-JSON lines on stdout).
+    pub fn warnings(&self) -> Vec<String> {
+        self.capture
+            .junk()
+            .first()
+            .map(|line| {
+                vec![format!(
+                    "the server printed non-JSON on stdout, which is reserved for MCP messages (mcp-pin skipped it; some clients fail on it; log to stderr instead): {line}"
+                )]
+            })
+            .unwrap_or_default()
+    }
+
     /// The tail of the server's stderr (stdio servers).
     pub fn stderr(&self) -> Option<String> {
         self.stderr.as_ref().map(|s| s.text())
@@ -390,7 +403,13 @@ fn parse_tools_page(
         .result
         .ok_or_else(|| ClientError::Protocol("tools/list response has neither result nor error".into()))?;
     let page_data: Page = serde_json::from_str(result.get()).map_err(|e| {
-        ClientError::Protocol(format!("tools/list page {page}: `tools` is not a list of tools: {e}"))
+        if e.to_string().contains("recursion limit") {
+            ClientError::Protocol(format!(
+                "tools/list page {page}: a tool nests JSON more than 128 levels deep; mcp-pin refuses it (no real schema is that deep: the server is sending something broken)"
+            ))
+        } else {
+            ClientError::Protocol(format!("tools/list page {page}: `tools` is not a list of tools: {e}"))
+        }
     })?;
     for (i, raw_tool) in page_data.tools.iter().enumerate() {
         let tool: Value = serde_json::from_str(raw_tool.get())
