@@ -262,6 +262,7 @@ impl Session {
         let mut tools = BTreeMap::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
+        let mut pages_seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         for page in 0..MAX_PAGES {
             let mut params = PaginatedRequestParams::default();
             params.cursor = cursor.clone();
@@ -280,6 +281,14 @@ impl Session {
                 }
                 Err(e) => return Err(self.transport_error("tools/list", &e)),
             };
+            // A page identical to an earlier one means the cursor led back: pagination loops.
+            let digest = page_digest(&raw);
+            if let Some(earlier) = pages_seen.insert(digest, page + 1) {
+                return Err(ClientError::Protocol(format!(
+                    "tools/list pagination loops: page {} repeats page {earlier}; the server's nextCursor leads back to a page already read",
+                    page + 1
+                )));
+            }
             let page_tools = parse_tools_page(&raw, page + 1, &mut tools)?;
             match page_tools {
                 Some(next) => {
@@ -378,6 +387,26 @@ impl Session {
     }
 }
 
+/// A digest of a page's `result` (its tools and cursor), ignoring the JSON-RPC id.
+fn page_digest(raw: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match serde_json::from_str::<RawResponse>(raw) {
+        Ok(r) => r.result.map(|v| v.get()).unwrap_or("").hash(&mut h),
+        Err(_) => raw.hash(&mut h),
+    }
+    h.finish()
+}
+
+/// A JSON parse error of something the server sent, in words a user can act on.
+fn json_problem(e: &serde_json::Error) -> String {
+    if e.to_string().contains("recursion limit") {
+        "it nests JSON more than 128 levels deep; mcp-pin refuses it (no real schema is that deep: the server is sending something broken)".into()
+    } else {
+        e.to_string()
+    }
+}
+
 /// Read one `tools/list` page into `tools`; return the next cursor.
 fn parse_tools_page(
     raw: &str,
@@ -412,8 +441,9 @@ fn parse_tools_page(
         }
     })?;
     for (i, raw_tool) in page_data.tools.iter().enumerate() {
-        let tool: Value = serde_json::from_str(raw_tool.get())
-            .map_err(|e| ClientError::Protocol(format!("tools/list page {page}, tool #{}: {e}", i + 1)))?;
+        let tool: Value = serde_json::from_str(raw_tool.get()).map_err(|e| {
+            ClientError::Protocol(format!("tools/list page {page}, tool #{}: {}", i + 1, json_problem(&e)))
+        })?;
         let name = match tool.get("name").and_then(Value::as_str) {
             Some(n) if !n.is_empty() => n.to_string(),
             _ => {
