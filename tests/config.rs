@@ -243,7 +243,7 @@ fn err_unknown_server_key_with_hint() {
     // Inline-table key, with a column.
     let (line, msg) = err_line("[servers]\nweather = { command = \"node\", timout = \"3s\" }\n");
     assert_eq!(line, 2);
-    assert!(msg.contains(":2:32:") && msg.contains("did you mean `timeout`?"), "{msg}");
+    assert!(msg.contains(":2:31:") && msg.contains("did you mean `timeout`?"), "{msg}");
 }
 
 #[test]
