@@ -289,7 +289,7 @@ fn err_bad_timeout() {
 fn err_bad_probe() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nprobe = \"readonly\"\n");
     assert_eq!(line, 3);
-    assert!(msg.contains("invalid `probe` \"readonly\"; did you mean `read-only`?"), "{msg}");
+    assert!(msg.contains("invalid `probe` \"readonly\": expected \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"), "{msg}");
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nprobe = \"sometimes\"\n");
     assert_eq!(line, 4);
     assert!(msg.contains("tool `t`") && msg.contains("\"read-only\", \"all\" or \"none\""), "{msg}");
@@ -299,7 +299,7 @@ fn err_bad_probe() {
 fn err_bad_client_capability() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nclient_capabilities = [\n  \"roots\",\n  \"sampeling\",\n]\n");
     assert_eq!(line, 5);
-    assert!(msg.contains("unknown client capability `sampeling`; did you mean `sampling`?"), "{msg}");
+    assert!(msg.contains("unknown client capability `sampeling`: expected one of: elicitation, roots, sampling; did you mean `sampling`?"), "{msg}");
 }
 
 #[test]
@@ -431,7 +431,7 @@ fn err_bad_class_in_rules() {
     }
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[rules]\ndescription-changed = \"laud\"\n");
     assert_eq!(line, 5);
-    assert!(msg.contains("invalid class \"laud\"; did you mean `loud`?"), "{msg}");
+    assert!(msg.contains("invalid class \"laud\": expected \"silent\", \"loud\" or \"cosmetic\"; did you mean `loud`?"), "{msg}");
 }
 
 #[test]
@@ -757,3 +757,4 @@ fn init_turns_secrets_into_references() {
     assert!(text.contains("LOG_LEVEL = \"debug\""), "non-secrets are kept: {text}");
     assert!(text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"), "names the source");
 }
+

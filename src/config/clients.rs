@@ -264,7 +264,7 @@ impl Cx<'_> {
             }
             Some(other) => {
                 return Err(self.invalid(format!(
-                    "server `{name}`: unknown `type` \"{other}\"{}; expected \"stdio\" or \"http\"",
+                    "server `{name}`: unknown `type` \"{other}\": expected \"stdio\" or \"http\"{}",
                     super::hint(other, ["stdio", "http", "sse"])
                 )))
             }

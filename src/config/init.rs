@@ -43,7 +43,7 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
         r#"# Probe arguments for one tool: the valid call `check` makes (any TOML table, sent as JSON).
 # [servers.{s}.tools.TOOL_NAME]
 # args = {{ city = "Oslo", days = 3 }}
-# probe = "all"                     # per-tool override of the server's `probe`
+# probe = "all"    # per-tool override of the server's `probe`
 
 # Move a rule to another class ("silent" fails the gate, "loud" is reported, "cosmetic" is
 # shown with --verbose). `mcp-pin explain` lists the rule ids.
@@ -53,11 +53,11 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
 # Accept one known change, with a reason (and optionally an end date).
 # [[ignore]]
 # rule = "schema-description-changed"
-# server = "{s}"                     # optional
-# tool = "TOOL_NAME"                 # optional
-# pointer = "/inputSchema/properties/city"   # optional JSON pointer prefix
+# server = "{s}"    # optional
+# tool = "TOOL_NAME"    # optional
+# pointer = "/inputSchema/properties/city"    # optional JSON pointer prefix
 # reason = "upstream rewrites descriptions weekly"
-# until = "2027-01-31"               # optional YYYY-MM-DD
+# until = "2027-01-31"    # optional YYYY-MM-DD: the ignore stops applying after this day
 "#,
         s = example_server
     );
@@ -79,8 +79,45 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             if let Some(cwd) = &s.cwd_template {
                 let _ = writeln!(out, "cwd = {}", quote(&template_or_escaped(cwd)));
             }
+        }
+        Transport::Http(h) => {
+            let mut url = template_or_escaped(&h.url_template);
+            let mut n = 0;
+            for secret in url_secrets(&h.url_template) {
+                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
+                    n += 1;
+                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
+                    url = url.replace(&secret, &format!("${{{v}}}"));
+                }
+            }
+            note_vars(&url, vars);
+            let _ = writeln!(out, "url = {}", quote(&url));
+        }
+    }
+    // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
+    if server.timeout != DEFAULT_TIMEOUT {
+        let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
+    } else {
+        out.push_str("# timeout = \"30s\"                # per request: \"500ms\", \"30s\", \"2m\"\n");
+    }
+    if !server.client_capabilities.is_empty() {
+        let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
+        let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
+    } else {
+        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
+    }
+    match server.probe {
+        ProbePolicy::ReadOnly => out.push_str(
+            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
+        ),
+        ProbePolicy::All => out.push_str("probe = \"all\"\n"),
+        ProbePolicy::None => out.push_str("probe = \"none\"\n"),
+    }
+    // Sub-tables last: keys after a `[table]` header belong to it.
+    match &server.transport {
+        Transport::Stdio(s) => {
             if !s.env.is_empty() {
-                let _ = writeln!(out, "[servers.{}.env]", key(name));
+                let _ = writeln!(out, "\n[servers.{}.env]", key(name));
                 for (k, v) in &s.env {
                     let value = if is_template(v) {
                         v.clone()
@@ -95,19 +132,8 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             }
         }
         Transport::Http(h) => {
-            let mut url = template_or_escaped(&h.url_template);
-            let mut n = 0;
-            for secret in url_secrets(&h.url_template) {
-                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
-                    n += 1;
-                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
-                    url = url.replace(&secret, &format!("${{{v}}}"));
-                }
-            }
-            note_vars(&url, vars);
-            let _ = writeln!(out, "url = {}", quote(&url));
             if !h.headers.is_empty() {
-                let _ = writeln!(out, "[servers.{}.headers]", key(name));
+                let _ = writeln!(out, "\n[servers.{}.headers]", key(name));
                 for (k, v) in &h.headers {
                     let value = header_value(&prefix, k, v);
                     note_vars(&value, vars);
@@ -115,25 +141,6 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
                 }
             }
         }
-    }
-    // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
-    if server.timeout != DEFAULT_TIMEOUT {
-        let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
-    } else {
-        out.push_str("# timeout = \"30s\"                 # per request: \"500ms\", \"30s\", \"2m\"\n");
-    }
-    if !server.client_capabilities.is_empty() {
-        let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
-        let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
-    } else {
-        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
-    }
-    match server.probe {
-        ProbePolicy::ReadOnly => out.push_str(
-            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
-        ),
-        ProbePolicy::All => out.push_str("probe = \"all\"\n"),
-        ProbePolicy::None => out.push_str("probe = \"none\"\n"),
     }
     out.push('\n');
 }

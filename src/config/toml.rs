@@ -243,7 +243,7 @@ impl<'a> Ctx<'a> {
                     return Err(self.at(
                         span,
                         format!(
-                            "server `{n}`: unknown client capability `{c}`{h}; expected one of: {}",
+                            "server `{n}`: unknown client capability `{c}`: expected one of: {}{h}",
                             CLIENT_CAPABILITIES.join(", ")
                         ),
                     ));
@@ -363,7 +363,7 @@ impl<'a> Ctx<'a> {
             self.at(
                 v.span(),
                 format!(
-                    "{whom}: invalid `probe` \"{s}\"{}; expected \"read-only\", \"all\" or \"none\"",
+                    "{whom}: invalid `probe` \"{s}\": expected \"read-only\", \"all\" or \"none\"{}",
                     hint(s, PROBE_VALUES.iter().copied())
                 ),
             )
@@ -403,7 +403,7 @@ impl<'a> Ctx<'a> {
                 self.at(
                     cv.span(),
                     format!(
-                        "rule `{id}`: invalid class \"{s}\"{}; expected \"silent\", \"loud\" or \"cosmetic\"",
+                        "rule `{id}`: invalid class \"{s}\": expected \"silent\", \"loud\" or \"cosmetic\"{}",
                         hint(s, CLASSES.iter().copied())
                     ),
                 )
