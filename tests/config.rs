@@ -507,11 +507,11 @@ fn canary_secret_never_in_debug() {
 fn canary_secret_never_in_errors() {
     let bad = [
         // Errors after a secret was resolved or written.
-        format!("[servers.a]\ncommand = \"x\"\nenv = {{ K = \"${{WEATHER_KEY}}\", B = 5 }}\n"),
+        "[servers.a]\ncommand = \"x\"\nenv = { K = \"${WEATHER_KEY}\", B = 5 }\n".to_string(),
         format!("[servers.a]\ncommand = \"x\"\nenv = {{ K = \"{CANARY}${{\" }}\n"),
         format!("[servers.a]\nurl = \"https://h/mcp\"\nheaders = {{ A = \"{CANARY}${{bad name}}\" }}\n"),
         format!("[servers.a]\nurl = \"ftp://h/mcp?token={CANARY}\"\n"),
-        format!("[servers.a]\nurl = \"ftp://h/${{URL_TOKEN}}\"\n"),
+        "[servers.a]\nurl = \"ftp://h/${URL_TOKEN}\"\n".to_string(),
         format!("[servers.a]\nurl = \"https://h/mcp\"\nheaders = {{ A = \"{CANARY}\", \"B C\" = \"x\" }}\n"),
         format!("[servers.a]\ncommand = \"x\"\nenv = {{ K = \"{CANARY}\" }}\nbogus = 1\n"),
         format!("[servers.a]\ncommand = \"x\"\nenv = {{ K = \"{CANARY}\" }}\ntimeout = \"x\"\n"),
@@ -658,6 +658,14 @@ fn client_errors() {
         let msg = e.to_string();
         assert!(msg.contains(want) && msg.contains(".mcp.json"), "{text}: {msg}");
     }
+    // Errors about one server point at its entry.
+    let e = load_json(
+        ".mcp.json",
+        "{\n  \"mcpServers\": {\n    \"ok\": {\"command\": \"x\"},\n    \"bad\": {\"type\": \"sse\", \"url\": \"https://x/sse\"}\n  }\n}\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.line(), Some(4), "{e}");
+    assert!(e.to_string().contains(".mcp.json:4:5:"), "{e}");
 }
 
 #[test]

@@ -156,7 +156,15 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
     let mut warnings = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
-        if let Some(server) = cx.server(name, entry, &mut warnings)? {
+        let server = cx.server(name, entry, &mut warnings).map_err(|e| match e {
+            // Point at the server's entry when it can be found.
+            ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
+                Some((line, column)) => ConfigError::At { path, line, column, message },
+                None => ConfigError::Invalid { path, message },
+            },
+            other => other,
+        })?;
+        if let Some(server) = server {
             config.servers.insert(name.clone(), server);
         }
     }
@@ -164,6 +172,24 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
         return Err(invalid(format!("no servers in `{}`", key_name(format))));
     }
     Ok(Loaded { config, format, source, warnings })
+}
+
+/// Line and column (1-based) of the first `"name":` key in (comment-stripped) JSON text.
+fn key_position(text: &str, name: &str) -> Option<(usize, usize)> {
+    let needle = serde_json::to_string(name).ok()?;
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let at = from + i;
+        let rest = text[at + needle.len()..].trim_start();
+        if rest.starts_with(':') {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before[before.rfind('\n').map_or(0, |j| j + 1)..].chars().count() + 1;
+            return Some((line, col));
+        }
+        from = at + needle.len();
+    }
+    None
 }
 
 fn key_name(f: Format) -> &'static str {

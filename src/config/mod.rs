@@ -248,6 +248,13 @@ impl Config {
         }
     }
 
+    /// [`Config::load`] with the format, a human name of the source and warnings, for the CLI
+    /// to print ("using .vscode/mcp.json (VS Code)", `warning: ...`).
+    pub fn load_detailed(path: &Path) -> Result<Loaded, ConfigError> {
+        let env = |name: &str| std::env::var(name).ok();
+        Self::load_with(path, Some(&env))
+    }
+
     /// Template mode load (see [`Config::load_with`]), for `mcp-pin init`.
     pub fn load_unresolved(path: &Path) -> Result<Loaded, ConfigError> {
         Self::load_with(path, None)
@@ -422,6 +429,66 @@ pub(crate) fn resolve_command(dir: &Path, command: &str) -> String {
 /// A `cwd` as used: relative resolves against `dir`.
 pub(crate) fn resolve_cwd(dir: &Path, cwd: &str) -> PathBuf {
     normalize(&dir.join(cwd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_pointer_prefix() {
+        assert!(pointer_has_prefix("/inputSchema/properties/city", "/inputSchema/properties/city"));
+        assert!(pointer_has_prefix("/inputSchema/properties/city/description", "/inputSchema/properties/city"));
+        assert!(pointer_has_prefix("/inputSchema/properties/city/description", "/inputSchema/properties/city/"));
+        assert!(!pointer_has_prefix("/inputSchema/properties/cityName", "/inputSchema/properties/city"));
+        assert!(pointer_has_prefix("/anything", ""));
+    }
+
+    #[test]
+    fn config_suggestions() {
+        assert_eq!(suggest("arg", ["command", "args", "env"]), Some("args"));
+        assert_eq!(suggest("comand", ["command", "args"]), Some("command"));
+        assert_eq!(suggest("client_capability", ["client_capabilities", "probe"]), Some("client_capabilities"));
+        assert_eq!(suggest("readonly", ["read-only", "all", "none"]), Some("read-only"));
+        assert_eq!(suggest("zzzzzz", ["command", "args", "env"]), None);
+        assert_eq!(suggest("x", ["env", "cwd"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn config_paths() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
+        assert!(base_dir(Path::new("")).is_absolute());
+        assert_eq!(resolve_command(Path::new("/p"), "node"), "node");
+        assert_eq!(resolve_command(Path::new("/p"), "./bin/s"), "/p/bin/s");
+        assert_eq!(resolve_command(Path::new("/p"), "/usr/bin/s"), "/usr/bin/s");
+        assert_eq!(resolve_cwd(Path::new("/p"), "sub/.."), PathBuf::from("/p"));
+        assert!(valid_server_name("a.b-c_1"));
+        assert!(!valid_server_name("a b") && !valid_server_name("") && !valid_server_name("a/b"));
+    }
+
+    #[test]
+    fn config_debug_redacts() {
+        let s = Stdio {
+            command: "x".into(),
+            command_template: "x".into(),
+            args: vec!["--key=sekrit-value".into(), "plain".into()],
+            args_template: vec!["--key=${K}".into(), "plain".into()],
+            env: [("K".to_string(), "sekrit-value".to_string())].into(),
+            cwd: None,
+            cwd_template: None,
+        };
+        let d = format!("{s:?}");
+        assert!(!d.contains("sekrit") && d.contains("plain") && d.contains("\"K\""), "{d}");
+        let h = Http {
+            url: "https://u:sekrit-value@h/mcp".into(),
+            url_template: "https://u:sekrit-value@h/mcp".into(),
+            headers: [("A".to_string(), "sekrit-value".to_string())].into(),
+        };
+        let d = format!("{h:?}");
+        assert!(!d.contains("sekrit"), "{d}");
+    }
 }
 
 /// Userinfo and query-parameter values in a URL: treated as secrets.
