@@ -431,6 +431,43 @@ pub(crate) fn resolve_cwd(dir: &Path, cwd: &str) -> PathBuf {
     normalize(&dir.join(cwd))
 }
 
+/// Userinfo and query-parameter values in a URL: treated as secrets.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(rest) = url.split_once("://").map(|x| x.1) {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if let Some((userinfo, _)) = authority.rsplit_once('@') {
+            out.push(userinfo.to_string());
+            if let Some((u, p)) = userinfo.split_once(':') {
+                out.push(u.to_string());
+                out.push(p.to_string());
+            }
+        }
+    }
+    if let Some((_, q)) = url.split_once('?') {
+        let q = q.split('#').next().unwrap_or("");
+        for pair in q.split('&') {
+            if let Some((_, v)) = pair.split_once('=') {
+                if !v.is_empty() {
+                    out.push(v.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A URL fit for the lockfile and logs: userinfo and query values replaced by `REDACTED`.
+pub fn redact_url(url: &str) -> String {
+    let mut s = url.to_string();
+    for secret in url_secrets(url) {
+        if !secret.is_empty() {
+            s = s.replace(&secret, "REDACTED");
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,41 +526,4 @@ mod tests {
         let d = format!("{h:?}");
         assert!(!d.contains("sekrit"), "{d}");
     }
-}
-
-/// Userinfo and query-parameter values in a URL: treated as secrets.
-pub fn url_secrets(url: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(rest) = url.split_once("://").map(|x| x.1) {
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if let Some((userinfo, _)) = authority.rsplit_once('@') {
-            out.push(userinfo.to_string());
-            if let Some((u, p)) = userinfo.split_once(':') {
-                out.push(u.to_string());
-                out.push(p.to_string());
-            }
-        }
-    }
-    if let Some((_, q)) = url.split_once('?') {
-        let q = q.split('#').next().unwrap_or("");
-        for pair in q.split('&') {
-            if let Some((_, v)) = pair.split_once('=') {
-                if !v.is_empty() {
-                    out.push(v.to_string());
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A URL fit for the lockfile and logs: userinfo and query values replaced by `REDACTED`.
-pub fn redact_url(url: &str) -> String {
-    let mut s = url.to_string();
-    for secret in url_secrets(url) {
-        if !secret.is_empty() {
-            s = s.replace(&secret, "REDACTED");
-        }
-    }
-    s
 }
