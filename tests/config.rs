@@ -247,6 +247,13 @@ fn err_unknown_server_key_with_hint() {
 }
 
 #[test]
+fn err_type_key_explained() {
+    let (line, msg) = err_line("[servers.a]\ntype = \"http\"\nurl = \"https://x/mcp\"\n");
+    assert_eq!(line, 2);
+    assert!(msg.contains("`url` a Streamable HTTP server"), "{msg}");
+}
+
+#[test]
 fn err_unknown_tool_key_with_hint() {
     let (line, msg) = err_line("[servers.w]\ncommand = \"n\"\n\n[servers.w.tools.forecast]\nargz = { city = \"Oslo\" }\n");
     assert_eq!(line, 5);

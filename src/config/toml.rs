@@ -173,6 +173,15 @@ impl<'a> Ctx<'a> {
                 Some(a) => {
                     fields.insert(a, (k, fv));
                 }
+                None if key == "type" || key == "transport" => {
+                    return Err(self.at(
+                        k.span(),
+                        format!(
+                            "unknown key `{key}` in {place}: mcp-pin.toml needs no transport type: `command` makes a stdio \
+                             server, `url` a Streamable HTTP server"
+                        ),
+                    ));
+                }
                 None => {
                     let allowed: Vec<&str> = STDIO_KEYS.iter().chain(HTTP_KEYS).chain(COMMON_KEYS).copied().collect();
                     return Err(self.unknown(k, key, &place, &allowed));
