@@ -788,11 +788,8 @@ fn vscode_mcp_json() {
     );
     assert_eq!(local.env["HOME_DIR"], "/home/tester");
     assert_eq!(local.env["LOG_LEVEL"], "debug");
-    assert!(
-        l.warnings.iter().any(|w| w.contains("envFile")),
-        "{:?}",
-        l.warnings
-    );
+    assert_eq!(local.env["EXTRA_SECRET"], CANARY, "read from envFile");
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
     let r = http(c, "remote");
     assert_eq!(r.url, "https://mcp.example.com/mcp");
     assert_eq!(r.headers["Authorization"], format!("Bearer {CANARY}"));
@@ -819,6 +816,16 @@ fn vscode_input_missing_is_explained() {
             && msg.contains("mcp-pin.toml"),
         "{msg}"
     );
+}
+
+#[test]
+fn vscode_env_file_missing_is_an_error() {
+    let e = load_json(
+        "mcp.json",
+        r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/nope.env"}}}"#,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("cannot read `envFile`"), "{e}");
 }
 
 #[test]
@@ -1036,7 +1043,11 @@ fn init_turns_secrets_into_references() {
     assert!(text.contains("Bearer ${MCP_TOKEN}"), "{text}");
     assert!(
         text.contains("LOG_LEVEL = \"debug\""),
-        "non-secrets are kept: {text}"
+        "non-secrets are kept, env wins over envFile: {text}"
+    );
+    assert!(
+        text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""),
+        "envFile entries by name: {text}"
     );
     assert!(
         text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"),

@@ -5,8 +5,9 @@
 //! - top-level `servers` (or `mcp.servers`, the older `settings.json` form): VS Code
 //!   `.vscode/mcp.json`, JSONC (comments and trailing commas allowed).
 //!
-//! Keys that only matter to the editor (`disabled`, `autoApprove`, `envFile`, ...) are skipped
-//! with a warning; settings that mcp-pin adds (probe, rules, ignores) take their defaults.
+//! VS Code's `envFile` (dotenv) is read. Keys that only matter to the editor (`disabled`,
+//! `autoApprove`, ...) are skipped with a warning; settings that mcp-pin adds (probe, rules,
+//! ignores) take their defaults.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -215,6 +216,46 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
     })
 }
 
+/// `NAME=value` lines of a dotenv file (`#` comments, `export `, single or double quotes).
+/// On a malformed line, its 1-based number (the line itself is never echoed: it holds secrets).
+pub fn parse_dotenv(text: &str) -> Result<Vec<(String, String)>, usize> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").map_or(line, str::trim_start);
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(i + 1);
+        };
+        let k = k.trim();
+        if k.is_empty()
+            || !k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+        {
+            return Err(i + 1);
+        }
+        let v = v.trim();
+        let v = if let Some(q) = v.strip_prefix('"') {
+            let Some(end) = q.rfind('"') else {
+                return Err(i + 1);
+            };
+            q[..end].replace("\\n", "\n").replace("\\\"", "\"")
+        } else if let Some(q) = v.strip_prefix('\'') {
+            let Some(end) = q.rfind('\'') else {
+                return Err(i + 1);
+            };
+            q[..end].to_string()
+        } else {
+            v.split(" #").next().unwrap_or("").trim_end().to_string()
+        };
+        out.push((k.to_string(), v));
+    }
+    Ok(out)
+}
+
 /// Line and column (1-based) of the first `"name":` key in (comment-stripped) JSON text.
 fn key_position(text: &str, name: &str) -> Option<(usize, usize)> {
     let needle = serde_json::to_string(name).ok()?;
@@ -260,7 +301,6 @@ const EDITOR_ONLY_KEYS: &[&str] = &[
     "dev",
     "gallery",
     "version",
-    "envFile",
     "sandbox",
     "sandboxEnabled",
     "trust",
@@ -352,8 +392,10 @@ impl Cx<'_> {
             )));
         }
         for k in e.keys() {
-            let known =
-                ["type", "command", "args", "env", "cwd", "url", "headers"].contains(&k.as_str());
+            let known = [
+                "type", "command", "args", "env", "envFile", "cwd", "url", "headers",
+            ]
+            .contains(&k.as_str());
             if !known {
                 let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) {
                     "is editor-only"
@@ -399,11 +441,6 @@ impl Cx<'_> {
                 (_, url) => url,
             },
         };
-        if e.contains_key("envFile") {
-            warnings.push(format!(
-                "server `{name}`: `envFile` is not read by mcp-pin; export those variables or list them in `env`"
-            ));
-        }
         let transport = if is_http {
             Transport::Http(self.http(name, e)?)
         } else {
@@ -467,6 +504,36 @@ impl Cx<'_> {
             }
         }
         let mut env = BTreeMap::new();
+        // VS Code `envFile`: a dotenv file; `env` entries win over it.
+        if let Some(fv) = e.get("envFile").filter(|v| !v.is_null()) {
+            let x = self.expand(name, self.string(name, "envFile", fv)?, "`envFile`")?;
+            let file = resolve_cwd(&self.dir, &x.value);
+            match std::fs::read_to_string(&file) {
+                Ok(text) => {
+                    for (k, v) in parse_dotenv(&text).map_err(|line| {
+                        self.invalid(format!(
+                            "server `{name}`: `envFile` {}: line {line} is not `NAME=value`",
+                            file.display()
+                        ))
+                    })? {
+                        // Template mode: the value stays out of the config; refer to it by name.
+                        let value = if self.env.is_some() {
+                            v
+                        } else {
+                            format!("${{{k}}}")
+                        };
+                        env.insert(k, value);
+                    }
+                }
+                Err(err) if self.env.is_some() => {
+                    return Err(self.invalid(format!(
+                        "server `{name}`: cannot read `envFile` {}: {err}",
+                        file.display()
+                    )))
+                }
+                Err(_) => {}
+            }
+        }
         if let Some(ev) = e.get("env").filter(|v| !v.is_null()) {
             for (k, v) in self.string_map(name, "env", ev)? {
                 let x = self.expand(name, &v, &format!("`env.{k}`"))?;
@@ -553,6 +620,27 @@ mod tests {
         let s2 = strip_jsonc("{\"a\": \"q\\\"/*\", \"b\": 1 /* , */ ,\n // x\n }");
         let v: Value = serde_json::from_str(&s2).unwrap();
         assert_eq!(v["a"], "q\"/*");
+    }
+
+    #[test]
+    fn config_dotenv() {
+        let env = parse_dotenv(
+            "# c\nA=1\nexport B = two words # note\nC=\"q \\\"x\\\" #1\"\nD='$raw'\n\nE=\n",
+        )
+        .unwrap();
+        assert_eq!(
+            env,
+            [
+                ("A", "1"),
+                ("B", "two words"),
+                ("C", "q \"x\" #1"),
+                ("D", "$raw"),
+                ("E", "")
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        assert_eq!(parse_dotenv("A=1\nnot a pair\n"), Err(2));
+        assert_eq!(parse_dotenv("A=\"unterminated\n"), Err(1));
     }
 
     #[test]
