@@ -5,8 +5,9 @@
 //! - top-level `servers` (or `mcp.servers`, the older `settings.json` form): VS Code
 //!   `.vscode/mcp.json`, JSONC (comments and trailing commas allowed).
 //!
-//! Keys that only matter to the editor (`disabled`, `autoApprove`, `envFile`, ...) are skipped
-//! with a warning; settings that mcp-pin adds (probe, rules, ignores) take their defaults.
+//! VS Code's `envFile` (dotenv) is read. Keys that only matter to the editor (`disabled`,
+//! `autoApprove`, ...) are skipped with a warning; settings that mcp-pin adds (probe, rules,
+//! ignores) take their defaults.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,17 +16,25 @@ use serde_json::{Map, Value};
 
 use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
 use super::{
-    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http, Loaded,
-    ProbePolicy, ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
+    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http,
+    Loaded, ProbePolicy, ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
 };
 
 /// The files looked for, in order, when no `--config` is given.
-pub const DISCOVER_ORDER: &[&str] = &["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"];
+pub const DISCOVER_ORDER: &[&str] = &[
+    "mcp-pin.toml",
+    ".mcp.json",
+    ".vscode/mcp.json",
+    ".cursor/mcp.json",
+];
 
 /// The config file to use in `dir` when none is given: `mcp-pin.toml`, then `.mcp.json`,
 /// `.vscode/mcp.json`, `.cursor/mcp.json`. The caller should say which one it used.
 pub fn discover(dir: &Path) -> Option<PathBuf> {
-    DISCOVER_ORDER.iter().map(|f| dir.join(f)).find(|p| p.is_file())
+    DISCOVER_ORDER
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
 }
 
 /// Whether the text is JSON(C) rather than TOML: its first significant character is `{`.
@@ -107,12 +116,20 @@ pub fn strip_jsonc(text: &str) -> String {
 
 /// Parse a client config (JSON/JSONC) read from `path`.
 pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, ConfigError> {
-    let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
     let stripped = strip_jsonc(text);
     let root: Value = serde_json::from_str(&stripped).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        ConfigError::At { path: path.to_path_buf(), line: e.line(), column: e.column(), message: format!("invalid JSON: {msg}") }
+        ConfigError::At {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: format!("invalid JSON: {msg}"),
+        }
     })?;
     let Value::Object(root) = root else {
         return Err(invalid("expected a JSON object at the top".into()));
@@ -139,7 +156,10 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
             format!("`mcpServers` JSON ({file_name})")
         };
         (Format::McpServers, source, s)
-    } else if let Some(s) = root.get("servers").or_else(|| root.get("mcp").and_then(|m| m.get("servers"))) {
+    } else if let Some(s) = root
+        .get("servers")
+        .or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
+    {
         (Format::VsCode, "VS Code (.vscode/mcp.json)".to_string(), s)
     } else {
         return Err(invalid(
@@ -149,21 +169,112 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
         ));
     };
     let Value::Object(servers) = servers else {
-        return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
+        return Err(invalid(format!(
+            "`{}` must be an object of servers by name",
+            key_name(format)
+        )));
     };
 
-    let cx = Cx { path, dir: dir.clone(), env, format };
+    let cx = Cx {
+        path,
+        dir: dir.clone(),
+        env,
+        format,
+    };
     let mut warnings = Vec::new();
-    let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
+    let mut config = Config {
+        path: Some(path.to_path_buf()),
+        dir,
+        ..Config::default()
+    };
     for (name, entry) in servers {
-        if let Some(server) = cx.server(name, entry, &mut warnings)? {
+        let server = cx.server(name, entry, &mut warnings).map_err(|e| match e {
+            // Point at the server's entry when it can be found.
+            ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
+                Some((line, column)) => ConfigError::At {
+                    path,
+                    line,
+                    column,
+                    message,
+                },
+                None => ConfigError::Invalid { path, message },
+            },
+            other => other,
+        })?;
+        if let Some(server) = server {
             config.servers.insert(name.clone(), server);
         }
     }
     if config.servers.is_empty() {
         return Err(invalid(format!("no servers in `{}`", key_name(format))));
     }
-    Ok(Loaded { config, format, source, warnings })
+    Ok(Loaded {
+        config,
+        format,
+        source,
+        warnings,
+    })
+}
+
+/// `NAME=value` lines of a dotenv file (`#` comments, `export `, single or double quotes).
+/// On a malformed line, its 1-based number (the line itself is never echoed: it holds secrets).
+pub fn parse_dotenv(text: &str) -> Result<Vec<(String, String)>, usize> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").map_or(line, str::trim_start);
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(i + 1);
+        };
+        let k = k.trim();
+        if k.is_empty()
+            || !k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+        {
+            return Err(i + 1);
+        }
+        let v = v.trim();
+        let v = if let Some(q) = v.strip_prefix('"') {
+            let Some(end) = q.rfind('"') else {
+                return Err(i + 1);
+            };
+            q[..end].replace("\\n", "\n").replace("\\\"", "\"")
+        } else if let Some(q) = v.strip_prefix('\'') {
+            let Some(end) = q.rfind('\'') else {
+                return Err(i + 1);
+            };
+            q[..end].to_string()
+        } else {
+            v.split(" #").next().unwrap_or("").trim_end().to_string()
+        };
+        out.push((k.to_string(), v));
+    }
+    Ok(out)
+}
+
+/// Line and column (1-based) of the first `"name":` key in (comment-stripped) JSON text.
+fn key_position(text: &str, name: &str) -> Option<(usize, usize)> {
+    let needle = serde_json::to_string(name).ok()?;
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let at = from + i;
+        let rest = text[at + needle.len()..].trim_start();
+        if rest.starts_with(':') {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before[before.rfind('\n').map_or(0, |j| j + 1)..]
+                .chars()
+                .count()
+                + 1;
+            return Some((line, col));
+        }
+        from = at + needle.len();
+    }
+    None
 }
 
 fn key_name(f: Format) -> &'static str {
@@ -182,22 +293,48 @@ struct Cx<'a> {
 
 /// Keys other clients use that mcp-pin does not need.
 const EDITOR_ONLY_KEYS: &[&str] = &[
-    "disabled", "autoApprove", "alwaysAllow", "description", "timeout", "dev", "gallery", "version",
-    "envFile", "sandbox", "sandboxEnabled", "trust", "includeTools", "excludeTools", "name", "transportType",
-    "oauth", "roots", "networkTimeout", "autoStart", "icon",
+    "disabled",
+    "autoApprove",
+    "alwaysAllow",
+    "description",
+    "timeout",
+    "dev",
+    "gallery",
+    "version",
+    "sandbox",
+    "sandboxEnabled",
+    "trust",
+    "includeTools",
+    "excludeTools",
+    "name",
+    "transportType",
+    "oauth",
+    "roots",
+    "networkTimeout",
+    "autoStart",
+    "icon",
 ];
 
 impl Cx<'_> {
     fn invalid(&self, message: String) -> ConfigError {
-        ConfigError::Invalid { path: self.path.to_path_buf(), message }
+        ConfigError::Invalid {
+            path: self.path.to_path_buf(),
+            message,
+        }
     }
 
     fn expand(&self, server: &str, s: &str, what: &str) -> Result<Expanded, ConfigError> {
-        let ex = Expander { dialect: Dialect::Client, env: self.env, workspace: &self.dir };
+        let ex = Expander {
+            dialect: Dialect::Client,
+            env: self.env,
+            workspace: &self.dir,
+        };
         ex.expand(s).map_err(|e| match e {
-            ExpandError::Missing { var } => {
-                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
+            ExpandError::Missing { var } => ConfigError::MissingVar {
+                path: self.path.to_path_buf(),
+                server: server.to_string(),
+                var,
+            },
             ExpandError::MissingInput { input, var } => ConfigError::MissingInput {
                 path: self.path.to_path_buf(),
                 server: server.to_string(),
@@ -209,12 +346,20 @@ impl Cx<'_> {
     }
 
     fn string<'v>(&self, server: &str, key: &str, v: &'v Value) -> Result<&'v str, ConfigError> {
-        v.as_str().ok_or_else(|| self.invalid(format!("server `{server}`: `{key}` must be a string")))
+        v.as_str()
+            .ok_or_else(|| self.invalid(format!("server `{server}`: `{key}` must be a string")))
     }
 
-    fn string_map(&self, server: &str, key: &str, v: &Value) -> Result<Vec<(String, String)>, ConfigError> {
+    fn string_map(
+        &self,
+        server: &str,
+        key: &str,
+        v: &Value,
+    ) -> Result<Vec<(String, String)>, ConfigError> {
         let Value::Object(m) = v else {
-            return Err(self.invalid(format!("server `{server}`: `{key}` must be an object of strings")));
+            return Err(self.invalid(format!(
+                "server `{server}`: `{key}` must be an object of strings"
+            )));
         };
         m.iter()
             .map(|(k, v)| match v {
@@ -227,7 +372,12 @@ impl Cx<'_> {
             .collect()
     }
 
-    fn server(&self, name: &str, entry: &Value, warnings: &mut Vec<String>) -> Result<Option<ServerConfig>, ConfigError> {
+    fn server(
+        &self,
+        name: &str,
+        entry: &Value,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<ServerConfig>, ConfigError> {
         let Value::Object(e) = entry else {
             return Err(self.invalid(format!("server `{name}` must be an object")));
         };
@@ -242,16 +392,27 @@ impl Cx<'_> {
             )));
         }
         for k in e.keys() {
-            let known = ["type", "command", "args", "env", "cwd", "url", "headers"].contains(&k.as_str());
+            let known = [
+                "type", "command", "args", "env", "envFile", "cwd", "url", "headers",
+            ]
+            .contains(&k.as_str());
             if !known {
-                let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) { "is editor-only" } else { "is unknown" };
-                warnings.push(format!("server `{name}`: key `{k}` {what} to mcp-pin and is ignored"));
+                let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) {
+                    "is editor-only"
+                } else {
+                    "is unknown"
+                };
+                warnings.push(format!(
+                    "server `{name}`: key `{k}` {what} to mcp-pin and is ignored"
+                ));
             }
         }
         let ty = match e.get("type") {
             None => None,
             Some(Value::String(t)) => Some(t.as_str()),
-            Some(_) => return Err(self.invalid(format!("server `{name}`: `type` must be a string"))),
+            Some(_) => {
+                return Err(self.invalid(format!("server `{name}`: `type` must be a string")))
+            }
         };
         let is_http = match ty {
             Some("stdio") => false,
@@ -264,7 +425,7 @@ impl Cx<'_> {
             }
             Some(other) => {
                 return Err(self.invalid(format!(
-                    "server `{name}`: unknown `type` \"{other}\"{}; expected \"stdio\" or \"http\"",
+                    "server `{name}`: unknown `type` \"{other}\": expected \"stdio\" or \"http\"{}",
                     super::hint(other, ["stdio", "http", "sse"])
                 )))
             }
@@ -280,12 +441,11 @@ impl Cx<'_> {
                 (_, url) => url,
             },
         };
-        if e.contains_key("envFile") {
-            warnings.push(format!(
-                "server `{name}`: `envFile` is not read by mcp-pin; export those variables or list them in `env`"
-            ));
-        }
-        let transport = if is_http { Transport::Http(self.http(name, e)?) } else { Transport::Stdio(self.stdio(name, e)?) };
+        let transport = if is_http {
+            Transport::Http(self.http(name, e)?)
+        } else {
+            Transport::Stdio(self.stdio(name, e)?)
+        };
         Ok(Some(ServerConfig {
             name: name.to_string(),
             transport,
@@ -298,17 +458,25 @@ impl Cx<'_> {
 
     fn stdio(&self, name: &str, e: &Map<String, Value>) -> Result<Stdio, ConfigError> {
         if e.contains_key("url") {
-            return Err(self.invalid(format!("server `{name}` is a stdio server but has `url`: keep one of `command` and `url`")));
+            return Err(self.invalid(format!(
+                "server `{name}` is a stdio server but has `url`: keep one of `command` and `url`"
+            )));
         }
         let Some(cv) = e.get("command") else {
-            return Err(self.invalid(format!("server `{name}` is a stdio server but has no `command`")));
+            return Err(self.invalid(format!(
+                "server `{name}` is a stdio server but has no `command`"
+            )));
         };
         let written = self.string(name, "command", cv)?;
         if written.trim().is_empty() {
             return Err(self.invalid(format!("server `{name}`: `command` is empty")));
         }
         let command = self.expand(name, written, "`command`")?;
-        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
+        let command_value = if self.env.is_some() {
+            resolve_command(&self.dir, &command.value)
+        } else {
+            command.value
+        };
         let mut args = Vec::new();
         let mut args_template = Vec::new();
         match e.get("args") {
@@ -318,16 +486,54 @@ impl Cx<'_> {
                     let s = match a {
                         Value::String(s) => s.clone(),
                         Value::Number(n) => n.to_string(),
-                        _ => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
+                        _ => {
+                            return Err(self.invalid(format!(
+                                "server `{name}`: `args` must be an array of strings"
+                            )))
+                        }
                     };
                     let x = self.expand(name, &s, "`args`")?;
                     args.push(x.value);
                     args_template.push(x.template);
                 }
             }
-            Some(_) => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
+            Some(_) => {
+                return Err(self.invalid(format!(
+                    "server `{name}`: `args` must be an array of strings"
+                )))
+            }
         }
         let mut env = BTreeMap::new();
+        // VS Code `envFile`: a dotenv file; `env` entries win over it.
+        if let Some(fv) = e.get("envFile").filter(|v| !v.is_null()) {
+            let x = self.expand(name, self.string(name, "envFile", fv)?, "`envFile`")?;
+            let file = resolve_cwd(&self.dir, &x.value);
+            match std::fs::read_to_string(&file) {
+                Ok(text) => {
+                    for (k, v) in parse_dotenv(&text).map_err(|line| {
+                        self.invalid(format!(
+                            "server `{name}`: `envFile` {}: line {line} is not `NAME=value`",
+                            file.display()
+                        ))
+                    })? {
+                        // Template mode: the value stays out of the config; refer to it by name.
+                        let value = if self.env.is_some() {
+                            v
+                        } else {
+                            format!("${{{k}}}")
+                        };
+                        env.insert(k, value);
+                    }
+                }
+                Err(err) if self.env.is_some() => {
+                    return Err(self.invalid(format!(
+                        "server `{name}`: cannot read `envFile` {}: {err}",
+                        file.display()
+                    )))
+                }
+                Err(_) => {}
+            }
+        }
         if let Some(ev) = e.get("env").filter(|v| !v.is_null()) {
             for (k, v) in self.string_map(name, "env", ev)? {
                 let x = self.expand(name, &v, &format!("`env.{k}`"))?;
@@ -338,11 +544,23 @@ impl Cx<'_> {
             None => (None, None),
             Some(v) => {
                 let x = self.expand(name, self.string(name, "cwd", v)?, "`cwd`")?;
-                let resolved = if self.env.is_some() { resolve_cwd(&self.dir, &x.value) } else { PathBuf::from(&x.value) };
+                let resolved = if self.env.is_some() {
+                    resolve_cwd(&self.dir, &x.value)
+                } else {
+                    PathBuf::from(&x.value)
+                };
                 (Some(resolved), Some(x.template))
             }
         };
-        Ok(Stdio { command: command_value, command_template: command.template, args, args_template, env, cwd, cwd_template })
+        Ok(Stdio {
+            command: command_value,
+            command_template: command.template,
+            args,
+            args_template,
+            env,
+            cwd,
+            cwd_template,
+        })
     }
 
     fn http(&self, name: &str, e: &Map<String, Value>) -> Result<Http, ConfigError> {
@@ -350,27 +568,40 @@ impl Cx<'_> {
             return Err(self.invalid(format!("server `{name}` is an HTTP server but has `command`: keep one of `command` and `url`")));
         }
         let Some(uv) = e.get("url") else {
-            return Err(self.invalid(format!("server `{name}` is an HTTP server but has no `url`")));
+            return Err(self.invalid(format!(
+                "server `{name}` is an HTTP server but has no `url`"
+            )));
         };
         let x = self.expand(name, self.string(name, "url", uv)?, "`url`")?;
         super::toml::check_url(&x.value, self.env.is_none()).map_err(|m| {
-            self.invalid(format!("server `{name}`: `url` {}: {m}", super::redact_url(&x.template)))
+            self.invalid(format!(
+                "server `{name}`: `url` {}: {m}",
+                super::redact_url(&x.template)
+            ))
         })?;
         let mut headers = BTreeMap::new();
         if let Some(hv) = e.get("headers").filter(|v| !v.is_null()) {
             for (k, v) in self.string_map(name, "headers", hv)? {
                 if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
-                    return Err(self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`")));
+                    return Err(
+                        self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`"))
+                    );
                 }
                 let hx = self.expand(name, &v, &format!("header `{k}`"))?;
                 if hx.value.contains(['\r', '\n', '\0']) {
-                    return Err(self.invalid(format!("server `{name}`: header `{k}`: the value contains a line break")));
+                    return Err(self.invalid(format!(
+                        "server `{name}`: header `{k}`: the value contains a line break"
+                    )));
                 }
                 headers.insert(k, hx.value);
             }
         }
         let _ = self.format;
-        Ok(Http { url: x.value, url_template: x.template, headers })
+        Ok(Http {
+            url: x.value,
+            url_template: x.template,
+            headers,
+        })
     }
 }
 
@@ -389,6 +620,27 @@ mod tests {
         let s2 = strip_jsonc("{\"a\": \"q\\\"/*\", \"b\": 1 /* , */ ,\n // x\n }");
         let v: Value = serde_json::from_str(&s2).unwrap();
         assert_eq!(v["a"], "q\"/*");
+    }
+
+    #[test]
+    fn config_dotenv() {
+        let env = parse_dotenv(
+            "# c\nA=1\nexport B = two words # note\nC=\"q \\\"x\\\" #1\"\nD='$raw'\n\nE=\n",
+        )
+        .unwrap();
+        assert_eq!(
+            env,
+            [
+                ("A", "1"),
+                ("B", "two words"),
+                ("C", "q \"x\" #1"),
+                ("D", "$raw"),
+                ("E", "")
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        assert_eq!(parse_dotenv("A=1\nnot a pair\n"), Err(2));
+        assert_eq!(parse_dotenv("A=\"unterminated\n"), Err(1));
     }
 
     #[test]

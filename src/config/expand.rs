@@ -25,9 +25,14 @@ pub enum Dialect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
     Lit(String),
-    Var { name: String, default: Option<String> },
+    Var {
+        name: String,
+        default: Option<String>,
+    },
     /// VS Code `${input:ID}`: read from `MCP_PIN_INPUT_<ID>`.
-    Input { id: String },
+    Input {
+        id: String,
+    },
     WorkspaceFolder,
     WorkspaceFolderBasename,
     UserHome,
@@ -85,7 +90,11 @@ fn parse(s: &str, dialect: Dialect) -> Result<Vec<Piece>, ExpandError> {
                 let Some(close) = s[i + 2..].find('}') else {
                     return Err(ExpandError::Syntax(format!(
                         "unterminated `${{`: close it with `}}`{}",
-                        if dialect == Dialect::McpPin { ", or write `$$` for a literal `$`" } else { "" }
+                        if dialect == Dialect::McpPin {
+                            ", or write `$$` for a literal `$`"
+                        } else {
+                            ""
+                        }
                     )));
                 };
                 let inner = &s[i + 2..i + 2 + close];
@@ -123,7 +132,10 @@ fn parse_ref(inner: &str, dialect: Dialect) -> Result<Piece, ExpandError> {
                 _ => {}
             }
         }
-        return Ok(Piece::Var { name: name.to_string(), default });
+        return Ok(Piece::Var {
+            name: name.to_string(),
+            default,
+        });
     }
     if dialect == Dialect::Client {
         if inner == "/" {
@@ -131,7 +143,10 @@ fn parse_ref(inner: &str, dialect: Dialect) -> Result<Piece, ExpandError> {
         }
         if let Some(v) = inner.strip_prefix("env:") {
             if is_var_name(v) {
-                return Ok(Piece::Var { name: v.to_string(), default: None });
+                return Ok(Piece::Var {
+                    name: v.to_string(),
+                    default: None,
+                });
             }
         }
         if let Some(id) = inner.strip_prefix("input:") {
@@ -180,7 +195,11 @@ impl Expander<'_> {
             None => template.clone(),
             Some(env) => self.resolve(&pieces, env)?,
         };
-        Ok(Expanded { value, template, has_refs })
+        Ok(Expanded {
+            value,
+            template,
+            has_refs,
+        })
     }
 
     fn resolve(&self, pieces: &[Piece], env: EnvFn<'_>) -> Result<String, ExpandError> {
@@ -198,7 +217,12 @@ impl Expander<'_> {
                     let var = input_var(id);
                     match env(&var) {
                         Some(v) => out.push_str(&v),
-                        None => return Err(ExpandError::MissingInput { input: id.clone(), var }),
+                        None => {
+                            return Err(ExpandError::MissingInput {
+                                input: id.clone(),
+                                var,
+                            })
+                        }
                     }
                 }
                 Piece::WorkspaceFolder => out.push_str(&self.workspace.to_string_lossy()),
@@ -215,7 +239,9 @@ impl Expander<'_> {
 }
 
 fn basename(p: &Path) -> String {
-    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Escape a literal for `mcp-pin.toml`: `$` becomes `$$`.
@@ -228,8 +254,14 @@ fn to_template(pieces: &[Piece], workspace: &Path) -> String {
     for p in pieces {
         match p {
             Piece::Lit(s) => out.push_str(&escape(s)),
-            Piece::Var { name, default: None } => out.push_str(&format!("${{{name}}}")),
-            Piece::Var { name, default: Some(d) } => out.push_str(&format!("${{{name}:-{}}}", escape(d))),
+            Piece::Var {
+                name,
+                default: None,
+            } => out.push_str(&format!("${{{name}}}")),
+            Piece::Var {
+                name,
+                default: Some(d),
+            } => out.push_str(&format!("${{{name}:-{}}}", escape(d))),
             Piece::Input { id } => out.push_str(&format!("${{{}}}", input_var(id))),
             // mcp-pin resolves relative paths from the config folder, which is the workspace.
             Piece::WorkspaceFolder => out.push('.'),
@@ -243,14 +275,20 @@ fn to_template(pieces: &[Piece], workspace: &Path) -> String {
 
 /// Whether `s` parses as an `mcp-pin.toml` template holding at least one `${VAR}` reference.
 pub fn is_template(s: &str) -> bool {
-    parse(s, Dialect::McpPin).map(|p| p.iter().any(|x| !matches!(x, Piece::Lit(_)))).unwrap_or(false)
+    parse(s, Dialect::McpPin)
+        .map(|p| p.iter().any(|x| !matches!(x, Piece::Lit(_))))
+        .unwrap_or(false)
 }
 
 /// The variable names an `mcp-pin.toml` template references, in order, without duplicates.
 pub fn template_vars(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in parse(s, Dialect::McpPin).unwrap_or_default() {
-        if let Piece::Var { name, default: None } = p {
+        if let Piece::Var {
+            name,
+            default: None,
+        } = p
+        {
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -281,12 +319,24 @@ mod tests {
 
     fn ex(d: Dialect, s: &str) -> Result<Expanded, ExpandError> {
         let ws = PathBuf::from("/proj");
-        Expander { dialect: d, env: Some(&env), workspace: &ws }.expand(s)
+        Expander {
+            dialect: d,
+            env: Some(&env),
+            workspace: &ws,
+        }
+        .expand(s)
     }
 
     fn tpl(d: Dialect, s: &str) -> String {
         let ws = PathBuf::from("/proj");
-        Expander { dialect: d, env: None, workspace: &ws }.expand(s).unwrap().value
+        Expander {
+            dialect: d,
+            env: None,
+            workspace: &ws,
+        }
+        .expand(s)
+        .unwrap()
+        .value
     }
 
     #[test]
@@ -302,42 +352,87 @@ mod tests {
         assert_eq!(ex(Dialect::McpPin, "${EMPTY}").unwrap().value, "");
         assert_eq!(ex(Dialect::McpPin, "${A:-dflt}").unwrap().value, "alpha");
         assert_eq!(ex(Dialect::McpPin, "${NOPE:-}").unwrap().value, "");
-        assert_eq!(ex(Dialect::McpPin, "héllo ${A} ✓").unwrap().value, "héllo alpha ✓");
+        assert_eq!(
+            ex(Dialect::McpPin, "héllo ${A} ✓").unwrap().value,
+            "héllo alpha ✓"
+        );
         assert!(!ex(Dialect::McpPin, "plain").unwrap().has_refs);
         assert!(ex(Dialect::McpPin, "${A}").unwrap().has_refs);
     }
 
     #[test]
     fn config_expand_errors() {
-        assert_eq!(ex(Dialect::McpPin, "${NOPE}"), Err(ExpandError::Missing { var: "NOPE".into() }));
-        assert!(matches!(ex(Dialect::McpPin, "${A"), Err(ExpandError::Syntax(m)) if m.contains("unterminated")));
+        assert_eq!(
+            ex(Dialect::McpPin, "${NOPE}"),
+            Err(ExpandError::Missing { var: "NOPE".into() })
+        );
+        assert!(
+            matches!(ex(Dialect::McpPin, "${A"), Err(ExpandError::Syntax(m)) if m.contains("unterminated"))
+        );
         assert_eq!(ex(Dialect::McpPin, "$HOME/x").unwrap().value, "$HOME/x");
-        assert!(matches!(ex(Dialect::McpPin, "${1X}"), Err(ExpandError::Syntax(_))));
-        assert!(matches!(ex(Dialect::McpPin, "${env:A}"), Err(ExpandError::Syntax(_))));
-        assert!(matches!(ex(Dialect::McpPin, "${}"), Err(ExpandError::Syntax(_))));
+        assert!(matches!(
+            ex(Dialect::McpPin, "${1X}"),
+            Err(ExpandError::Syntax(_))
+        ));
+        assert!(matches!(
+            ex(Dialect::McpPin, "${env:A}"),
+            Err(ExpandError::Syntax(_))
+        ));
+        assert!(matches!(
+            ex(Dialect::McpPin, "${}"),
+            Err(ExpandError::Syntax(_))
+        ));
     }
 
     #[test]
     fn config_expand_client() {
         assert_eq!(ex(Dialect::Client, "${env:A}").unwrap().value, "alpha");
         assert_eq!(ex(Dialect::Client, "${A}").unwrap().value, "alpha");
-        assert_eq!(ex(Dialect::Client, "${workspaceFolder}/x").unwrap().value, "/proj/x");
-        assert_eq!(ex(Dialect::Client, "${workspaceFolderBasename}").unwrap().value, "proj");
-        assert_eq!(ex(Dialect::Client, "${userHome}/.cfg").unwrap().value, "/home/u/.cfg");
-        assert_eq!(ex(Dialect::Client, "${input:api-key}").unwrap().value, "from-input");
+        assert_eq!(
+            ex(Dialect::Client, "${workspaceFolder}/x").unwrap().value,
+            "/proj/x"
+        );
+        assert_eq!(
+            ex(Dialect::Client, "${workspaceFolderBasename}")
+                .unwrap()
+                .value,
+            "proj"
+        );
+        assert_eq!(
+            ex(Dialect::Client, "${userHome}/.cfg").unwrap().value,
+            "/home/u/.cfg"
+        );
+        assert_eq!(
+            ex(Dialect::Client, "${input:api-key}").unwrap().value,
+            "from-input"
+        );
         assert_eq!(ex(Dialect::Client, "$HOME $$").unwrap().value, "$HOME $$");
         assert_eq!(
             ex(Dialect::Client, "${input:other}"),
-            Err(ExpandError::MissingInput { input: "other".into(), var: "MCP_PIN_INPUT_OTHER".into() })
+            Err(ExpandError::MissingInput {
+                input: "other".into(),
+                var: "MCP_PIN_INPUT_OTHER".into()
+            })
         );
-        assert!(matches!(ex(Dialect::Client, "${config:x.y}"), Err(ExpandError::Syntax(m)) if m.contains("editor")));
+        assert!(
+            matches!(ex(Dialect::Client, "${config:x.y}"), Err(ExpandError::Syntax(m)) if m.contains("editor"))
+        );
     }
 
     #[test]
     fn config_expand_templates() {
-        assert_eq!(tpl(Dialect::Client, "Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
-        assert_eq!(tpl(Dialect::Client, "${input:api-key}"), "${MCP_PIN_INPUT_API_KEY}");
-        assert_eq!(tpl(Dialect::Client, "${workspaceFolder}/build/x.js"), "./build/x.js");
+        assert_eq!(
+            tpl(Dialect::Client, "Bearer ${env:TOKEN}"),
+            "Bearer ${TOKEN}"
+        );
+        assert_eq!(
+            tpl(Dialect::Client, "${input:api-key}"),
+            "${MCP_PIN_INPUT_API_KEY}"
+        );
+        assert_eq!(
+            tpl(Dialect::Client, "${workspaceFolder}/build/x.js"),
+            "./build/x.js"
+        );
         assert_eq!(tpl(Dialect::Client, "${userHome}/x"), "${HOME}/x");
         assert_eq!(tpl(Dialect::Client, "cost$"), "cost$$");
         assert_eq!(tpl(Dialect::McpPin, "a$$b${X:-d}"), "a$$b${X:-d}");

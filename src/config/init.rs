@@ -24,8 +24,15 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
     let example_server = first_server.unwrap_or("weather");
 
     let mut out = String::new();
-    let _ = writeln!(out, "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock.");
-    let _ = writeln!(out, "# Written by `mcp-pin init` from {}.", source.display());
+    let _ = writeln!(
+        out,
+        "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock."
+    );
+    let _ = writeln!(
+        out,
+        "# Written by `mcp-pin init` from {}.",
+        source.display()
+    );
     let _ = writeln!(out, "# Every key is described in docs/config.md.");
     out.push_str("#\n# Secrets are not stored here: `${NAME}` is read from the environment when mcp-pin runs\n");
     out.push_str("# (`${NAME:-default}` for a fallback, `$$` for a literal `$`).\n");
@@ -43,7 +50,7 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
         r#"# Probe arguments for one tool: the valid call `check` makes (any TOML table, sent as JSON).
 # [servers.{s}.tools.TOOL_NAME]
 # args = {{ city = "Oslo", days = 3 }}
-# probe = "all"                     # per-tool override of the server's `probe`
+# probe = "all"    # per-tool override of the server's `probe`
 
 # Move a rule to another class ("silent" fails the gate, "loud" is reported, "cosmetic" is
 # shown with --verbose). `mcp-pin explain` lists the rule ids.
@@ -53,11 +60,11 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
 # Accept one known change, with a reason (and optionally an end date).
 # [[ignore]]
 # rule = "schema-description-changed"
-# server = "{s}"                     # optional
-# tool = "TOOL_NAME"                 # optional
-# pointer = "/inputSchema/properties/city"   # optional JSON pointer prefix
+# server = "{s}"    # optional
+# tool = "TOOL_NAME"    # optional
+# pointer = "/inputSchema/properties/city"    # optional JSON pointer prefix
 # reason = "upstream rewrites descriptions weekly"
-# until = "2027-01-31"               # optional YYYY-MM-DD
+# until = "2027-01-31"    # optional YYYY-MM-DD: the ignore stops applying after this day
 "#,
         s = example_server
     );
@@ -69,7 +76,11 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
     let prefix = var_name(name);
     match &server.transport {
         Transport::Stdio(s) => {
-            let _ = writeln!(out, "command = {}", quote(&template_or_escaped(&s.command_template)));
+            let _ = writeln!(
+                out,
+                "command = {}",
+                quote(&template_or_escaped(&s.command_template))
+            );
             if !s.args_template.is_empty() {
                 let args = scrub_args(&s.args_template, &prefix);
                 let list: Vec<String> = args.iter().map(|a| quote(a)).collect();
@@ -79,8 +90,57 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             if let Some(cwd) = &s.cwd_template {
                 let _ = writeln!(out, "cwd = {}", quote(&template_or_escaped(cwd)));
             }
+        }
+        Transport::Http(h) => {
+            let mut url = template_or_escaped(&h.url_template);
+            let mut n = 0;
+            for secret in url_secrets(&h.url_template) {
+                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
+                    n += 1;
+                    let v = if n == 1 {
+                        format!("{prefix}_URL_SECRET")
+                    } else {
+                        format!("{prefix}_URL_SECRET_{n}")
+                    };
+                    url = url.replace(&secret, &format!("${{{v}}}"));
+                }
+            }
+            note_vars(&url, vars);
+            let _ = writeln!(out, "url = {}", quote(&url));
+        }
+    }
+    // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
+    if server.timeout != DEFAULT_TIMEOUT {
+        let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
+    } else {
+        out.push_str(
+            "# timeout = \"30s\"                # per request: \"500ms\", \"30s\", \"2m\"\n",
+        );
+    }
+    if !server.client_capabilities.is_empty() {
+        let caps: Vec<String> = server
+            .client_capabilities
+            .iter()
+            .map(|c| quote(c))
+            .collect();
+        let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
+    } else {
+        out.push_str(
+            "# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n",
+        );
+    }
+    match server.probe {
+        ProbePolicy::ReadOnly => out.push_str(
+            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
+        ),
+        ProbePolicy::All => out.push_str("probe = \"all\"\n"),
+        ProbePolicy::None => out.push_str("probe = \"none\"\n"),
+    }
+    // Sub-tables last: keys after a `[table]` header belong to it.
+    match &server.transport {
+        Transport::Stdio(s) => {
             if !s.env.is_empty() {
-                let _ = writeln!(out, "[servers.{}.env]", key(name));
+                let _ = writeln!(out, "\n[servers.{}.env]", key(name));
                 for (k, v) in &s.env {
                     let value = if is_template(v) {
                         v.clone()
@@ -95,19 +155,8 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             }
         }
         Transport::Http(h) => {
-            let mut url = template_or_escaped(&h.url_template);
-            let mut n = 0;
-            for secret in url_secrets(&h.url_template) {
-                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
-                    n += 1;
-                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
-                    url = url.replace(&secret, &format!("${{{v}}}"));
-                }
-            }
-            note_vars(&url, vars);
-            let _ = writeln!(out, "url = {}", quote(&url));
             if !h.headers.is_empty() {
-                let _ = writeln!(out, "[servers.{}.headers]", key(name));
+                let _ = writeln!(out, "\n[servers.{}.headers]", key(name));
                 for (k, v) in &h.headers {
                     let value = header_value(&prefix, k, v);
                     note_vars(&value, vars);
@@ -115,25 +164,6 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
                 }
             }
         }
-    }
-    // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
-    if server.timeout != DEFAULT_TIMEOUT {
-        let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
-    } else {
-        out.push_str("# timeout = \"30s\"                 # per request: \"500ms\", \"30s\", \"2m\"\n");
-    }
-    if !server.client_capabilities.is_empty() {
-        let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
-        let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
-    } else {
-        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
-    }
-    match server.probe {
-        ProbePolicy::ReadOnly => out.push_str(
-            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
-        ),
-        ProbePolicy::All => out.push_str("probe = \"all\"\n"),
-        ProbePolicy::None => out.push_str("probe = \"none\"\n"),
     }
     out.push('\n');
 }
@@ -171,7 +201,11 @@ fn scrub_args(args: &[String], prefix: &str) -> Vec<String> {
         if let Some(flag) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) {
             match flag.split_once('=') {
                 Some((f, v)) if !is_template(v) && looks_secret(f, v) => {
-                    out.push(format!("{}={}", &a[..a.len() - v.len() - 1], format_args!("${{{prefix}_{}}}", var_name(f))));
+                    out.push(format!(
+                        "{}={}",
+                        &a[..a.len() - v.len() - 1],
+                        format_args!("${{{prefix}_{}}}", var_name(f))
+                    ));
                     continue;
                 }
                 Some(_) => {}
@@ -207,20 +241,70 @@ fn template_or_escaped(v: &str) -> String {
 /// Whether a name (env var, header, flag) says its value is a secret.
 fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    let words: Vec<&str> = upper.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
     const WORDS: &[&str] = &[
-        "KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PASS", "AUTH", "AUTHORIZATION",
-        "CREDENTIAL", "CREDENTIALS", "PRIVATE", "SESSION", "COOKIE", "PAT", "SIGNATURE", "DSN", "BEARER",
+        "KEY",
+        "APIKEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PWD",
+        "PASS",
+        "AUTH",
+        "AUTHORIZATION",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "PRIVATE",
+        "SESSION",
+        "COOKIE",
+        "PAT",
+        "SIGNATURE",
+        "DSN",
+        "BEARER",
     ];
-    const PARTS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "APIKEY", "CREDENTIAL", "PRIVATEKEY", "ACCESSKEY"];
-    words.iter().any(|w| WORDS.contains(w)) || PARTS.iter().any(|p| upper.replace(['_', '-'], "").contains(p))
+    const PARTS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "APIKEY",
+        "CREDENTIAL",
+        "PRIVATEKEY",
+        "ACCESSKEY",
+    ];
+    words.iter().any(|w| WORDS.contains(w))
+        || PARTS
+            .iter()
+            .any(|p| upper.replace(['_', '-'], "").contains(p))
 }
 
 /// Whether a value looks like a credential whatever its name.
 fn secret_shaped(v: &str) -> bool {
     const PREFIXES: &[&str] = &[
-        "sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
-        "xoxa-", "AKIA", "ASIA", "AIza", "eyJ", "npm_", "hf_", "lin_api_",
+        "sk-",
+        "sk_",
+        "pk_",
+        "rk_",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xoxa-",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "eyJ",
+        "npm_",
+        "hf_",
+        "lin_api_",
     ];
     if PREFIXES.iter().any(|p| v.starts_with(p)) && v.len() >= 12 {
         return true;
@@ -228,7 +312,10 @@ fn secret_shaped(v: &str) -> bool {
     // A URL with a password (postgres://user:pass@host/db).
     if let Some((_, rest)) = v.split_once("://") {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if authority.rsplit_once('@').is_some_and(|(ui, _)| ui.contains(':')) {
+        if authority
+            .rsplit_once('@')
+            .is_some_and(|(ui, _)| ui.contains(':'))
+        {
             return true;
         }
     }
@@ -252,8 +339,16 @@ fn looks_secret(name: &str, v: &str) -> bool {
 
 /// `UPPER_SNAKE` variable name from any text.
 fn var_name(s: &str) -> String {
-    let mut out: String =
-        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
@@ -262,7 +357,10 @@ fn var_name(s: &str) -> String {
 
 /// A TOML key, quoted unless bare.
 fn key(k: &str) -> String {
-    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         k.to_string()
     } else {
         quote(k)
@@ -306,23 +404,49 @@ mod tests {
         assert!(!looks_secret("KEYBOARD", "us"));
         assert!(!looks_secret("NODE_ENV", "production"));
         assert!(!looks_secret("USE_AUTH", "true"));
-        assert!(!looks_secret("DB_PATH", "/Users/alice/projects/data/test.db"));
+        assert!(!looks_secret(
+            "DB_PATH",
+            "/Users/alice/projects/data/test.db"
+        ));
     }
 
     #[test]
     fn config_init_args_and_headers() {
-        let args: Vec<String> = ["--token", "abc123", "--api-key=zzz", "--verbose", "ghp_0123456789abcdef", "${X}"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let args: Vec<String> = [
+            "--token",
+            "abc123",
+            "--api-key=zzz",
+            "--verbose",
+            "ghp_0123456789abcdef",
+            "${X}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(
             scrub_args(&args, "GH"),
-            ["--token", "${GH_TOKEN}", "--api-key=${GH_API_KEY}", "--verbose", "${GH_SECRET}", "${X}"]
+            [
+                "--token",
+                "${GH_TOKEN}",
+                "--api-key=${GH_API_KEY}",
+                "--verbose",
+                "${GH_SECRET}",
+                "${X}"
+            ]
         );
-        assert_eq!(header_value("GH", "Authorization", "Bearer ghp_x"), "Bearer ${GH_TOKEN}");
-        assert_eq!(header_value("GH", "Authorization", "Bearer ${T}"), "Bearer ${T}");
+        assert_eq!(
+            header_value("GH", "Authorization", "Bearer ghp_x"),
+            "Bearer ${GH_TOKEN}"
+        );
+        assert_eq!(
+            header_value("GH", "Authorization", "Bearer ${T}"),
+            "Bearer ${T}"
+        );
         assert_eq!(header_value("GH", "X-Api-Key", "k"), "${GH_X_API_KEY}");
-        assert_eq!(header_value("GH", "Accept", "application/json"), "application/json");
+        assert_eq!(
+            header_value("GH", "Accept", "application/json"),
+            "application/json"
+        );
         assert_eq!(key("a.b"), "\"a.b\"");
         assert_eq!(key("a-b_c"), "a-b_c");
         assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");

@@ -36,13 +36,27 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     #[error("config file {path}: server `{server}`: environment variable `{var}` is not set (used as ${{{var}}}); export it or remove it from the config")]
-    MissingVar { path: PathBuf, server: String, var: String },
+    MissingVar {
+        path: PathBuf,
+        server: String,
+        var: String,
+    },
     /// A problem at a known place in the file (1-based line and column).
     #[error("config file {path}:{line}:{column}: {message}")]
-    At { path: PathBuf, line: usize, column: usize, message: String },
+    At {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// VS Code `${input:ID}`: VS Code prompts for it; mcp-pin reads `MCP_PIN_INPUT_<ID>` instead.
     #[error("config file {path}: server `{server}`: `${{input:{input}}}` is prompted by VS Code when it starts the server, and mcp-pin cannot prompt; set environment variable `{var}`, or define this server in mcp-pin.toml")]
-    MissingInput { path: PathBuf, server: String, input: String, var: String },
+    MissingInput {
+        path: PathBuf,
+        server: String,
+        input: String,
+        var: String,
+    },
 }
 
 impl ConfigError {
@@ -166,7 +180,12 @@ impl std::fmt::Debug for Stdio {
         let args: Vec<&str> = self
             .args
             .iter()
-            .zip(self.args_template.iter().map(Some).chain(std::iter::repeat(None)))
+            .zip(
+                self.args_template
+                    .iter()
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
             .map(|(a, t)| match t {
                 Some(t) if t.contains('$') => "***",
                 Some(_) => a.as_str(),
@@ -187,8 +206,13 @@ impl std::fmt::Debug for Stdio {
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: BTreeMap<&str, &str> = self.headers.keys().map(|k| (k.as_str(), "***")).collect();
-        let url = if self.url_template.contains('$') { "***".to_string() } else { redact_url(&self.url) };
+        let headers: BTreeMap<&str, &str> =
+            self.headers.keys().map(|k| (k.as_str(), "***")).collect();
+        let url = if self.url_template.contains('$') {
+            "***".to_string()
+        } else {
+            redact_url(&self.url)
+        };
         f.debug_struct("Http")
             .field("url", &url)
             .field("url_template", &redact_url(&self.url_template))
@@ -232,20 +256,38 @@ impl Config {
     /// variable is looked up and every expanded value holds its `mcp-pin.toml` template
     /// (`${VAR}`); this never fails on a missing variable and is what `init` reads.
     pub fn load_with(path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Self::parse_with(&text, path, env)
     }
 
     /// Parse config text as if read from `path` (which sets `Config::dir` and names errors).
-    pub fn parse_with(text: &str, path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        env: Option<expand::EnvFn<'_>>,
+    ) -> Result<Loaded, ConfigError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if clients::looks_like_json(text) {
             clients::parse(text, path, env)
         } else {
             let config = toml::parse(text, path, env)?;
-            Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
+            Ok(Loaded {
+                config,
+                format: Format::McpPin,
+                source: "mcp-pin.toml".into(),
+                warnings: vec![],
+            })
         }
+    }
+
+    /// [`Config::load`] with the format, a human name of the source and warnings, for the CLI
+    /// to print ("using .vscode/mcp.json (VS Code)", `warning: ...`).
+    pub fn load_detailed(path: &Path) -> Result<Loaded, ConfigError> {
+        let env = |name: &str| std::env::var(name).ok();
+        Self::load_with(path, Some(&env))
     }
 
     /// Template mode load (see [`Config::load_with`]), for `mcp-pin init`.
@@ -262,10 +304,23 @@ impl Config {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "server".into());
-        let name = if name == "npx" || name == "uvx" || name == "node" || name == "python" || name == "python3" {
+        let name = if name == "npx"
+            || name == "uvx"
+            || name == "node"
+            || name == "python"
+            || name == "python3"
+        {
             args.iter()
                 .find(|a| !a.starts_with('-'))
-                .map(|a| a.rsplit('/').next().unwrap_or(a).split('@').next().unwrap_or(a).to_string())
+                .map(|a| {
+                    a.rsplit('/')
+                        .next()
+                        .unwrap_or(a)
+                        .split('@')
+                        .next()
+                        .unwrap_or(a)
+                        .to_string()
+                })
                 .filter(|s| !s.is_empty())
                 .unwrap_or(name)
         } else {
@@ -289,7 +344,13 @@ impl Config {
         };
         let mut servers = BTreeMap::new();
         servers.insert(name, server);
-        Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] }
+        Config {
+            path: None,
+            dir,
+            servers,
+            rules: BTreeMap::new(),
+            ignores: vec![],
+        }
     }
 }
 
@@ -313,11 +374,21 @@ impl ServerConfig {
 impl Ignore {
     /// Whether this entry silences `rule` at (`server`, `tool`, `pointer`) on `today`
     /// (`YYYY-MM-DD`; the entry applies through its `until` date inclusive).
-    pub fn matches(&self, rule: &str, server: &str, tool: Option<&str>, pointer: &str, today: &str) -> bool {
+    pub fn matches(
+        &self,
+        rule: &str,
+        server: &str,
+        tool: Option<&str>,
+        pointer: &str,
+        today: &str,
+    ) -> bool {
         self.rule == rule
             && self.server.as_deref().is_none_or(|s| s == server)
             && self.tool.as_deref().is_none_or(|t| Some(t) == tool)
-            && self.pointer.as_deref().is_none_or(|p| pointer_has_prefix(pointer, p))
+            && self
+                .pointer
+                .as_deref()
+                .is_none_or(|p| pointer_has_prefix(pointer, p))
             && self.until.as_deref().is_none_or(|u| today <= u)
     }
 
@@ -356,11 +427,19 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `word`, if close enough to be a likely typo.
-pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase().replace('_', "-");
     candidates
         .into_iter()
-        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")), c))
+        .map(|c| {
+            (
+                edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")),
+                c,
+            )
+        })
         .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len().max(word.len()))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
@@ -376,12 +455,19 @@ pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>
 
 /// Server names: `[A-Za-z0-9_.-]+`.
 pub fn valid_server_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// `Config::dir` for a config file: its folder, made absolute (lexically; symlinks untouched).
 pub(crate) fn base_dir(folder: &Path) -> PathBuf {
-    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
     normalize(&std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()))
 }
 
@@ -459,4 +545,85 @@ pub fn redact_url(url: &str) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_pointer_prefix() {
+        assert!(pointer_has_prefix(
+            "/inputSchema/properties/city",
+            "/inputSchema/properties/city"
+        ));
+        assert!(pointer_has_prefix(
+            "/inputSchema/properties/city/description",
+            "/inputSchema/properties/city"
+        ));
+        assert!(pointer_has_prefix(
+            "/inputSchema/properties/city/description",
+            "/inputSchema/properties/city/"
+        ));
+        assert!(!pointer_has_prefix(
+            "/inputSchema/properties/cityName",
+            "/inputSchema/properties/city"
+        ));
+        assert!(pointer_has_prefix("/anything", ""));
+    }
+
+    #[test]
+    fn config_suggestions() {
+        assert_eq!(suggest("arg", ["command", "args", "env"]), Some("args"));
+        assert_eq!(suggest("comand", ["command", "args"]), Some("command"));
+        assert_eq!(
+            suggest("client_capability", ["client_capabilities", "probe"]),
+            Some("client_capabilities")
+        );
+        assert_eq!(
+            suggest("readonly", ["read-only", "all", "none"]),
+            Some("read-only")
+        );
+        assert_eq!(suggest("zzzzzz", ["command", "args", "env"]), None);
+        assert_eq!(suggest("x", ["env", "cwd"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn config_paths() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
+        assert!(base_dir(Path::new("")).is_absolute());
+        assert_eq!(resolve_command(Path::new("/p"), "node"), "node");
+        assert_eq!(resolve_command(Path::new("/p"), "./bin/s"), "/p/bin/s");
+        assert_eq!(resolve_command(Path::new("/p"), "/usr/bin/s"), "/usr/bin/s");
+        assert_eq!(resolve_cwd(Path::new("/p"), "sub/.."), PathBuf::from("/p"));
+        assert!(valid_server_name("a.b-c_1"));
+        assert!(!valid_server_name("a b") && !valid_server_name("") && !valid_server_name("a/b"));
+    }
+
+    #[test]
+    fn config_debug_redacts() {
+        let s = Stdio {
+            command: "x".into(),
+            command_template: "x".into(),
+            args: vec!["--key=sekrit-value".into(), "plain".into()],
+            args_template: vec!["--key=${K}".into(), "plain".into()],
+            env: [("K".to_string(), "sekrit-value".to_string())].into(),
+            cwd: None,
+            cwd_template: None,
+        };
+        let d = format!("{s:?}");
+        assert!(
+            !d.contains("sekrit") && d.contains("plain") && d.contains("\"K\""),
+            "{d}"
+        );
+        let h = Http {
+            url: "https://u:sekrit-value@h/mcp".into(),
+            url_template: "https://u:sekrit-value@h/mcp".into(),
+            headers: [("A".to_string(), "sekrit-value".to_string())].into(),
+        };
+        let d = format!("{h:?}");
+        assert!(!d.contains("sekrit"), "{d}");
+    }
 }
