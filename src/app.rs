@@ -37,6 +37,10 @@ impl AppError {
             AppError::Lockfile(LockfileError::Syntax { .. } | LockfileError::Invalid { .. }) => Some(
                 "restore the lockfile from version control, or delete it and run `mcp-pin lock`".into(),
             ),
+            AppError::Usage(m) if m.starts_with("no mcp-pin.toml") => Some(
+                "write one (see docs/config.md), run `mcp-pin init` to convert a client config, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
+                    .into(),
+            ),
             AppError::Config(ConfigError::Io { .. }) => Some(
                 "create mcp-pin.toml (see docs/config.md), pass --config FILE, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
                     .into(),
@@ -99,8 +103,28 @@ pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf
         let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
         Config::ad_hoc(cwd, ad_hoc.to_vec())
     } else {
-        let path = opts.config.clone().unwrap_or_else(|| PathBuf::from("mcp-pin.toml"));
-        Config::load(&path)?
+        let path = match &opts.config {
+            Some(p) => p.clone(),
+            None => {
+                let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
+                match crate::config::discover(&cwd) {
+                    Some(found) => found,
+                    None => {
+                        return Err(AppError::Usage(
+                            "no mcp-pin.toml here (nor .mcp.json, .vscode/mcp.json or .cursor/mcp.json)".into(),
+                        ))
+                    }
+                }
+            }
+        };
+        let loaded = Config::load_detailed(&path)?;
+        if opts.config.is_none() && loaded.format != crate::config::Format::McpPin {
+            eprintln!("using {} ({})", path.display(), loaded.source);
+        }
+        for w in &loaded.warnings {
+            eprintln!("warning: {w}");
+        }
+        loaded.config
     };
     let lockfile = opts.lockfile.clone().unwrap_or_else(|| config.dir.join("mcp.lock"));
     for name in &opts.servers {
@@ -504,6 +528,7 @@ pub async fn run(cli: Cli) -> i32 {
             }
         },
         Command::Explain { rule } => explain(rule.as_deref()),
+        Command::Init { from, force } => init(from.as_deref(), *force),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
@@ -643,4 +668,58 @@ mod tests {
             }
         }
     }
+}
+
+/// `mcp-pin init`: write a commented mcp-pin.toml from a client config found here.
+fn init(from: Option<&Path>, force: bool) -> i32 {
+    let cwd = match std::env::current_dir() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let source = match from {
+        Some(p) => p.to_path_buf(),
+        None => match crate::config::clients::DISCOVER_ORDER
+            .iter()
+            .skip(1)
+            .map(|f| cwd.join(f))
+            .find(|p| p.is_file())
+        {
+            Some(p) => p,
+            None => {
+                eprintln!("error: no client config here (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)");
+                eprintln!("hint: pass one with `mcp-pin init --from PATH` (e.g. claude_desktop_config.json)");
+                return 2;
+            }
+        },
+    };
+    let target = cwd.join("mcp-pin.toml");
+    if target.exists() && !force {
+        eprintln!("error: {} exists", target.display());
+        eprintln!("hint: `mcp-pin init --force` overwrites it");
+        return 2;
+    }
+    let loaded = match Config::load_unresolved(&source) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let text = crate::config::init_toml(&loaded.config, &source);
+    if let Err(e) = crate::lockfile::write_atomic(&target, text.as_bytes()) {
+        eprintln!("error: cannot write {}: {e}", target.display());
+        return 2;
+    }
+    eprintln!(
+        "wrote {} from {} ({}, {} server{}); next: `mcp-pin lock`",
+        target.display(),
+        source.display(),
+        loaded.source,
+        loaded.config.servers.len(),
+        if loaded.config.servers.len() == 1 { "" } else { "s" }
+    );
+    0
 }

@@ -102,6 +102,15 @@ pub enum Command {
     ConformanceClient {
         url: String,
     },
+    /// Write a commented mcp-pin.toml from a client config found here (.mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json) or given with --from (e.g. claude_desktop_config.json)
+    Init {
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+        /// Overwrite an existing mcp-pin.toml
+        #[arg(long)]
+        force: bool,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         shell: clap_complete::Shell,

@@ -260,3 +260,57 @@ fn today_is_a_calendar_date() {
     assert_eq!(t.len(), 10, "{t}");
     assert!(t.as_str() > "2024-01-01", "{t}");
 }
+
+#[test]
+fn claude_code_and_vscode_configs_are_checked_without_conversion() {
+    // Claude Code's .mcp.json
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.write_json(
+        ".mcp.json",
+        &json!({"mcpServers": {"cat": {"command": fixture_bin(), "args": ["--surface", "surface.json"], "env": {}}}}),
+    );
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".mcp.json"), "says which file it used: {}", text(&out));
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+
+    // VS Code's .vscode/mcp.json: JSONC with comments and trailing commas, `servers`, ${env:VAR}.
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    std::fs::create_dir_all(p.path(".vscode")).unwrap();
+    p.write(
+        ".vscode/mcp.json",
+        &format!(
+            "// workspace MCP servers\n{{\n  \"servers\": {{\n    \"cat\": {{\n      \"type\": \"stdio\",\n      \"command\": {:?},\n      \"args\": [\"--surface\", \"surface.json\"], // the fixture\n      \"env\": {{ \"TOKEN\": \"${{env:MCP_PIN_TEST_TOKEN}}\" }},\n    }},\n  }},\n}}\n",
+            fixture_bin()
+        ),
+    );
+    let out = p.run_env(&["lock", "--no-probe"], &[("MCP_PIN_TEST_TOKEN", "tok-1234567")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!p.read("mcp.lock").contains("tok-1234567"));
+    let out = p.run_env(&["check", "--no-probe"], &[("MCP_PIN_TEST_TOKEN", "tok-1234567")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // init turns it into an mcp-pin.toml that then works on its own.
+    let out = p.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let toml = p.read("mcp-pin.toml");
+    assert!(toml.contains("[servers.cat]") && toml.contains("${MCP_PIN_TEST_TOKEN}"), "{toml}");
+    let out = p.run_env(&["check", "--no-probe"], &[("MCP_PIN_TEST_TOKEN", "tok-1234567")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A second init refuses to overwrite.
+    assert_eq!(p.run(&["init"]).status.code(), Some(2));
+}
+
+#[test]
+fn ad_hoc_http_url() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    let fx = HttpFixture::start(&p.path("surface.json"), &[]);
+    let out = p.run(&["lock", "--no-probe", "--", &fx.url]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = p.run(&["check", "--no-probe", "--", &fx.url]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}

@@ -297,6 +297,28 @@ impl Config {
 
     /// A one-server config for `mcp-pin lock -- CMD ARGS...`.
     pub fn ad_hoc(dir: PathBuf, command: Vec<String>) -> Config {
+        // `mcp-pin lock -- https://host/mcp`: one Streamable HTTP server.
+        if let [url] = command.as_slice() {
+            if url.starts_with("http://") || url.starts_with("https://") {
+                let host = url.split("://").nth(1).unwrap_or("").split(['/', '?', ':', '@']).find(|s| !s.is_empty() && !s.contains('=')).unwrap_or("server");
+                let name: String = host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+                let server = ServerConfig {
+                    name: name.clone(),
+                    transport: Transport::Http(Http {
+                        url: url.clone(),
+                        url_template: url.clone(),
+                        headers: BTreeMap::new(),
+                    }),
+                    timeout: DEFAULT_TIMEOUT,
+                    client_capabilities: vec![],
+                    probe: ProbePolicy::ReadOnly,
+                    tools: BTreeMap::new(),
+                };
+                let mut servers = BTreeMap::new();
+                servers.insert(name, server);
+                return Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] };
+            }
+        }
         let mut it = command.into_iter();
         let cmd = it.next().unwrap_or_default();
         let args: Vec<String> = it.collect();
