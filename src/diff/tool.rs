@@ -26,6 +26,10 @@ fn change(rule: &str, tool: &str, pointer: String, message: String, before: Opti
 
 /// Every change between two definitions of one tool (named `name` in the new surface).
 pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
+    if old == new {
+        // the same JSON (numbers compared by spelling): nothing can differ
+        return Vec::new();
+    }
     let mut a = old.clone();
     let mut b = new.clone();
     canonicalize_numbers(&mut a, 0);

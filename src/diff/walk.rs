@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -310,8 +311,8 @@ pub struct Walker<'a> {
     base: String,
     old_doc: &'a Value,
     new_doc: &'a Value,
-    old_refs: BTreeSet<String>,
-    new_refs: BTreeSet<String>,
+    old_refs: Rc<BTreeSet<String>>,
+    new_refs: Rc<BTreeSet<String>>,
     visited: HashSet<(String, String, bool, bool)>,
     /// Nesting of trial walks (branch matching); bounded so matching stays cheap.
     trial: usize,
@@ -337,8 +338,8 @@ impl<'a> Walker<'a> {
             base: base.to_string(),
             old_doc,
             new_doc,
-            old_refs,
-            new_refs,
+            old_refs: Rc::new(old_refs),
+            new_refs: Rc::new(new_refs),
             visited: HashSet::new(),
             trial: 0,
             out: Vec::new(),
@@ -358,8 +359,8 @@ impl<'a> Walker<'a> {
             base: self.base.clone(),
             old_doc: self.old_doc,
             new_doc: self.new_doc,
-            old_refs: self.old_refs.clone(),
-            new_refs: self.new_refs.clone(),
+            old_refs: Rc::clone(&self.old_refs),
+            new_refs: Rc::clone(&self.new_refs),
             visited: HashSet::new(),
             trial: self.trial + 1,
             out: Vec::new(),
@@ -506,7 +507,7 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let (Some(am), Some(bm)) = (a.obj().cloned(), b.obj().cloned()) else {
+        if a.obj().is_none() || b.obj().is_none() {
             if canon(&a.v) != canon(&b.v) {
                 self.emit(
                     K::KeywordChanged,
@@ -518,15 +519,16 @@ impl<'a> Walker<'a> {
                 );
             }
             return;
-        };
+        }
+        let (Some(am), Some(bm)) = (a.obj(), b.obj()) else { return };
         let deeper = Pos { depth: pos.depth + 1, ..pos };
 
         // Grouped keywords first.
-        self.numeric_bound(&am, &bm, ptr, pos, true);
-        self.numeric_bound(&am, &bm, ptr, pos, false);
+        self.numeric_bound(am, bm, ptr, pos, true);
+        self.numeric_bound(am, bm, ptr, pos, false);
 
         let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
-        let switched = composition_switched(&am, &bm);
+        let switched = composition_switched(am, bm);
         for key in keys {
             let (x, y) = (am.get(key.as_str()), bm.get(key.as_str()));
             let kptr = format!("{ptr}/{}", esc(key));
@@ -544,8 +546,8 @@ impl<'a> Walker<'a> {
                         );
                     }
                 }
-                Kw::Type => self.types(&am, &bm, ptr, pos),
-                Kw::Enum => self.enums(&am, &bm, ptr, pos),
+                Kw::Type => self.types(am, bm, ptr, pos),
+                Kw::Enum => self.enums(am, bm, ptr, pos),
                 Kw::EnumTitles | Kw::EnumDescriptions => {
                     if let (Some(Value::Object(xo)), Some(Value::Object(yo))) = (x, y) {
                         let k = if classify(key) == Kw::EnumTitles { K::TitleChanged } else { K::DescriptionChanged };
@@ -572,9 +574,9 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                Kw::Required => self.required(&am, &bm, ptr, pos),
-                Kw::Properties => self.properties(&a, &b, &am, &bm, ptr, deeper, "properties"),
-                Kw::PatternProperties => self.properties(&a, &b, &am, &bm, ptr, deeper, "patternProperties"),
+                Kw::Required => self.required(am, bm, ptr, pos),
+                Kw::Properties => self.properties(&a, &b, am, bm, ptr, deeper, "properties"),
+                Kw::PatternProperties => self.properties(&a, &b, am, bm, ptr, deeper, "patternProperties"),
                 Kw::AdditionalProperties
                 | Kw::UnevaluatedProperties
                 | Kw::UnevaluatedItems
@@ -929,8 +931,8 @@ impl<'a> Walker<'a> {
 
     fn defs(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
         let empty = Map::new();
-        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
-        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
+        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
         let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
@@ -957,8 +959,8 @@ impl<'a> Walker<'a> {
 
     fn dependent_schemas(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
         let empty = Map::new();
-        let da = a.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
-        let db = b.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let da = a.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty);
+        let db = b.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty);
         let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
