@@ -408,8 +408,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 - **Composition.** `anyOf`/`oneOf` branches are matched by content: identical branches first, then
   the most similar pairs (compared recursively), leftovers are `branch-added`/`branch-removed`.
   `allOf` branches are matched the same way; an added `allOf` branch is `constraint-tightened`, a
-  removed one `constraint-loosened`. Switching `anyOf` and `oneOf` is `schema-keyword-changed`
-  (plus the branch changes). Inside `not` the direction flips. Changes inside an `if` condition are
+  removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
+  (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the
+  branches are then matched as usual. Inside `not` the direction flips. Changes inside an `if` condition are
   reported as `pattern-changed` (direction unprovable). A `contains`, `not`, `if`/`then`/`else`,
   `dependentSchemas` entry, `propertyNames` or `dependentRequired` that appears is
   `constraint-tightened`, one that disappears `constraint-loosened`; schemas present on both sides

@@ -595,11 +595,18 @@ impl<'a> Walker<'a> {
                         // compared once, from the side that has anyOf
                         if key == "anyOf" {
                             let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
+                            // oneOf rejects a value that matches two alternatives; anyOf accepts it
+                            let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
                             self.emit(
-                                K::KeywordChanged,
+                                k,
                                 pos,
                                 &format!("{ptr}/{kb}"),
-                                format!("alternatives of {}{} changed from {ka} to {kb}", self.label(ptr), self.of_tool()),
+                                format!(
+                                    "alternatives of {}{} changed from {ka} to {kb} ({})",
+                                    self.label(ptr),
+                                    self.of_tool(),
+                                    if kb == "oneOf" { "a value matching several now fails" } else { "a value matching several is now accepted" }
+                                ),
                                 None,
                                 None,
                             );
@@ -820,18 +827,20 @@ impl<'a> Walker<'a> {
         for name in names {
             let cptr = format!("{ptr}/{kw}/{}", esc(name));
             let p = human_path(&cptr);
-            let what = if kw == "patternProperties" {
-                format!("{}s matching /{}/ ", self.noun(), escape_hidden(name))
+            let pattern = kw == "patternProperties";
+            let what = if pattern {
+                format!("{}s matching /{}/", self.noun(), escape_hidden(name))
             } else {
                 format!("{} \"{}\"", self.noun(), escape_hidden(&p))
             };
+            let (gone, came) = if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
-                    let msg = format!("{what}{} was removed", self.of_tool()).replace("  ", " ");
+                    let msg = format!("{what}{} {gone}", self.of_tool());
                     self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
-                    let msg = format!("{what}{} was added", self.of_tool()).replace("  ", " ");
+                    let msg = format!("{what}{} {came}", self.of_tool());
                     self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
                 }
                 (Some(_), Some(_)) => {
