@@ -257,6 +257,9 @@ fn empty_node<'a>(raw: String) -> Node<'a> {
 }
 
 pub fn esc(s: &str) -> String {
+    if !s.contains(['~', '/']) {
+        return s.to_string();
+    }
     s.replace('~', "~0").replace('/', "~1")
 }
 
@@ -531,8 +534,12 @@ impl<'a> Walker<'a> {
         let switched = composition_switched(am, bm);
         for key in keys {
             let (x, y) = (am.get(key.as_str()), bm.get(key.as_str()));
+            let kind = classify(key);
+            if x == y && !holds_schema(kind) {
+                continue; // the same value of a keyword that refers to nothing else
+            }
             let kptr = format!("{ptr}/{}", esc(key));
-            match classify(key) {
+            match kind {
                 Kw::Schema => {
                     if x != y {
                         let what = |v: Option<&Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into());
@@ -743,8 +750,11 @@ impl<'a> Walker<'a> {
     }
 
     fn enums(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
-        let kptr = format!("{ptr}/enum");
         let (x, y) = (am.get("enum"), bm.get("enum"));
+        if x == y {
+            return;
+        }
+        let kptr = format!("{ptr}/enum");
         match (x, y) {
             (Some(Value::Array(ea)), Some(Value::Array(eb))) => {
                 let ka: BTreeMap<String, &Value> = ea.iter().map(|v| (canon(v), v)).collect();
@@ -782,6 +792,9 @@ impl<'a> Walker<'a> {
     }
 
     fn required(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
+        if am.get("required") == bm.get("required") {
+            return;
+        }
         let kptr = format!("{ptr}/required");
         let names = |m: &Map<String, Value>| -> Option<BTreeSet<String>> {
             match m.get("required") {
@@ -826,21 +839,22 @@ impl<'a> Walker<'a> {
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
             let cptr = format!("{ptr}/{kw}/{}", esc(name));
-            let p = human_path(&cptr);
             let pattern = kw == "patternProperties";
-            let what = if pattern {
-                format!("{}s matching /{}/", self.noun(), escape_hidden(name))
-            } else {
-                format!("{} \"{}\"", self.noun(), escape_hidden(&p))
+            let what = || {
+                if pattern {
+                    format!("{}s matching /{}/", self.noun(), escape_hidden(name))
+                } else {
+                    format!("{} \"{}\"", self.noun(), human_path(&cptr))
+                }
             };
             let (gone, came) = if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
-                    let msg = format!("{what}{} {gone}", self.of_tool());
+                    let msg = format!("{}{} {gone}", what(), self.of_tool());
                     self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
-                    let msg = format!("{what}{} {came}", self.of_tool());
+                    let msg = format!("{}{} {came}", what(), self.of_tool());
                     self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
                 }
                 (Some(_), Some(_)) => {
@@ -1254,6 +1268,33 @@ impl<'a> Walker<'a> {
             self.emit(k, outer, &cptr, msg, None, Some(n.v.clone().into_owned()));
         }
     }
+}
+
+/// Keywords whose value holds sub-schemas: equal text may still differ through a `$ref`.
+fn holds_schema(k: Kw) -> bool {
+    matches!(
+        k,
+        Kw::Properties
+            | Kw::PatternProperties
+            | Kw::AdditionalProperties
+            | Kw::UnevaluatedProperties
+            | Kw::UnevaluatedItems
+            | Kw::Items
+            | Kw::AdditionalItems
+            | Kw::PrefixItems
+            | Kw::Contains
+            | Kw::Defs
+            | Kw::AllOf
+            | Kw::AnyOf
+            | Kw::OneOf
+            | Kw::Not
+            | Kw::If
+            | Kw::Then
+            | Kw::Else
+            | Kw::DependentSchemas
+            | Kw::PropertyNames
+            | Kw::ContentSchema
+    )
 }
 
 fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
