@@ -35,7 +35,6 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
     canonicalize_numbers(&mut a, 0);
     canonicalize_numbers(&mut b, 0);
     let mut out = Vec::new();
-    let empty = Map::new();
     let (am, bm) = match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => (x, y),
         _ => {
@@ -49,8 +48,6 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     Some(b.clone()),
                 ));
             }
-            let (x, y) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
-            let _ = (x, y);
             out.extend(hidden_changes(name, Some(old), new));
             super::sort_changes(&mut out);
             return out;

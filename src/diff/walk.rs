@@ -763,13 +763,15 @@ impl<'a> Walker<'a> {
                 let tb = type_set(bm).unwrap_or_default();
                 let null_moved_with_type = ta.contains("null") != tb.contains("null");
                 for (k, v) in &ka {
-                    if !kb.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                    let null_with_type = v.is_null() && null_moved_with_type;
+                    if !kb.contains_key(k) && !null_with_type {
                         let msg = format!("value {} is no longer in the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
                     }
                 }
                 for (k, v) in &kb {
-                    if !ka.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                    let null_with_type = v.is_null() && null_moved_with_type;
+                    if !ka.contains_key(k) && !null_with_type {
                         let msg = format!("value {} was added to the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
                     }
