@@ -155,7 +155,7 @@ pub fn hidden_changes(name: &str, old: Option<&Value>, new: &Value) -> Vec<Chang
                 "hidden-characters",
                 name,
                 p.clone(),
-                format!("tool {t} now contains hidden characters at {p}: \"{esc_s}\""),
+                format!("tool {t} now contains hidden characters at {}: \"{esc_s}\"", escape_hidden(&p)),
                 None,
                 Some(Value::String(esc_s)),
             )

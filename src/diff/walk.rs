@@ -394,7 +394,7 @@ impl<'a> Walker<'a> {
 
     fn of_tool(&self) -> String {
         match self.tool {
-            Some(t) => format!(" of tool {t}"),
+            Some(t) => format!(" of tool {}", escape_hidden(t)),
             None => String::new(),
         }
     }
@@ -702,6 +702,7 @@ impl<'a> Walker<'a> {
 
     fn other(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
         if x.map(canon) != y.map(canon) {
+            let key = escape_hidden(key);
             let msg = match (x, y) {
                 (None, Some(v)) => format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v)),
                 (Some(_), None) => format!("keyword `{key}` removed from {}{}", self.label(ptr), self.of_tool()),
@@ -1021,11 +1022,23 @@ impl<'a> Walker<'a> {
         };
         let (pa, pb) = (pairs(x), pairs(y));
         for (k, n) in pa.difference(&pb) {
-            let msg = format!("{} \"{n}\"{} is no longer required when \"{k}\" is present", self.noun(), self.of_tool());
+            let msg = format!(
+                "{} \"{}\"{} is no longer required when \"{}\" is present",
+                self.noun(),
+                escape_hidden(n),
+                self.of_tool(),
+                escape_hidden(k)
+            );
             self.emit(K::Loosened, pos, kptr, msg, None, None);
         }
         for (k, n) in pb.difference(&pa) {
-            let msg = format!("{} \"{n}\"{} is now required when \"{k}\" is present", self.noun(), self.of_tool());
+            let msg = format!(
+                "{} \"{}\"{} is now required when \"{}\" is present",
+                self.noun(),
+                escape_hidden(n),
+                self.of_tool(),
+                escape_hidden(k)
+            );
             self.emit(K::Tightened, pos, kptr, msg, None, None);
         }
     }
