@@ -408,8 +408,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 - **Composition.** `anyOf`/`oneOf` branches are matched by content: identical branches first, then
   the most similar pairs (compared recursively), leftovers are `branch-added`/`branch-removed`.
   `allOf` branches are matched the same way; an added `allOf` branch is `constraint-tightened`, a
-  removed one `constraint-loosened`. Switching `anyOf` and `oneOf` is `schema-keyword-changed`
-  (plus the branch changes). Inside `not` the direction flips. Changes inside an `if` condition are
+  removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
+  (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the
+  branches are then matched as usual. Inside `not` the direction flips. Changes inside an `if` condition are
   reported as `pattern-changed` (direction unprovable). A `contains`, `not`, `if`/`then`/`else`,
   `dependentSchemas` entry, `propertyNames` or `dependentRequired` that appears is
   `constraint-tightened`, one that disappears `constraint-loosened`; schemas present on both sides
@@ -431,8 +432,35 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 - **Server**: `serverInfo` fields other than `version` are `server-info-changed` (cosmetic);
   capabilities are reported per top-level capability.
 - **Depth**: schemas are walked to 128 levels; a difference below is `schema-too-deep` (silent,
-  fail closed). Non-schema values where a schema belongs (`inputSchema: 5`) are compared as values
+  fail closed). serde_json parses at most 128 nested JSON levels, so only schemas built in memory get
+  that deep. Non-schema values where a schema belongs (`inputSchema: 5`) are compared as values
   (`schema-keyword-changed`); nothing panics.
+- **Numbers** are compared by exact decimal value (`1e3` = `1000` = `1000.0`, `0.1` is not
+  `0.10000000000000001`); mantissa and exponent are parsed by hand, never through `f64`.
+
+## Rules added beyond RULES.md
+
+- Output mirrors RULES.md leaves to the walk: `output-pattern-changed` (silent),
+  `output-default-changed` (silent: consumers reading an omitted field as its default now read
+  something else), `output-default-added` (loud), `output-schema-description-changed` (silent, like
+  its input twin: a description says what a result field means), `output-schema-title-changed`
+  (loud), `output-branch-added` (silent) / `output-branch-removed` (loud) per the direction table,
+  `output-ref-changed` (silent), `output-schema-keyword-changed` (loud),
+  `output-schema-dialect-changed` (cosmetic). `description-reflowed` and `hidden-characters` keep one
+  id on every surface.
+- `server-info-changed` (cosmetic): serverInfo fields other than `version`.
+- `schema-too-deep` (silent): the depth cap, failing closed.
+
+## How to add a rule
+
+1. Add a `RuleInfo` entry to `RULES` in `src/rules.rs` (id, class, surface, summary, help, example);
+   schema rules get their `output-` mirror or a waiver in the symmetry test.
+2. Emit it from `src/diff/walk.rs` (schema keywords: a `Kw` variant and its arm in `Walker::walk`,
+   which has no catch-all) or `src/diff/tool.rs` / `src/diff/mod.rs`.
+3. Add two folders under `tests/cases/` (before/after/expected); `cargo test --test diff_cases`
+   fails until every rule has two.
+4. `UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases` regenerates this file and the
+   reviewed one-line messages.
 "#;
 
 #[cfg(test)]

@@ -383,8 +383,12 @@ proptest! {
 
     #[test]
     fn never_panics_on_arbitrary_json(a in arb_json(), b in arb_json()) {
-        let _ = diff_tool("t", &json!({"name": "t", "inputSchema": a.clone(), "outputSchema": b.clone()}), &json!({"name": "t", "inputSchema": b.clone(), "outputSchema": a.clone()}));
-        let _ = diff_tool("t", &a, &b);
+        let d1 = diff_tool("t", &json!({"name": "t", "inputSchema": a.clone(), "outputSchema": b.clone()}), &json!({"name": "t", "inputSchema": b.clone(), "outputSchema": a.clone()}));
+        let d2 = diff_tool("t", &a, &b);
+        for c in d1.iter().chain(&d2) {
+            prop_assert!(mcp_pin::rules::lookup(&c.rule).is_some(), "unknown rule {}", c.rule);
+            prop_assert!(!c.message.chars().any(mcp_pin::diff::text::is_hidden), "raw hidden character in {:?}", c.message);
+        }
         let d = diff_tool("t", &json!({"inputSchema": a.clone()}), &json!({"inputSchema": a.clone()}));
         prop_assert!(d.is_empty(), "identity on arbitrary json: {:?}", d.iter().map(|c| (&c.rule, &c.pointer)).collect::<Vec<_>>());
     }

@@ -237,7 +237,11 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         out.push(mk(
             "protocol-version-changed",
             "/protocolVersion".into(),
-            format!("negotiated protocol version changed from {} to {}", old.protocol_version, new.protocol_version),
+            format!(
+                "negotiated protocol version changed from {} to {}",
+                text::escape_hidden(&old.protocol_version),
+                text::escape_hidden(&new.protocol_version)
+            ),
             Some(Value::String(old.protocol_version.clone())),
             Some(Value::String(new.protocol_version.clone())),
         ));

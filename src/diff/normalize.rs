@@ -180,16 +180,20 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
     // 2. local keyword spellings.
     local(&mut m);
     // 3. compositions that are spellings of something simpler.
-    for kw in ["anyOf", "oneOf"] {
-        nullable_branch(&mut m, kw);
+    let composed = m.contains_key("anyOf") || m.contains_key("oneOf") || m.contains_key("allOf");
+    if composed {
+        for kw in ["anyOf", "oneOf"] {
+            nullable_branch(&mut m, kw);
+        }
+        for kw in ["anyOf", "oneOf"] {
+            titled_enum(&mut m, kw);
+        }
+        for kw in ["allOf", "anyOf", "oneOf"] {
+            single_branch(&mut m, kw);
+        }
+        // merged keywords may need their spelling normalised again
+        local(&mut m);
     }
-    for kw in ["anyOf", "oneOf"] {
-        titled_enum(&mut m, kw);
-    }
-    for kw in ["allOf", "anyOf", "oneOf"] {
-        single_branch(&mut m, kw);
-    }
-    local(&mut m);
     drop_defaults(&mut m);
     m
 }

@@ -72,8 +72,23 @@ pub fn scan(v: &Value, ptr: &str, depth: usize, f: &mut dyn FnMut(&str, &str)) {
     }
 }
 
+fn any_hidden(v: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH * 4 {
+        return false;
+    }
+    match v {
+        Value::String(s) => has_hidden(s),
+        Value::Array(a) => a.iter().any(|x| any_hidden(x, depth + 1)),
+        Value::Object(m) => m.iter().any(|(k, x)| has_hidden(k) || any_hidden(x, depth + 1)),
+        _ => false,
+    }
+}
+
 /// Where `new` carries hidden-character text that `old` nowhere carried: (pointer, text).
 pub fn new_hidden(old: Option<&Value>, new: &Value) -> Vec<(String, String)> {
+    if !any_hidden(new, 0) {
+        return Vec::new();
+    }
     let known = old.map(hidden_strings).unwrap_or_default();
     let mut out = Vec::new();
     scan(new, "", 0, &mut |p, s| {

@@ -26,12 +26,15 @@ fn change(rule: &str, tool: &str, pointer: String, message: String, before: Opti
 
 /// Every change between two definitions of one tool (named `name` in the new surface).
 pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
+    if old == new {
+        // the same JSON (numbers compared by spelling): nothing can differ
+        return Vec::new();
+    }
     let mut a = old.clone();
     let mut b = new.clone();
     canonicalize_numbers(&mut a, 0);
     canonicalize_numbers(&mut b, 0);
     let mut out = Vec::new();
-    let empty = Map::new();
     let (am, bm) = match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => (x, y),
         _ => {
@@ -45,8 +48,6 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     Some(b.clone()),
                 ));
             }
-            let (x, y) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
-            let _ = (x, y);
             out.extend(hidden_changes(name, Some(old), new));
             super::sort_changes(&mut out);
             return out;
@@ -154,7 +155,7 @@ pub fn hidden_changes(name: &str, old: Option<&Value>, new: &Value) -> Vec<Chang
                 "hidden-characters",
                 name,
                 p.clone(),
-                format!("tool {t} now contains hidden characters at {p}: \"{esc_s}\""),
+                format!("tool {t} now contains hidden characters at {}: \"{esc_s}\"", escape_hidden(&p)),
                 None,
                 Some(Value::String(esc_s)),
             )

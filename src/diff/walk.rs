@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -256,6 +257,9 @@ fn empty_node<'a>(raw: String) -> Node<'a> {
 }
 
 pub fn esc(s: &str) -> String {
+    if !s.contains(['~', '/']) {
+        return s.to_string();
+    }
     s.replace('~', "~0").replace('/', "~1")
 }
 
@@ -310,8 +314,8 @@ pub struct Walker<'a> {
     base: String,
     old_doc: &'a Value,
     new_doc: &'a Value,
-    old_refs: BTreeSet<String>,
-    new_refs: BTreeSet<String>,
+    old_refs: Rc<BTreeSet<String>>,
+    new_refs: Rc<BTreeSet<String>>,
     visited: HashSet<(String, String, bool, bool)>,
     /// Nesting of trial walks (branch matching); bounded so matching stays cheap.
     trial: usize,
@@ -337,8 +341,8 @@ impl<'a> Walker<'a> {
             base: base.to_string(),
             old_doc,
             new_doc,
-            old_refs,
-            new_refs,
+            old_refs: Rc::new(old_refs),
+            new_refs: Rc::new(new_refs),
             visited: HashSet::new(),
             trial: 0,
             out: Vec::new(),
@@ -358,8 +362,8 @@ impl<'a> Walker<'a> {
             base: self.base.clone(),
             old_doc: self.old_doc,
             new_doc: self.new_doc,
-            old_refs: self.old_refs.clone(),
-            new_refs: self.new_refs.clone(),
+            old_refs: Rc::clone(&self.old_refs),
+            new_refs: Rc::clone(&self.new_refs),
             visited: HashSet::new(),
             trial: self.trial + 1,
             out: Vec::new(),
@@ -390,7 +394,7 @@ impl<'a> Walker<'a> {
 
     fn of_tool(&self) -> String {
         match self.tool {
-            Some(t) => format!(" of tool {t}"),
+            Some(t) => format!(" of tool {}", escape_hidden(t)),
             None => String::new(),
         }
     }
@@ -506,7 +510,7 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let (Some(am), Some(bm)) = (a.obj().cloned(), b.obj().cloned()) else {
+        if a.obj().is_none() || b.obj().is_none() {
             if canon(&a.v) != canon(&b.v) {
                 self.emit(
                     K::KeywordChanged,
@@ -518,19 +522,24 @@ impl<'a> Walker<'a> {
                 );
             }
             return;
-        };
+        }
+        let (Some(am), Some(bm)) = (a.obj(), b.obj()) else { return };
         let deeper = Pos { depth: pos.depth + 1, ..pos };
 
         // Grouped keywords first.
-        self.numeric_bound(&am, &bm, ptr, pos, true);
-        self.numeric_bound(&am, &bm, ptr, pos, false);
+        self.numeric_bound(am, bm, ptr, pos, true);
+        self.numeric_bound(am, bm, ptr, pos, false);
 
         let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
-        let switched = composition_switched(&am, &bm);
+        let switched = composition_switched(am, bm);
         for key in keys {
             let (x, y) = (am.get(key.as_str()), bm.get(key.as_str()));
+            let kind = classify(key);
+            if x == y && !holds_schema(kind) {
+                continue; // the same value of a keyword that refers to nothing else
+            }
             let kptr = format!("{ptr}/{}", esc(key));
-            match classify(key) {
+            match kind {
                 Kw::Schema => {
                     if x != y {
                         let what = |v: Option<&Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into());
@@ -544,8 +553,8 @@ impl<'a> Walker<'a> {
                         );
                     }
                 }
-                Kw::Type => self.types(&am, &bm, ptr, pos),
-                Kw::Enum => self.enums(&am, &bm, ptr, pos),
+                Kw::Type => self.types(am, bm, ptr, pos),
+                Kw::Enum => self.enums(am, bm, ptr, pos),
                 Kw::EnumTitles | Kw::EnumDescriptions => {
                     if let (Some(Value::Object(xo)), Some(Value::Object(yo))) = (x, y) {
                         let k = if classify(key) == Kw::EnumTitles { K::TitleChanged } else { K::DescriptionChanged };
@@ -572,9 +581,9 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                Kw::Required => self.required(&am, &bm, ptr, pos),
-                Kw::Properties => self.properties(&a, &b, &am, &bm, ptr, deeper, "properties"),
-                Kw::PatternProperties => self.properties(&a, &b, &am, &bm, ptr, deeper, "patternProperties"),
+                Kw::Required => self.required(am, bm, ptr, pos),
+                Kw::Properties => self.properties(&a, &b, am, bm, ptr, deeper, "properties"),
+                Kw::PatternProperties => self.properties(&a, &b, am, bm, ptr, deeper, "patternProperties"),
                 Kw::AdditionalProperties
                 | Kw::UnevaluatedProperties
                 | Kw::UnevaluatedItems
@@ -593,11 +602,18 @@ impl<'a> Walker<'a> {
                         // compared once, from the side that has anyOf
                         if key == "anyOf" {
                             let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
+                            // oneOf rejects a value that matches two alternatives; anyOf accepts it
+                            let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
                             self.emit(
-                                K::KeywordChanged,
+                                k,
                                 pos,
                                 &format!("{ptr}/{kb}"),
-                                format!("alternatives of {}{} changed from {ka} to {kb}", self.label(ptr), self.of_tool()),
+                                format!(
+                                    "alternatives of {}{} changed from {ka} to {kb} ({})",
+                                    self.label(ptr),
+                                    self.of_tool(),
+                                    if kb == "oneOf" { "a value matching several now fails" } else { "a value matching several is now accepted" }
+                                ),
                                 None,
                                 None,
                             );
@@ -686,6 +702,7 @@ impl<'a> Walker<'a> {
 
     fn other(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
         if x.map(canon) != y.map(canon) {
+            let key = escape_hidden(key);
             let msg = match (x, y) {
                 (None, Some(v)) => format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v)),
                 (Some(_), None) => format!("keyword `{key}` removed from {}{}", self.label(ptr), self.of_tool()),
@@ -734,8 +751,11 @@ impl<'a> Walker<'a> {
     }
 
     fn enums(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
-        let kptr = format!("{ptr}/enum");
         let (x, y) = (am.get("enum"), bm.get("enum"));
+        if x == y {
+            return;
+        }
+        let kptr = format!("{ptr}/enum");
         match (x, y) {
             (Some(Value::Array(ea)), Some(Value::Array(eb))) => {
                 let ka: BTreeMap<String, &Value> = ea.iter().map(|v| (canon(v), v)).collect();
@@ -744,13 +764,15 @@ impl<'a> Walker<'a> {
                 let tb = type_set(bm).unwrap_or_default();
                 let null_moved_with_type = ta.contains("null") != tb.contains("null");
                 for (k, v) in &ka {
-                    if !kb.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                    let null_with_type = v.is_null() && null_moved_with_type;
+                    if !kb.contains_key(k) && !null_with_type {
                         let msg = format!("value {} is no longer in the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
                     }
                 }
                 for (k, v) in &kb {
-                    if !ka.contains_key(k) && !(v.is_null() && null_moved_with_type) {
+                    let null_with_type = v.is_null() && null_moved_with_type;
+                    if !ka.contains_key(k) && !null_with_type {
                         let msg = format!("value {} was added to the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
                     }
@@ -773,6 +795,9 @@ impl<'a> Walker<'a> {
     }
 
     fn required(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
+        if am.get("required") == bm.get("required") {
+            return;
+        }
         let kptr = format!("{ptr}/required");
         let names = |m: &Map<String, Value>| -> Option<BTreeSet<String>> {
             match m.get("required") {
@@ -817,19 +842,22 @@ impl<'a> Walker<'a> {
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
             let cptr = format!("{ptr}/{kw}/{}", esc(name));
-            let p = human_path(&cptr);
-            let what = if kw == "patternProperties" {
-                format!("{}s matching /{}/ ", self.noun(), escape_hidden(name))
-            } else {
-                format!("{} \"{}\"", self.noun(), escape_hidden(&p))
+            let pattern = kw == "patternProperties";
+            let what = || {
+                if pattern {
+                    format!("{}s matching /{}/", self.noun(), escape_hidden(name))
+                } else {
+                    format!("{} \"{}\"", self.noun(), human_path(&cptr))
+                }
             };
+            let (gone, came) = if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
-                    let msg = format!("{what}{} was removed", self.of_tool()).replace("  ", " ");
+                    let msg = format!("{}{} {gone}", what(), self.of_tool());
                     self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
-                    let msg = format!("{what}{} was added", self.of_tool()).replace("  ", " ");
+                    let msg = format!("{}{} {came}", what(), self.of_tool());
                     self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
                 }
                 (Some(_), Some(_)) => {
@@ -929,8 +957,8 @@ impl<'a> Walker<'a> {
 
     fn defs(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
         let empty = Map::new();
-        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
-        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
+        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
         let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
@@ -957,8 +985,8 @@ impl<'a> Walker<'a> {
 
     fn dependent_schemas(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
         let empty = Map::new();
-        let da = a.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
-        let db = b.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty).clone();
+        let da = a.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty);
+        let db = b.get("dependentSchemas").and_then(Value::as_object).unwrap_or(&empty);
         let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
@@ -994,11 +1022,23 @@ impl<'a> Walker<'a> {
         };
         let (pa, pb) = (pairs(x), pairs(y));
         for (k, n) in pa.difference(&pb) {
-            let msg = format!("{} \"{n}\"{} is no longer required when \"{k}\" is present", self.noun(), self.of_tool());
+            let msg = format!(
+                "{} \"{}\"{} is no longer required when \"{}\" is present",
+                self.noun(),
+                escape_hidden(n),
+                self.of_tool(),
+                escape_hidden(k)
+            );
             self.emit(K::Loosened, pos, kptr, msg, None, None);
         }
         for (k, n) in pb.difference(&pa) {
-            let msg = format!("{} \"{n}\"{} is now required when \"{k}\" is present", self.noun(), self.of_tool());
+            let msg = format!(
+                "{} \"{}\"{} is now required when \"{}\" is present",
+                self.noun(),
+                escape_hidden(n),
+                self.of_tool(),
+                escape_hidden(k)
+            );
             self.emit(K::Tightened, pos, kptr, msg, None, None);
         }
     }
@@ -1243,6 +1283,33 @@ impl<'a> Walker<'a> {
             self.emit(k, outer, &cptr, msg, None, Some(n.v.clone().into_owned()));
         }
     }
+}
+
+/// Keywords whose value holds sub-schemas: equal text may still differ through a `$ref`.
+fn holds_schema(k: Kw) -> bool {
+    matches!(
+        k,
+        Kw::Properties
+            | Kw::PatternProperties
+            | Kw::AdditionalProperties
+            | Kw::UnevaluatedProperties
+            | Kw::UnevaluatedItems
+            | Kw::Items
+            | Kw::AdditionalItems
+            | Kw::PrefixItems
+            | Kw::Contains
+            | Kw::Defs
+            | Kw::AllOf
+            | Kw::AnyOf
+            | Kw::OneOf
+            | Kw::Not
+            | Kw::If
+            | Kw::Then
+            | Kw::Else
+            | Kw::DependentSchemas
+            | Kw::PropertyNames
+            | Kw::ContentSchema
+    )
 }
 
 fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
