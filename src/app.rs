@@ -549,12 +549,12 @@ fn explain(rule: Option<&str>) -> i32 {
             print_out(&s);
             0
         }
-        Some(id) => match crate::rules::lookup(id) {
-            Some(r) => {
-                print_out(&format!(
-                    "{} ({})\n\n{}\n\n{}\n\nbefore:\n{}\n\nafter:\n{}\n",
-                    r.id, r.class, r.summary, r.help, r.before, r.after
-                ));
+        Some(id) => match crate::rules::explain(id) {
+            Some(text) => {
+                print_out(&text);
+                if !text.ends_with('\n') {
+                    print_out("\n");
+                }
                 0
             }
             None => {

@@ -816,13 +816,17 @@ impl<'a> Walker<'a> {
             let full = if p.is_empty() { name.to_string() } else { format!("{p}.{name}") };
             format!("{} \"{}\"", noun, escape_hidden(&full))
         };
+        // A required change points at the property it is about (`.../properties/query`), as the
+        // JSON report contract promises, so an ignore on a property prefix covers it too.
         for n in ra.difference(&rb) {
             let msg = format!("required {}{} is now optional", field(n), self.of_tool());
-            self.emit(K::RequiredRemoved, pos, &kptr, msg, Some(Value::String(n.clone())), None);
+            let pptr = format!("{ptr}/properties/{}", esc(n));
+            self.emit(K::RequiredRemoved, pos, &pptr, msg, Some(Value::String(n.clone())), None);
         }
         for n in rb.difference(&ra) {
             let msg = format!("{}{} is now required", field(n), self.of_tool());
-            self.emit(K::RequiredAdded, pos, &kptr, msg, None, Some(Value::String(n.clone())));
+            let pptr = format!("{ptr}/properties/{}", esc(n));
+            self.emit(K::RequiredAdded, pos, &pptr, msg, None, Some(Value::String(n.clone())));
         }
     }
 
