@@ -6,6 +6,7 @@ use super::{ProbeOutcome, Report, Status, Verdict};
 use crate::change::{Change, Class};
 use crate::json::escape_for_display;
 
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Style {
     pub color: bool,
     pub verbose: bool,
@@ -25,6 +26,39 @@ fn class_label(style: &Style, class: Class) -> String {
         Class::Loud => paint(style, "33", "loud    "),
         Class::Cosmetic => paint(style, "2", "cosmetic"),
     }
+}
+
+/// A word-level diff of two texts: removed words as `[-word-]` and added ones as `{+word+}`, or
+/// red and green with `color`. Hidden characters are always spelled out (`\u{200B}`).
+pub fn word_diff(before: &str, after: &str, color: bool) -> String {
+    use similar::{ChangeTag, TextDiff};
+    let diff = TextDiff::from_words(before, after);
+    let mut out = String::new();
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |out: &mut String, run: Option<(ChangeTag, String)>| {
+        let Some((tag, text)) = run else { return };
+        let text = escape_for_display(&text);
+        match (tag, color) {
+            (ChangeTag::Equal, _) => out.push_str(&text),
+            (ChangeTag::Delete, false) => out.push_str(&format!("[-{text}-]")),
+            (ChangeTag::Insert, false) => out.push_str(&format!("{{+{text}+}}")),
+            (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31m{text}\x1b[0m")),
+            (ChangeTag::Insert, true) => out.push_str(&format!("\x1b[32m{text}\x1b[0m")),
+        }
+    };
+    for change in diff.iter_all_changes() {
+        let tag = change.tag();
+        match &mut run {
+            Some((t, text)) if *t == tag => text.push_str(change.value()),
+            _ => {
+                let prev = run.take();
+                flush(&mut out, prev);
+                run = Some((tag, change.value().to_string()));
+            }
+        }
+    }
+    flush(&mut out, run);
+    out
 }
 
 pub fn render(report: &Report, style: &Style) -> String {
@@ -68,6 +102,10 @@ pub fn render(report: &Report, style: &Style) -> String {
                 c.rule,
                 escape_for_display(&c.message)
             );
+            if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
+                let diff = word_diff(b, a, style.color);
+                let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+            }
             if style.verbose && !c.pointer.is_empty() {
                 let _ = writeln!(out, "             at {}", c.pointer);
             }
