@@ -119,7 +119,7 @@ fn human_snapshot() {
 fn human_word_diff_and_colour() {
     assert_eq!(
         report::human::word_diff("the quick fox", "the slow fox\u{200B}", false),
-        "the [-quick-]{+slow+} fox{+\\u{200B}+}"
+        "the [-quick-]{+slow+} [-fox-]{+fox\\u{200B}+}"
     );
     let coloured = report::human::word_diff("a b", "a c", true);
     assert_eq!(coloured, "a \x1b[31mb\x1b[0m\x1b[32mc\x1b[0m");
@@ -251,7 +251,8 @@ fn sarif_snapshot_and_structure() {
     let r = sample(FailOn::Silent);
     let text = report::render(&r, Format::Sarif, &ctx(false));
     let v: Value = serde_json::from_str(&text).unwrap();
-    insta::assert_json_snapshot!("sarif_results", sarif_for_snapshot(&v));
+    // (as text: insta's JSON serialiser does not know serde_json's arbitrary-precision numbers)
+    insta::assert_snapshot!("sarif_results", serde_json::to_string_pretty(&sarif_for_snapshot(&v)).unwrap());
     let run = &v["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     assert!(rules.len() >= mcp_pin::rules::RULES.len());
@@ -286,10 +287,33 @@ fn sarif_snapshot_and_structure() {
     }
 }
 
-fn sarif_schema() -> jsonschema::Validator {
+
+/// The SARIF schema's `language` pattern (in the OASIS 2.1.0 schema and rtm.5 alike) has a stray
+/// `]` (`^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`) that fails the meta-schema's `regex` format, so
+/// no validator compiles it as is. Drop that one keyword from the in-memory copy; the file stays
+/// byte-identical to its source (tests/fixtures/README.md).
+fn sarif_schema_value() -> Value {
+    const BROKEN: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                if m.get("pattern").and_then(Value::as_str) == Some(BROKEN) {
+                    m.remove("pattern");
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sarif-2.1.0.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).expect("the SARIF schema compiles")
+    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    strip(&mut schema);
+    schema
+}
+
+fn sarif_schema() -> jsonschema::Validator {
+    jsonschema::validator_for(&sarif_schema_value()).expect("the SARIF schema compiles")
 }
 
 pub fn assert_valid_sarif(v: &Value) {
@@ -325,6 +349,8 @@ fn junit_snapshot_and_well_formed() {
     assert!(xml.contains("<testcase name=\"fetch\" classname=\"alpha\">"));
     // fetch: two silent changes and the failing probe; search: one; beta: the error.
     assert_eq!(xml.matches("<failure ").count(), 4);
+    // `failures` counts the failed test cases (fetch, search).
+    assert!(xml.contains("<testsuite name=\"alpha\" tests=\"4\" failures=\"2\" errors=\"0\""), "{xml}");
     assert_eq!(xml.matches("<error ").count(), 1);
     assert!(!xml.contains('\u{200B}'));
     well_formed_xml(&xml);

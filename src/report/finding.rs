@@ -63,9 +63,10 @@ impl Level {
 }
 
 impl Finding<'_> {
-    /// Sort key: gate-failing first, then by class.
-    pub fn severity(&self) -> (bool, Class) {
-        (self.fails_gate, self.class)
+    /// Sort key: gate-failing first, a server that could not be checked first among those,
+    /// then by class.
+    pub fn severity(&self) -> (bool, bool, Class) {
+        (self.fails_gate, matches!(self.source, Source::ServerError), self.class)
     }
 
     /// Level as the gate sees it: error when it fails the gate, warning for the rest of silent

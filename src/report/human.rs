@@ -28,6 +28,13 @@ fn class_label(style: &Style, class: Class) -> String {
     }
 }
 
+/// Whether a word diff says more than the change's message: for text with several words (a
+/// description), or with a hidden character; not for one-word values like versions.
+pub fn worth_word_diff(before: &str, after: &str) -> bool {
+    let telling = |s: &str| s.trim().contains(char::is_whitespace) || s.chars().any(crate::json::is_hidden_char);
+    telling(before) || telling(after)
+}
+
 /// A word-level diff of two texts: removed words as `[-word-]` and added ones as `{+word+}`, or
 /// red and green with `color`. Hidden characters are always spelled out (`\u{200B}`).
 pub fn word_diff(before: &str, after: &str, color: bool) -> String {
@@ -103,16 +110,23 @@ pub fn render(report: &Report, style: &Style) -> String {
                 escape_for_display(&c.message)
             );
             if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
-                let diff = word_diff(b, a, style.color);
-                let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+                if worth_word_diff(b, a) {
+                    let diff = word_diff(b, a, style.color);
+                    let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+                }
             }
             if style.verbose && !c.pointer.is_empty() {
                 let _ = writeln!(out, "             at {}", c.pointer);
             }
         }
+        let mut probes_heading = false;
         for p in &server.probes {
             if p.outcome == ProbeOutcome::Pass && !style.verbose {
                 continue;
+            }
+            if !probes_heading {
+                let _ = writeln!(out, "  probes");
+                probes_heading = true;
             }
             let label = match p.outcome {
                 ProbeOutcome::Pass => paint(style, "32", "pass    "),

@@ -90,10 +90,13 @@ pub fn render(report: &Report) -> String {
                 continue;
             }
             cases.push_str(">\n");
+            if fs.iter().any(|f| f.fails_gate) {
+                // JUnit counts failed test cases, not failure elements.
+                failures += 1;
+            }
             let mut other = Vec::new();
             for f in fs {
                 if f.fails_gate {
-                    failures += 1;
                     let _ = writeln!(
                         cases,
                         "      <failure message=\"{}\" type=\"{}\">{}</failure>",

@@ -306,9 +306,12 @@ fn details(out: &mut String, c: &Change) {
     }
     let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
     if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
-        out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
-        out.push_str(&fenced(&super::human::word_diff(b, a, false), "text"));
-        out.push('\n');
+        // (One-word values such as versions: before and after say it all.)
+        if super::human::worth_word_diff(b, a) {
+            out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
+            out.push_str(&fenced(&super::human::word_diff(b, a, false), "text"));
+            out.push('\n');
+        }
     }
     for (label, v) in [("Before", &c.before), ("After", &c.after)] {
         match v {
