@@ -142,7 +142,7 @@ fn server_failed(report: &Report, s: &ServerReport) -> bool {
         || (report.fail_on != FailOn::Never && (s.failing_changes(report.fail_on) > 0 || s.probe_failures() > 0))
 }
 
-fn shown_changes<'a>(s: &'a ServerReport, verbose: bool) -> Vec<&'a Change> {
+fn shown_changes(s: &ServerReport, verbose: bool) -> Vec<&Change> {
     s.changes.iter().filter(|c| verbose || c.class != Class::Cosmetic).collect()
 }
 
