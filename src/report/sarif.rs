@@ -36,8 +36,8 @@ fn descriptor(rule: &RuleInfo) -> Value {
         help_text.push_str(&format!("\n\nBefore:\n{}\n\nAfter:\n{}", rule.before, rule.after));
         help_md.push_str(&format!(
             "\n\nBefore:\n\n{}\n\nAfter:\n\n{}",
-            super::markdown::fenced(rule.before, "json"),
-            super::markdown::fenced(rule.after, "json")
+            super::markdown::fenced(rule.before, ""),
+            super::markdown::fenced(rule.after, "")
         ));
     }
     help_text.push_str(&format!("\n\nRun `mcp-pin explain {}` for more.", rule.id));
