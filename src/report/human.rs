@@ -6,6 +6,7 @@ use super::{ProbeOutcome, Report, Status, Verdict};
 use crate::change::{Change, Class};
 use crate::json::escape_for_display;
 
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Style {
     pub color: bool,
     pub verbose: bool,
@@ -25,6 +26,46 @@ fn class_label(style: &Style, class: Class) -> String {
         Class::Loud => paint(style, "33", "loud    "),
         Class::Cosmetic => paint(style, "2", "cosmetic"),
     }
+}
+
+/// Whether a word diff says more than the change's message: for text with several words (a
+/// description), or with a hidden character; not for one-word values like versions.
+pub fn worth_word_diff(before: &str, after: &str) -> bool {
+    let telling = |s: &str| s.trim().contains(char::is_whitespace) || s.chars().any(crate::json::is_hidden_char);
+    telling(before) || telling(after)
+}
+
+/// A word-level diff of two texts: removed words as `[-word-]` and added ones as `{+word+}`, or
+/// red and green with `color`. Hidden characters are always spelled out (`\u{200B}`).
+pub fn word_diff(before: &str, after: &str, color: bool) -> String {
+    use similar::{ChangeTag, TextDiff};
+    let diff = TextDiff::from_words(before, after);
+    let mut out = String::new();
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |out: &mut String, run: Option<(ChangeTag, String)>| {
+        let Some((tag, text)) = run else { return };
+        let text = escape_for_display(&text);
+        match (tag, color) {
+            (ChangeTag::Equal, _) => out.push_str(&text),
+            (ChangeTag::Delete, false) => out.push_str(&format!("[-{text}-]")),
+            (ChangeTag::Insert, false) => out.push_str(&format!("{{+{text}+}}")),
+            (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31m{text}\x1b[0m")),
+            (ChangeTag::Insert, true) => out.push_str(&format!("\x1b[32m{text}\x1b[0m")),
+        }
+    };
+    for change in diff.iter_all_changes() {
+        let tag = change.tag();
+        match &mut run {
+            Some((t, text)) if *t == tag => text.push_str(change.value()),
+            _ => {
+                let prev = run.take();
+                flush(&mut out, prev);
+                run = Some((tag, change.value().to_string()));
+            }
+        }
+    }
+    flush(&mut out, run);
+    out
 }
 
 pub fn render(report: &Report, style: &Style) -> String {
@@ -68,13 +109,24 @@ pub fn render(report: &Report, style: &Style) -> String {
                 c.rule,
                 escape_for_display(&c.message)
             );
+            if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
+                if worth_word_diff(b, a) {
+                    let diff = word_diff(b, a, style.color);
+                    let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+                }
+            }
             if style.verbose && !c.pointer.is_empty() {
                 let _ = writeln!(out, "             at {}", c.pointer);
             }
         }
+        let mut probes_heading = false;
         for p in &server.probes {
             if p.outcome == ProbeOutcome::Pass && !style.verbose {
                 continue;
+            }
+            if !probes_heading {
+                let _ = writeln!(out, "  probes");
+                probes_heading = true;
             }
             let label = match p.outcome {
                 ProbeOutcome::Pass => paint(style, "32", "pass    "),

@@ -1,8 +1,15 @@
 //! The report of a check (or an offline diff): the data model, the gate verdict, and one
 //! renderer per format.
 
+pub mod finding;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
+
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -116,6 +123,7 @@ pub struct Report {
 
 /// Counts for the summary line and the action's outputs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub silent: usize,
     pub loud: usize,
@@ -168,4 +176,160 @@ impl Report {
             0
         }
     }
+}
+
+/// A report format (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// For a person at a terminal (the default).
+    Human,
+    /// The stable machine contract (docs/report-json.md).
+    Json,
+    /// GitHub-flavoured Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
+    Markdown,
+    /// GitHub Actions workflow commands (`::error file=mcp.lock,line=N::...`).
+    Github,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
+    /// JUnit XML for test-report viewers.
+    Junit,
+}
+
+impl Format {
+    pub const ALL: [Format; 6] =
+        [Format::Human, Format::Json, Format::Markdown, Format::Github, Format::Sarif, Format::Junit];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Github => "github",
+            Format::Sarif => "sarif",
+            Format::Junit => "junit",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Format, String> {
+        Format::parse(s).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown report format `{s}`; formats: {}", names.join(", "))
+        })
+    }
+}
+
+/// `FORMAT=PATH` (the `--report` flag): write one more report, in FORMAT, to PATH.
+/// Usable as a clap `value_parser`.
+pub fn parse_report_spec(s: &str) -> Result<(Format, PathBuf), String> {
+    let Some((format, path)) = s.split_once('=') else {
+        return Err(format!("`{s}` is not FORMAT=PATH (for example sarif=mcp-pin.sarif)"));
+    };
+    if path.is_empty() {
+        return Err(format!("`{s}` names no file after `=`"));
+    }
+    Ok((format.parse()?, PathBuf::from(path)))
+}
+
+/// What the renderers need besides the report.
+#[derive(Debug, Clone, Default)]
+pub struct RenderContext {
+    /// Colour and verbosity (human; `verbose` also shows cosmetic changes in the other formats).
+    pub style: human::Style,
+    /// The lockfile as annotations and SARIF name it: relative to the repository root, `/`-separated.
+    pub lockfile_display: String,
+    /// The lockfile's text, for line numbers (`None`: annotations and SARIF carry no line).
+    pub lock_text: Option<String>,
+}
+
+impl RenderContext {
+    /// The context for a report about `lockfile`: reads its text (a missing file just means no
+    /// line numbers) and names it relative to `$GITHUB_WORKSPACE` when it lies inside, else
+    /// relative to the current folder when it lies inside, else as given.
+    pub fn for_lockfile(style: human::Style, lockfile: &Path) -> RenderContext {
+        let workspace = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()).map(PathBuf::from);
+        let cwd = std::env::current_dir().ok();
+        RenderContext {
+            style,
+            lockfile_display: display_path(lockfile, workspace.as_deref(), cwd.as_deref()),
+            lock_text: std::fs::read_to_string(lockfile).ok(),
+        }
+    }
+}
+
+/// `path` relative to the first of `bases` that contains it, with `/` separators.
+pub fn display_path(path: &Path, workspace: Option<&Path>, cwd: Option<&Path>) -> String {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match cwd {
+            Some(c) => c.join(path),
+            None => path.to_path_buf(),
+        }
+    };
+    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+    for base in [workspace, cwd].into_iter().flatten() {
+        let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+        if let Ok(rel) = absolute.strip_prefix(&base) {
+            if !rel.as_os_str().is_empty() {
+                return slashes(rel);
+            }
+        }
+    }
+    slashes(path)
+}
+
+fn slashes(p: &Path) -> String {
+    let s = p.to_string_lossy().replace('\\', "/");
+    let mut s = s.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    s.to_string()
+}
+
+/// Render `report` in `format`.
+pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
+    match format {
+        Format::Human => human::render(report, &ctx.style),
+        Format::Json => json::render(report),
+        Format::Markdown => markdown::render_capped_with(report, ctx.style.verbose, markdown::STEP_SUMMARY_MAX),
+        Format::Github => github::render(report, &ctx.lockfile_display, ctx.lock_text.as_deref()),
+        Format::Sarif => sarif::render(report, ctx),
+        Format::Junit => junit::render(report),
+    }
+}
+
+/// Append the Markdown report to `$GITHUB_STEP_SUMMARY`, capped so that the step's summary stays
+/// under GitHub's 1 MiB limit (what the file already holds counts). Returns `Ok(false)` when the
+/// variable is unset or empty. The caller gates it (on `GITHUB_ACTIONS=true`).
+pub fn step_summary_append(report: &Report, ctx: &RenderContext) -> std::io::Result<bool> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(false);
+    };
+    step_summary_append_to(report, ctx, Path::new(&path))?;
+    Ok(true)
+}
+
+/// [`step_summary_append`] with an explicit file.
+pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
+    let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
+    let text = markdown::render_capped_with(report, ctx.style.verbose, room);
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
 }
