@@ -375,7 +375,7 @@ pub async fn check(
     fail_on: FailOn,
     ad_hoc: &[String],
     progress: &Progress,
-) -> Result<Report, AppError> {
+) -> Result<(Report, PathBuf), AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
     let lock = Lockfile::read(&path)?;
     let servers = selected(&config, opts);
@@ -396,7 +396,7 @@ pub async fn check(
         .await;
     reports.sort_by(|a, b| a.name.cmp(&b.name));
     progress.finish();
-    Ok(Report { fail_on, servers: reports })
+    Ok((Report { fail_on, servers: reports }, path))
 }
 
 /// `mcp-pin diff OLD NEW`: the same engine, offline.
@@ -448,24 +448,39 @@ fn print_error(e: &AppError) {
     }
 }
 
+fn to_format(f: FormatArg) -> report::Format {
+    match f {
+        FormatArg::Human => report::Format::Human,
+        FormatArg::Json => report::Format::Json,
+        FormatArg::Markdown => report::Format::Markdown,
+        FormatArg::Github => report::Format::Github,
+        FormatArg::Sarif => report::Format::Sarif,
+        FormatArg::Junit => report::Format::Junit,
+    }
+}
+
 /// Render and emit a report per the report arguments; returns the exit code.
-fn emit(report: &Report, args: &ReportArgs, style: &report::human::Style, quiet: bool) -> i32 {
-    let format = args.format.unwrap_or(FormatArg::Human);
-    let rendered = |f: FormatArg| match f {
-        FormatArg::Human => report::human::render(report, style),
-        FormatArg::Json => report::json::render(report),
-    };
-    if let Some(path) = &args.output {
-        if let Err(e) = crate::lockfile::write_atomic(path, rendered(format).as_bytes()) {
+fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: bool) -> i32 {
+    let format = to_format(args.format.unwrap_or(FormatArg::Human));
+    let files = args.output.iter().map(|p| (format, p.clone())).chain(args.reports.iter().cloned());
+    for (f, path) in files {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        if let Err(e) = crate::lockfile::write_atomic(&path, report::render(report, f, ctx).as_bytes()) {
             eprintln!("error: cannot write report {}: {e}", path.display());
             return 2;
         }
-        let human = report::human::render(report, style);
-        print_out(&quiet_filter(&human, quiet));
-    } else if format == FormatArg::Human {
-        print_out(&quiet_filter(&rendered(format), quiet));
+    }
+    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !args.no_step_summary {
+        if let Err(e) = report::step_summary_append(report, ctx) {
+            eprintln!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
+        }
+    }
+    if args.output.is_some() || format == report::Format::Human {
+        print_out(&quiet_filter(&report::render(report, report::Format::Human, ctx), quiet));
     } else {
-        print_out(&rendered(format));
+        print_out(&report::render(report, format, ctx));
     }
     report.exit_code()
 }
@@ -513,7 +528,10 @@ pub async fn run(cli: Cli) -> i32 {
             opts.probe = !no_probe;
             let progress = Progress::new(!g.quiet);
             match check(&opts, fail_on(args.fail_on), command, &progress).await {
-                Ok(report) => emit(&report, args, &style, g.quiet),
+                Ok((report, lockfile)) => {
+                    let ctx = report::RenderContext::for_lockfile(style, &lockfile);
+                    emit(&report, args, &ctx, g.quiet)
+                }
                 Err(e) => {
                     print_error(&e);
                     2
@@ -521,7 +539,10 @@ pub async fn run(cli: Cli) -> i32 {
             }
         }
         Command::Diff { old, new, report: args } => match diff_locks(old, new, fail_on(args.fail_on)) {
-            Ok(report) => emit(&report, args, &style, g.quiet),
+            Ok(report) => {
+                let ctx = report::RenderContext::for_lockfile(style, new);
+                emit(&report, args, &ctx, g.quiet)
+            }
             Err(e) => {
                 print_error(&e);
                 2

@@ -65,6 +65,10 @@ pub enum FailOnArg {
 pub enum FormatArg {
     Human,
     Json,
+    Markdown,
+    Github,
+    Sarif,
+    Junit,
 }
 
 #[derive(Debug, Subcommand)]
@@ -133,6 +137,12 @@ pub struct ReportArgs {
     /// Also write the report (in --format) to this file; the terminal gets the human report
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write a report in FORMAT to FILE (repeatable), e.g. --report sarif=mcp-pin.sarif
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::report::parse_report_spec)]
+    pub reports: Vec<(crate::report::Format, PathBuf)>,
+    /// Under GitHub Actions, do not append the markdown report to $GITHUB_STEP_SUMMARY
+    #[arg(long)]
+    pub no_step_summary: bool,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {

@@ -404,7 +404,7 @@ fn install_sh_takes_a_checksummed_release_binary_or_falls_back_to_source() {
 /// End to end with the real binary and the fixture server: lock, break the surface, run the
 /// action's script.
 #[test]
-#[ignore = "needs the fixture server (--surface), the config loader and the `--report FORMAT=PATH` flag: un-ignore after merging"]
+
 fn run_sh_end_to_end_with_the_fixture_server() {
     let r = Runner::new();
     let p = common::Project { dir: tempfile::tempdir_in(r.workspace()).unwrap() };
