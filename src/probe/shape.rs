@@ -68,7 +68,9 @@ pub fn relation(result: &Value) -> Relation {
         if json_eq(&parsed, sc) {
             return Relation::EquivalentJson;
         }
-        if parsed.is_object() || parsed.is_array() {
+        // A structure that carries the text itself as a string (server-filesystem's
+        // `{"content": "<the text>"}`) wraps it; it does not contradict it.
+        if (parsed.is_object() || parsed.is_array()) && !contains_text(sc, t) {
             conflict = true;
         }
     }
@@ -76,6 +78,16 @@ pub fn relation(result: &Value) -> Relation {
         Relation::ConflictingJson
     } else {
         Relation::TextAndStructure
+    }
+}
+
+/// Whether `text` (or its trimmed form) is a string somewhere inside `v`.
+fn contains_text(v: &Value, text: &str) -> bool {
+    match v {
+        Value::String(s) => s == text || s.trim() == text.trim(),
+        Value::Array(a) => a.iter().any(|x| contains_text(x, text)),
+        Value::Object(m) => m.values().any(|x| contains_text(x, text)),
+        _ => false,
     }
 }
 
@@ -202,6 +214,11 @@ mod tests {
         );
         assert_eq!(
             relation(&json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"a": 1}})),
+            Relation::TextAndStructure
+        );
+        // server-filesystem's directory_tree: the JSON text wrapped as a string.
+        assert_eq!(
+            relation(&json!({"content": [{"type": "text", "text": "[{\"name\": \"a\"}]"}], "structuredContent": {"content": "[{\"name\": \"a\"}]"}})),
             Relation::TextAndStructure
         );
     }
