@@ -220,3 +220,70 @@ async fn server_filesystem_passes_end_to_end() {
     assert_pass(&run, "list_allowed_directories", ProbeKind::Call);
     assert_eq!(run.failures(), 0, "{:#?}", run.probes);
 }
+
+fn have_python() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Every probe rule against a small stdio server (tests/fixtures/probe_failures.py) that speaks
+/// real JSON-RPC: one tool per failure, plus a tool that never answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_rule_fails_against_a_misbehaving_server() {
+    if !have_python() {
+        eprintln!("skipped: python3 not found");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/probe_failures.py").to_string();
+    let env = BTreeMap::from([("DB_PASSWORD".to_string(), "hunter2-secret".to_string())]);
+    let server = ServerConfig {
+        name: "bad".into(),
+        transport: Transport::Stdio(Stdio {
+            command: "python3".into(),
+            command_template: "python3".into(),
+            args: vec![script.clone()],
+            args_template: vec![script],
+            env,
+            cwd: None,
+            cwd_template: None,
+        }),
+        timeout: Duration::from_secs(2),
+        client_capabilities: vec![],
+        probe: ProbePolicy::ReadOnly,
+        tools: BTreeMap::new(),
+    };
+    let started = std::time::Instant::now();
+    let pinned = BTreeMap::from([(
+        "fine".to_string(),
+        json!({"content": ["text", "image"], "structuredContent": {"n": "integer"}, "textStructure": "equivalent-json", "isError": false}),
+    )]);
+    let (_, run) = probe_server(&server, Some(&pinned)).await;
+    // The hanging tool is cancelled after the timeout and does not hold up the others.
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+
+    let rule = |tool: &str, kind: ProbeKind| -> Vec<Option<String>> {
+        find(&run, tool, kind).iter().map(|p| p.rule.clone()).collect()
+    };
+    let r = |s: &str| Some(s.to_string());
+    assert_eq!(rule("hangs", ProbeKind::Call), vec![r(probe::CALL_TIMEOUT)]);
+    assert_eq!(find(&run, "hangs", ProbeKind::Incomplete)[0].outcome, ProbeOutcome::Skipped);
+    assert_eq!(rule("fails", ProbeKind::Call), vec![r(probe::CALL_FAILED)]);
+    let msg = &find(&run, "fails", ProbeKind::Call)[0].message;
+    assert!(msg.contains("database unreachable") && !msg.contains("hunter2"), "{msg}");
+    assert_eq!(rule("rpc-error", ProbeKind::Call), vec![r(probe::CALL_FAILED)]);
+    assert_eq!(rule("lax", ProbeKind::Incomplete), vec![r(probe::INCOMPLETE_CALL_ACCEPTED)]);
+    assert_pass(&run, "lax", ProbeKind::Call);
+    assert_eq!(rule("no-structure", ProbeKind::Call), vec![r(probe::STRUCTURED_CONTENT_MISSING)]);
+    assert_eq!(rule("bad-structure", ProbeKind::Call), vec![r(probe::STRUCTURED_CONTENT_INVALID)]);
+    assert_eq!(rule("conflict", ProbeKind::Call), vec![r(probe::TEXT_STRUCTURE_CONFLICT)]);
+    assert_eq!(rule("fine", ProbeKind::Call), vec![r(probe::RESULT_SHAPE_CHANGED)]);
+    assert_pass(&run, "fine", ProbeKind::Incomplete);
+    assert_skipped(&run, "writes", "probe = \"all\"");
+    assert_skipped(&run, "needs-tasks", "task");
+    assert_eq!(run.shapes["fine"]["textStructure"], "equivalent-json");
+    assert!(!run.shapes.contains_key("hangs"));
+}
