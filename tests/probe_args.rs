@@ -19,6 +19,11 @@ fn synth(schema: Value) -> Value {
     Value::Object(a)
 }
 
+/// `PROPTEST_CASES` raises the number of cases for a longer local run.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 const D7: &str = "http://json-schema.org/draft-07/schema#";
 
 #[test]
@@ -320,7 +325,7 @@ fn tool_schema() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(192), ..ProptestConfig::default() })]
 
     #[test]
     fn synthesised_args_validate(schema in tool_schema()) {
@@ -333,5 +338,50 @@ proptest! {
         prop_assert!(args.keys().all(|k| required.contains(&k.as_str())));
         // Deterministic.
         prop_assert_eq!(synthesize_args(&schema).unwrap(), args);
+    }
+}
+
+// ---- robustness: whatever a server sends as a schema, no panic, and Ok means valid ----
+
+fn soup() -> impl Strategy<Value = Value> {
+    let scalar = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-5i64..100).prop_map(|n| json!(n)),
+        (-10.0f64..10.0).prop_map(|f| json!(f)),
+        prop_oneof![
+            Just("string"), Just("integer"), Just("number"), Just("object"), Just("array"), Just("null"),
+            Just("boolean"), Just("date"), Just("uri"), Just("^[a-z]*$"), Just("(a|b"), Just("#/$defs/x"),
+            Just("#"), Just("#/properties/a"), Just("a"), Just("")
+        ]
+        .prop_map(|s| json!(s)),
+    ];
+    scalar.prop_recursive(4, 40, 5, |inner| {
+        const KEYS: [&str; 30] = [
+            "type", "properties", "required", "items", "prefixItems", "enum", "const", "default", "anyOf", "oneOf",
+            "allOf", "not", "$ref", "$defs", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+            "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
+            "additionalProperties", "minProperties", "contains", "examples",
+        ];
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((0usize..30, inner.clone()), 0..5).prop_map(|kv| {
+                Value::Object(kv.into_iter().map(|(k, v)| (KEYS[k].to_string(), v)).collect())
+            }),
+            prop::collection::btree_map("[a-c]", inner, 0..3).prop_map(|m| json!({"type": "object", "properties": m, "required": m.keys().collect::<Vec<_>>()})),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_schema_is_handled_without_panic(schema in soup()) {
+        if let Ok(args) = synthesize_args(&schema) {
+            if let Ok(v) = compile(&schema, Formats::Assert) {
+                prop_assert!(v.is_valid(&Value::Object(args.clone())), "{} -> {:?}", schema, args);
+            }
+        }
     }
 }

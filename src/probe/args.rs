@@ -22,6 +22,8 @@ use super::validate::{self, Formats};
 pub const SEED: u64 = 0x6d63_702d_7069_6e21;
 /// Deeper than this, the schema is taken to recurse without a base case.
 const MAX_DEPTH: usize = 32;
+/// Longest string and largest count mcp-pin makes up.
+const MAX_LEN: usize = 10_000;
 
 /// The smallest valid arguments for `input_schema`, or why none can be made (naming the
 /// property that stops it).
@@ -109,7 +111,7 @@ impl<'a> Gen<'a> {
     fn fits(&mut self, schema: &Value, value: &Value) -> bool {
         match schema {
             Value::Bool(b) => *b,
-            _ => self.validator(schema).map_or(true, |v| v.is_valid(value)),
+            _ => self.validator(schema).is_none_or(|v| v.is_valid(value)),
         }
     }
 
@@ -330,6 +332,9 @@ impl<'a> Gen<'a> {
 
     fn string(&mut self, s: &Map<String, Value>, path: &str) -> Result<Value, String> {
         let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+        if min > MAX_LEN {
+            return Err(format!("{}: minLength {min} is too long for a probe", at(path)));
+        }
         let sv = Value::Object(s.clone());
         let mut cands: Vec<String> = Vec::new();
         if let Some(v) = s.get("format").and_then(Value::as_str).and_then(format_value) {
@@ -379,7 +384,7 @@ impl<'a> Gen<'a> {
             None => 0,
         };
         let n = min.max(min_contains);
-        if n > 1000 {
+        if n > MAX_LEN {
             return Err(format!("{}: minItems {n} is too many for a probe", at(path)));
         }
         let unique = s.get("uniqueItems") == Some(&Value::Bool(true));
