@@ -287,3 +287,115 @@ async fn each_rule_fails_against_a_misbehaving_server() {
     assert_eq!(run.shapes["fine"]["textStructure"], "equivalent-json");
     assert!(!run.shapes.contains_key("hangs"));
 }
+
+fn on_path(cmd: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(cmd).is_file()))
+}
+
+fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
+    ServerConfig {
+        name: name.into(),
+        transport: Transport::Stdio(Stdio {
+            command: command.into(),
+            command_template: command.into(),
+            args: args.clone(),
+            args_template: args,
+            env: BTreeMap::new(),
+            cwd: None,
+            cwd_template: None,
+        }),
+        timeout: Duration::from_secs(30),
+        client_capabilities: vec![],
+        probe: ProbePolicy::ReadOnly,
+        tools: BTreeMap::new(),
+    }
+}
+
+/// Every tool called passes both probes; every tool not called is skipped; nothing fails.
+fn assert_all_pass(tools: &BTreeMap<String, Value>, run: &ProbeRun) -> usize {
+    let mut probed = 0;
+    for (name, def) in tools {
+        let call = find(run, name, ProbeKind::Call);
+        if call[0].outcome == ProbeOutcome::Skipped {
+            continue;
+        }
+        probed += 1;
+        assert_pass(run, name, ProbeKind::Call);
+        if def["inputSchema"].get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty()) {
+            assert_pass(run, name, ProbeKind::Incomplete);
+        }
+    }
+    assert_eq!(run.failures(), 0, "{:#?}", run.probes);
+    probed
+}
+
+/// A Python (FastMCP) server: outputSchema without `$schema` (2020-12), structuredContent.
+/// Skipped unless `mcp-server-time` (PyPI) is installed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_time_server_passes_end_to_end() {
+    if !on_path("mcp-server-time") {
+        eprintln!("skipped: mcp-server-time not installed");
+        return;
+    }
+    let mut server = plain_server("time", "mcp-server-time", vec!["--local-timezone".into(), "UTC".into()]);
+    server.tools.insert("get_current_time".into(), tool_cfg(Some(json!({"timezone": "UTC"})), None));
+    server.tools.insert(
+        "convert_time".into(),
+        tool_cfg(Some(json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Europe/London"})), None),
+    );
+    let (tools, run) = probe_server(&server, None).await;
+    assert_eq!(assert_all_pass(&tools, &run), 2);
+    for t in ["get_current_time", "convert_time"] {
+        assert!(tools[t].get("outputSchema").is_some());
+        assert!(run.shapes[t]["structuredContent"].is_object(), "{}", run.shapes[t]);
+    }
+}
+
+/// Python `anyOf [X, {type: null}]` + `default: null` schemas; writers must not be called.
+/// Skipped unless `mcp-server-git` (PyPI) and `git` are installed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_git_server_passes_end_to_end() {
+    if !on_path("mcp-server-git") || !on_path("git") {
+        eprintln!("skipped: mcp-server-git or git not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = std::fs::canonicalize(tmp.path()).unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=probe", "-c", "user.email=probe@example.invalid"])
+            .args(args)
+            .current_dir(&repo)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&["commit", "-qm", "init"]);
+    let head_before = std::fs::read_to_string(repo.join(".git/HEAD")).unwrap();
+    let r = repo.to_string_lossy().into_owned();
+    let mut server = plain_server("git", "mcp-server-git", vec!["--repository".into(), r.clone()]);
+    for (t, a) in [
+        ("git_status", json!({"repo_path": r})),
+        ("git_diff_unstaged", json!({"repo_path": r})),
+        ("git_diff_staged", json!({"repo_path": r})),
+        ("git_diff", json!({"repo_path": r, "target": "HEAD"})),
+        ("git_log", json!({"repo_path": r})),
+        ("git_show", json!({"repo_path": r, "revision": "HEAD"})),
+        ("git_branch", json!({"repo_path": r, "branch_type": "local"})),
+    ] {
+        server.tools.insert(t.into(), tool_cfg(Some(a), None));
+    }
+    let (tools, run) = probe_server(&server, None).await;
+    for t in ["git_commit", "git_add", "git_reset", "git_create_branch", "git_checkout"] {
+        if tools.contains_key(t) {
+            assert_skipped(&run, t, "probe = \"all\"");
+        }
+    }
+    assert!(assert_all_pass(&tools, &run) >= 5);
+    assert_eq!(std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(), head_before);
+}
