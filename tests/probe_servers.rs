@@ -399,3 +399,32 @@ async fn python_git_server_passes_end_to_end() {
     assert!(assert_all_pass(&tools, &run) >= 5);
     assert_eq!(std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(), head_before);
 }
+
+/// At most 4 calls in flight: 8 tools that never answer, 1 s timeout each, take about 2 s
+/// (not 8 s serially, not 1 s unbounded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probes_run_four_at_a_time_and_hangs_are_cancelled() {
+    if !have_python() {
+        eprintln!("skipped: python3 not found");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/probe_failures.py").to_string();
+    let mut server = plain_server("hangs", "python3", vec![script]);
+    if let Transport::Stdio(s) = &mut server.transport {
+        s.env.insert("EXTRA_HANGS".into(), "8".into());
+    }
+    server.timeout = Duration::from_secs(1);
+    server.probe = ProbePolicy::None;
+    for i in 0..8 {
+        server.tools.insert(format!("hang-{i}"), tool_cfg(None, Some(ProbePolicy::All)));
+    }
+    let session = Session::connect(&server).await.expect("connect");
+    let tools = session.list_tools().await.expect("tools/list");
+    let started = std::time::Instant::now();
+    let run = probe::run(&session, &server, &tools, None).await;
+    let took = started.elapsed();
+    session.close().await;
+    assert_eq!(run.failures(), 8, "{:#?}", run.probes);
+    assert!(run.probes.iter().filter(|p| p.tool.starts_with("hang-")).all(|p| p.rule.as_deref() == Some(probe::CALL_TIMEOUT)));
+    assert!(took >= Duration::from_millis(1900) && took < Duration::from_secs(6), "{took:?}");
+}
