@@ -338,7 +338,7 @@ pub fn judge_call(
                 STRUCTURED_CONTENT_MISSING,
                 "the tool declares an outputSchema but the result has no structuredContent".into(),
             )),
-            Some(sc) => match validate::compile(os, validate::Formats::DraftDefault) {
+            Some(sc) => match validate::compile(os, validate::Formats::Annotate) {
                 Ok(v) => {
                     if let Some(e) = validate::first_error(&v, sc) {
                         probes.push(fail(

@@ -229,3 +229,16 @@ fn toml_keys() {
     assert_eq!(toml_key("a.b"), "\"a.b\"");
     assert_eq!(toml_key("say \"hi\""), "\"say \\\"hi\\\"\"");
 }
+
+#[test]
+fn output_formats_are_annotations_in_every_draft() {
+    for dialect in [json!("http://json-schema.org/draft-07/schema#"), Value::Null] {
+        let mut os = json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}});
+        if !dialect.is_null() {
+            os["$schema"] = dialect;
+        }
+        let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": os});
+        let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"at": "yesterday"}})), None, T, &[]);
+        assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{p:?}");
+    }
+}

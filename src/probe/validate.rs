@@ -21,8 +21,10 @@ pub fn draft_of(schema: &Value) -> Draft {
 pub enum Formats {
     /// Formats are assertions (used for arguments mcp-pin makes up: they must be right).
     Assert,
-    /// The draft's own default (annotation-only in 2019-09 and 2020-12).
-    DraftDefault,
+    /// Formats are annotations in every draft (used for `structuredContent`: the `jsonschema`
+    /// crate would assert them under draft-04/06/07 only, and a `$schema` change alone must not
+    /// flip a verdict).
+    Annotate,
 }
 
 /// Compile `schema` under `draft`. `$schema` is taken out first so an unknown meta-schema URI
@@ -33,9 +35,7 @@ pub fn compile_as(schema: &Value, draft: Draft, formats: Formats) -> Result<Vali
         m.remove("$schema");
     }
     let mut opts = jsonschema::options().with_draft(draft);
-    if formats == Formats::Assert {
-        opts = opts.should_validate_formats(true);
-    }
+    opts = opts.should_validate_formats(formats == Formats::Assert);
     opts.build(&s).map_err(|e| short(&e.to_string(), 200))
 }
 
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn unknown_meta_schema_still_compiles() {
-        let v = compile(&json!({"$schema": "https://example.com/meta", "type": "string"}), Formats::DraftDefault)
+        let v = compile(&json!({"$schema": "https://example.com/meta", "type": "string"}), Formats::Annotate)
             .unwrap();
         assert!(v.is_valid(&json!("x")));
         assert!(!v.is_valid(&json!(1)));
@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn remote_refs_are_not_fetched() {
-        let r = compile(&json!({"$ref": "https://example.invalid/schema.json"}), Formats::DraftDefault);
+        let r = compile(&json!({"$ref": "https://example.invalid/schema.json"}), Formats::Annotate);
         assert!(r.is_err());
     }
 
