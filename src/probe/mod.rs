@@ -127,14 +127,13 @@ async fn execute(
             let outcome = call(session, &tool, args, timeout).await;
             let (mut probes, shape) = judge_call(&tool, def, &outcome, pinned, timeout, secrets);
             if let Some(inc) = incomplete {
-                if matches!(outcome, Ok(CallOutcome::Timeout)) {
-                    probes.push(probe(
-                        &tool,
-                        ProbeKind::Incomplete,
-                        ProbeOutcome::Skipped,
-                        None,
-                        "not sent: the valid call timed out".into(),
-                    ));
+                let not_sent = match &outcome {
+                    Ok(CallOutcome::Timeout) => Some("not sent: the valid call timed out"),
+                    Err(_) => Some("not sent: the connection failed on the valid call"),
+                    _ => None,
+                };
+                if let Some(why) = not_sent {
+                    probes.push(probe(&tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why.into()));
                 } else {
                     let o = call(session, &tool, inc.args, timeout).await;
                     probes.push(judge_incomplete(&tool, &inc.left_out, &o, timeout, secrets));
