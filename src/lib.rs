@@ -12,6 +12,7 @@ pub mod config;
 pub mod diff;
 pub mod json;
 pub mod lockfile;
+pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod surface;

@@ -1,0 +1,439 @@
+//! Probes: per tool, one real end-to-end `tools/call` with valid arguments and, when the tool has
+//! a required argument, one call with a required argument left out that must be rejected.
+//!
+//! [`run`] plans every tool ([`plan`]: safety policy, fixture or synthesised arguments), makes
+//! the calls with bounded concurrency, and judges each answer ([`judge_call`],
+//! [`judge_incomplete`]: pure functions over the raw result, so failure cases test without a
+//! server). See `docs/probes.md`.
+
+pub mod args;
+pub mod regexgen;
+pub mod shape;
+pub mod validate;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
+use serde_json::{Map, Value};
+
+use crate::client::{humanize, CallOutcome, ClientError, Session};
+use crate::config::{ProbePolicy, ServerConfig};
+use crate::report::{Probe, ProbeKind, ProbeOutcome};
+
+pub use args::synthesize_args;
+pub use shape::Relation;
+
+/// Probe calls in flight at once, per server.
+pub const CONCURRENCY: usize = 4;
+/// Longest excerpt of a server's error text in a message.
+pub const EXCERPT: usize = 200;
+
+pub const CALL_FAILED: &str = "call-failed";
+pub const CALL_TIMEOUT: &str = "call-timeout";
+pub const STRUCTURED_CONTENT_MISSING: &str = "structured-content-missing";
+pub const STRUCTURED_CONTENT_INVALID: &str = "structured-content-invalid";
+pub const INCOMPLETE_CALL_ACCEPTED: &str = "incomplete-call-accepted";
+pub const RESULT_SHAPE_CHANGED: &str = "result-shape-changed";
+/// Added by the probes: a text block is JSON that differs from `structuredContent` (loud).
+pub const TEXT_STRUCTURE_CONFLICT: &str = "text-structure-conflict";
+
+/// Every rule id a probe can report.
+pub const RULES: &[&str] = &[
+    CALL_FAILED,
+    CALL_TIMEOUT,
+    STRUCTURED_CONTENT_MISSING,
+    STRUCTURED_CONTENT_INVALID,
+    INCOMPLETE_CALL_ACCEPTED,
+    RESULT_SHAPE_CHANGED,
+    TEXT_STRUCTURE_CONFLICT,
+];
+
+/// What a probe run produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProbeRun {
+    /// Sorted by tool, the valid call's probes before the incomplete call's.
+    pub probes: Vec<Probe>,
+    /// Result shape per tool whose valid call got a result (see [`shape::shape`]).
+    pub shapes: BTreeMap<String, Value>,
+}
+
+impl ProbeRun {
+    pub fn failures(&self) -> usize {
+        self.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).count()
+    }
+}
+
+/// What will be done for one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Not called; the message says why and how to enable it.
+    Skip { tool: String, message: String },
+    /// Called with `args`; then, when the tool has a required argument, with `incomplete`.
+    Call { tool: String, args: Map<String, Value>, incomplete: Option<Incomplete> },
+}
+
+/// The deliberately incomplete call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Incomplete {
+    /// The required argument left out.
+    pub left_out: String,
+    pub args: Map<String, Value>,
+}
+
+/// Probe every tool of one server. `tools`: the live raw tools by name; `pinned`: the shapes
+/// recorded at lock time (`None` when locking). Never fails: every problem is a probe.
+pub async fn run(
+    session: &Session,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    let secrets = server.secrets();
+    let timeout = server.timeout;
+    let jobs = tools.iter().map(|(name, def)| {
+        let plan = plan(server, name, def);
+        let pinned_shape = pinned.and_then(|p| p.get(name));
+        let secrets = &secrets;
+        async move { execute(session, timeout, plan, def, pinned_shape, secrets).await }
+    });
+    let mut done: Vec<(String, Vec<Probe>, Option<Value>)> =
+        stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await;
+    done.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut run = ProbeRun::default();
+    for (tool, probes, shape) in done {
+        run.probes.extend(probes);
+        if let Some(s) = shape {
+            run.shapes.insert(tool, s);
+        }
+    }
+    run
+}
+
+async fn execute(
+    session: &Session,
+    timeout: Duration,
+    plan: Plan,
+    def: &Value,
+    pinned: Option<&Value>,
+    secrets: &[String],
+) -> (String, Vec<Probe>, Option<Value>) {
+    match plan {
+        Plan::Skip { tool, message } => {
+            let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
+            (tool, vec![p], None)
+        }
+        Plan::Call { tool, args, incomplete } => {
+            let outcome = call(session, &tool, args, timeout).await;
+            let (mut probes, shape) = judge_call(&tool, def, &outcome, pinned, timeout, secrets);
+            if let Some(inc) = incomplete {
+                let not_sent = match &outcome {
+                    Ok(CallOutcome::Timeout) => Some("not sent: the valid call timed out"),
+                    Err(_) => Some("not sent: the connection failed on the valid call"),
+                    _ => None,
+                };
+                if let Some(why) = not_sent {
+                    probes.push(probe(&tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why.into()));
+                } else {
+                    let o = call(session, &tool, inc.args, timeout).await;
+                    probes.push(judge_incomplete(&tool, &inc.left_out, &o, timeout, secrets));
+                }
+            }
+            (tool, probes, shape)
+        }
+    }
+}
+
+/// One call, bounded by `timeout` even if the client's own timeout did not fire.
+async fn call(
+    session: &Session,
+    tool: &str,
+    args: Map<String, Value>,
+    timeout: Duration,
+) -> Result<CallOutcome, ClientError> {
+    let guard = timeout + Duration::from_secs(5);
+    match tokio::time::timeout(guard, session.call_tool(tool, args, timeout)).await {
+        Ok(r) => r,
+        Err(_) => Ok(CallOutcome::Timeout),
+    }
+}
+
+/// The effective probe policy for a tool.
+pub fn policy(server: &ServerConfig, tool: &str) -> ProbePolicy {
+    server.tools.get(tool).and_then(|t| t.probe).unwrap_or(server.probe)
+}
+
+/// Effective `annotations.readOnlyHint` (absent means false).
+pub fn read_only(def: &Value) -> bool {
+    def.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+}
+
+/// Decide what to do with one tool: skip it (policy, task support, no arguments) or call it.
+pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
+    let skip = |message: String| Plan::Skip { tool: name.to_string(), message };
+    let table = format!("[servers.{}.tools.{}]", toml_key(&server.name), toml_key(name));
+    let fixture = server.tools.get(name).and_then(|t| t.args.as_ref());
+    match policy(server, name) {
+        ProbePolicy::None => return skip("not probed: probe = \"none\"".into()),
+        ProbePolicy::ReadOnly if fixture.is_none() && !read_only(def) => {
+            return skip(format!(
+                "not probed: not annotated read-only (readOnlyHint); to probe it, add {table} probe = \"all\" to mcp-pin.toml"
+            ))
+        }
+        _ => {}
+    }
+    if def.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {
+        return skip(
+            "not probed: the tool requires task augmentation (execution.taskSupport = \"required\"); probes make plain calls only"
+                .into(),
+        );
+    }
+    let schema = def.get("inputSchema").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+    let args = match fixture {
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return skip(format!("not probed: the args fixture in {table} is not a table")),
+        None => match synthesize_args(&schema) {
+            Ok(a) => a,
+            Err(why) => {
+                return skip(format!(
+                    "not probed: cannot synthesise valid arguments: {why}; add {table} args = {} to mcp-pin.toml",
+                    args_template(&schema)
+                ))
+            }
+        },
+    };
+    let mut required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
+    required.sort();
+    required.dedup();
+    let incomplete = required.into_iter().find(|r| args.contains_key(r)).map(|left_out| {
+        let mut a = args.clone();
+        a.remove(&left_out);
+        Incomplete { left_out, args: a }
+    });
+    Plan::Call { tool: name.to_string(), args, incomplete }
+}
+
+/// `{ a = ..., b = ... }` with the top-level required names, for a fixture hint.
+fn args_template(schema: &Value) -> String {
+    let mut names: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return "{ ... }".into();
+    }
+    let parts: Vec<String> = names.iter().map(|n| format!("{} = ...", toml_key(n))).collect();
+    format!("{{ {} }}", parts.join(", "))
+}
+
+/// A TOML key: bare when it can be, quoted otherwise.
+pub fn toml_key(k: &str) -> String {
+    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        k.to_string()
+    } else {
+        let mut out = String::from("\"");
+        for c in k.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+}
+
+fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: String) -> Probe {
+    Probe { tool: tool.to_string(), kind, outcome, rule: rule.map(str::to_string), message }
+}
+
+fn fail(tool: &str, kind: ProbeKind, rule: &str, message: String) -> Probe {
+    probe(tool, kind, ProbeOutcome::Fail, Some(rule), message)
+}
+
+/// Server text made fit for a report: one line, at most [`EXCERPT`] chars, secrets masked.
+pub fn excerpt(text: &str, secrets: &[String]) -> String {
+    let mut t = text.to_string();
+    for s in secrets {
+        if !s.is_empty() {
+            t = t.replace(s.as_str(), "[redacted]");
+        }
+    }
+    validate::short(&t, EXCERPT)
+}
+
+fn task_required_error(code: i64, message: &str) -> bool {
+    code == -32601 && message.to_ascii_lowercase().contains("task")
+}
+
+/// `resultType` other than `complete` (2026-07-28), e.g. `input_required`.
+fn incomplete_result_type(result: &Value) -> Option<&str> {
+    result.get("resultType").and_then(Value::as_str).filter(|t| *t != "complete")
+}
+
+/// Judge the valid call's outcome: its probes (one `pass`, or one `fail` per broken rule) and
+/// the result's shape when there was a result.
+pub fn judge_call(
+    tool: &str,
+    def: &Value,
+    outcome: &Result<CallOutcome, ClientError>,
+    pinned: Option<&Value>,
+    timeout: Duration,
+    secrets: &[String],
+) -> (Vec<Probe>, Option<Value>) {
+    let k = ProbeKind::Call;
+    let result = match outcome {
+        Err(e) => {
+            let msg = format!("the call could not be made: {}", excerpt(&e.to_string(), secrets));
+            return (vec![fail(tool, k, CALL_FAILED, msg)], None);
+        }
+        Ok(CallOutcome::Timeout) => {
+            let msg = format!("no answer within {}; the call was cancelled", humanize(timeout));
+            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], None);
+        }
+        Ok(CallOutcome::RpcError { code, message }) => {
+            if task_required_error(*code, message) {
+                let msg = format!(
+                    "not probed: the server requires task augmentation for this tool (JSON-RPC error {code}: {})",
+                    excerpt(message, secrets)
+                );
+                return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
+            }
+            let msg = format!("JSON-RPC error {code}: {}", excerpt(message, secrets));
+            return (vec![fail(tool, k, CALL_FAILED, msg)], None);
+        }
+        Ok(CallOutcome::Result(r)) => r,
+    };
+    if let Some(t) = incomplete_result_type(result) {
+        let msg = format!("not probed: the server answered resultType \"{}\" (it needs more input than a probe gives)", excerpt(t, secrets));
+        return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
+    }
+    let live_shape = shape::shape(result);
+    if shape::is_error(result) {
+        let text = shape::texts(result).join(" ");
+        let msg = if text.trim().is_empty() {
+            "the tool answered isError: true (no text)".to_string()
+        } else {
+            format!("the tool answered isError: true: {}", excerpt(&text, secrets))
+        };
+        return (vec![fail(tool, k, CALL_FAILED, msg)], Some(live_shape));
+    }
+    let mut probes = Vec::new();
+    let mut notes = Vec::new();
+    if let Some(os) = def.get("outputSchema").filter(|v| !v.is_null()) {
+        match shape::structured(result) {
+            None => probes.push(fail(
+                tool,
+                k,
+                STRUCTURED_CONTENT_MISSING,
+                "the tool declares an outputSchema but the result has no structuredContent".into(),
+            )),
+            Some(sc) => match validate::compile(os, validate::Formats::Annotate) {
+                Ok(v) => {
+                    if let Some(e) = validate::first_error(&v, sc) {
+                        probes.push(fail(
+                            tool,
+                            k,
+                            STRUCTURED_CONTENT_INVALID,
+                            format!("structuredContent does not match the outputSchema: {e}"),
+                        ));
+                    }
+                }
+                Err(e) => notes.push(format!("outputSchema not checked: it cannot be compiled ({e})")),
+            },
+        }
+    }
+    if shape::relation(result) == Relation::ConflictingJson {
+        probes.push(fail(
+            tool,
+            k,
+            TEXT_STRUCTURE_CONFLICT,
+            "a text block is JSON that differs from structuredContent (clients reading the text see other data than clients reading the structure)".into(),
+        ));
+    }
+    if let Some(p) = pinned {
+        let changes = shape::compare(p, &live_shape);
+        if !changes.is_empty() {
+            probes.push(fail(tool, k, RESULT_SHAPE_CHANGED, changes.join("; ")));
+        }
+    }
+    if probes.is_empty() {
+        let mut msg = format!("ok ({})", summary(result));
+        for n in notes {
+            msg.push_str("; ");
+            msg.push_str(&n);
+        }
+        probes.push(probe(tool, k, ProbeOutcome::Pass, None, msg));
+    }
+    (probes, Some(live_shape))
+}
+
+/// `structured, 2 text blocks, 1 image block`: what came back, never a value.
+pub fn summary(result: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if shape::structured(result).is_some() {
+        parts.push("structured".into());
+    }
+    let blocks = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    for kind in shape::content_kinds(result) {
+        let n = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str).unwrap_or("(no type)") == kind)
+            .count();
+        parts.push(format!("{n} {kind} block{}", if n == 1 { "" } else { "s" }));
+    }
+    if parts.is_empty() {
+        "empty result".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Judge the incomplete call: rejected (JSON-RPC error or `isError: true`) passes.
+pub fn judge_incomplete(
+    tool: &str,
+    left_out: &str,
+    outcome: &Result<CallOutcome, ClientError>,
+    timeout: Duration,
+    secrets: &[String],
+) -> Probe {
+    let k = ProbeKind::Incomplete;
+    let pass = |m: String| probe(tool, k, ProbeOutcome::Pass, None, m);
+    match outcome {
+        Err(e) => fail(
+            tool,
+            k,
+            CALL_FAILED,
+            format!("the call without `{left_out}` could not be made: {}", excerpt(&e.to_string(), secrets)),
+        ),
+        Ok(CallOutcome::Timeout) => fail(
+            tool,
+            k,
+            CALL_TIMEOUT,
+            format!("the call without `{left_out}` got no answer within {}; it was cancelled", humanize(timeout)),
+        ),
+        Ok(CallOutcome::RpcError { code, .. }) => pass(format!("rejected without `{left_out}` (JSON-RPC error {code})")),
+        Ok(CallOutcome::Result(r)) if shape::is_error(r) => pass(format!("rejected without `{left_out}` (isError)")),
+        Ok(CallOutcome::Result(r)) if incomplete_result_type(r).is_some() => {
+            pass(format!("the server asked for more input without `{left_out}`"))
+        }
+        Ok(CallOutcome::Result(_)) => fail(
+            tool,
+            k,
+            INCOMPLETE_CALL_ACCEPTED,
+            format!("the call without required argument `{left_out}` succeeded: the server does not enforce its inputSchema"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

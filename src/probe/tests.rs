@@ -1,0 +1,244 @@
+//! Unit tests: planning (policy, fixtures, task support) and judging raw outcomes.
+
+use super::*;
+use crate::config::{Stdio, ToolConfig, Transport};
+use serde_json::json;
+
+fn server(probe: ProbePolicy) -> ServerConfig {
+    ServerConfig {
+        name: "srv".into(),
+        transport: Transport::Stdio(Stdio {
+            command: "true".into(),
+            command_template: "true".into(),
+            args: vec![],
+            args_template: vec![],
+            env: BTreeMap::from([("TOKEN".to_string(), "s3cr3t-token".to_string())]),
+            cwd: None,
+            cwd_template: None,
+        }),
+        timeout: Duration::from_secs(2),
+        client_capabilities: vec![],
+        probe,
+        tools: BTreeMap::new(),
+    }
+}
+
+fn tool(read_only: bool, schema: Value) -> Value {
+    json!({"name": "t", "inputSchema": schema, "annotations": {"readOnlyHint": read_only}})
+}
+
+const T: Duration = Duration::from_secs(2);
+
+#[test]
+fn read_only_policy_skips_unannotated_tools_with_the_enabling_line() {
+    let s = server(ProbePolicy::ReadOnly);
+    let p = plan(&s, "write-it", &tool(false, json!({"type": "object"})));
+    match p {
+        Plan::Skip { message, .. } => {
+            assert!(message.contains("[servers.srv.tools.write-it] probe = \"all\""), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(plan(&s, "t", &tool(true, json!({"type": "object"}))), Plan::Call { .. }));
+}
+
+#[test]
+fn a_fixture_enables_a_tool_under_read_only() {
+    let mut s = server(ProbePolicy::ReadOnly);
+    s.tools.insert("w".into(), ToolConfig { args: Some(json!({"x": 1})), probe: None });
+    match plan(&s, "w", &tool(false, json!({"type": "object", "required": ["x"]}))) {
+        Plan::Call { args, incomplete, .. } => {
+            assert_eq!(Value::Object(args), json!({"x": 1}));
+            assert_eq!(incomplete.unwrap().left_out, "x");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tool_policy_overrides_server_policy() {
+    let mut s = server(ProbePolicy::All);
+    s.tools.insert("get-env".into(), ToolConfig { args: None, probe: Some(ProbePolicy::None) });
+    assert!(matches!(plan(&s, "get-env", &tool(true, json!({}))), Plan::Skip { .. }));
+    assert!(matches!(plan(&s, "other", &tool(false, json!({"type": "object"}))), Plan::Call { .. }));
+    let mut s = server(ProbePolicy::None);
+    s.tools.insert("x".into(), ToolConfig { args: None, probe: Some(ProbePolicy::All) });
+    assert!(matches!(plan(&s, "x", &tool(false, json!({"type": "object"}))), Plan::Call { .. }));
+}
+
+#[test]
+fn task_required_tools_are_skipped() {
+    let s = server(ProbePolicy::All);
+    let mut d = tool(true, json!({"type": "object"}));
+    d["execution"] = json!({"taskSupport": "required"});
+    match plan(&s, "t", &d) {
+        Plan::Skip { message, .. } => assert!(message.contains("task"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let (p, _) = judge_call(
+        "t",
+        &d,
+        &Ok(CallOutcome::RpcError { code: -32601, message: "Tool t requires task augmentation".into() }),
+        None,
+        T,
+        &[],
+    );
+    assert_eq!(p[0].outcome, ProbeOutcome::Skipped);
+}
+
+#[test]
+fn unsynthesisable_args_skip_with_a_fixture_hint() {
+    let s = server(ProbePolicy::All);
+    let schema = json!({"type": "object", "required": ["q", "when"], "properties": {"q": {"type": "string"}, "when": {"$ref": "https://example.invalid/x.json"}}});
+    match plan(&s, "search.v2", &tool(true, schema)) {
+        Plan::Skip { message, .. } => {
+            assert!(message.contains("[servers.srv.tools.\"search.v2\"] args = { q = ..., when = ... }"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn incomplete_leaves_out_the_first_required_argument_sorted() {
+    let s = server(ProbePolicy::All);
+    let schema = json!({"type": "object", "required": ["zeta", "alpha"], "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}}});
+    match plan(&s, "t", &tool(true, schema)) {
+        Plan::Call { args, incomplete, .. } => {
+            assert_eq!(Value::Object(args), json!({"alpha": 0, "zeta": ""}));
+            let inc = incomplete.unwrap();
+            assert_eq!(inc.left_out, "alpha");
+            assert_eq!(Value::Object(inc.args), json!({"zeta": ""}));
+        }
+        other => panic!("{other:?}"),
+    }
+    // No required argument: no incomplete call.
+    match plan(&s, "t", &tool(true, json!({"type": "object", "properties": {"a": {"type": "string"}}}))) {
+        Plan::Call { incomplete, args, .. } => {
+            assert!(incomplete.is_none());
+            assert!(args.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn ok(result: Value) -> Result<CallOutcome, ClientError> {
+    Ok(CallOutcome::Result(result))
+}
+
+fn rules(p: &[Probe]) -> Vec<Option<&str>> {
+    p.iter().map(|p| p.rule.as_deref()).collect()
+}
+
+#[test]
+fn valid_call_passes_with_a_summary_and_no_values() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}});
+    let r = json!({"content": [{"type": "text", "text": "{\"n\": 41}"}, {"type": "text", "text": "VALUE"}], "structuredContent": {"n": 41}});
+    let (p, s) = judge_call("t", &d, &ok(r), None, T, &[]);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass);
+    assert_eq!(p[0].message, "ok (structured, 2 text blocks)");
+    let s = s.unwrap();
+    assert_eq!(s["textStructure"], "equivalent-json");
+    assert!(!s.to_string().contains("41"));
+}
+
+#[test]
+fn call_failed_on_rpc_error_and_is_error_with_excerpt_and_secrets_masked() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let secrets = vec!["s3cr3t-token".to_string()];
+    let (p, s) = judge_call("t", &d, &Ok(CallOutcome::RpcError { code: -32603, message: "boom s3cr3t-token".into() }), None, T, &secrets);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    assert_eq!(p[0].message, "JSON-RPC error -32603: boom [redacted]");
+    assert!(s.is_none());
+    let long = "x".repeat(1000);
+    let (p, s) = judge_call("t", &d, &ok(json!({"isError": true, "content": [{"type": "text", "text": long}]})), None, T, &secrets);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    assert!(p[0].message.chars().count() < 260, "{}", p[0].message);
+    assert_eq!(s.unwrap()["isError"], true);
+}
+
+#[test]
+fn timeout_is_call_timeout() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let (p, _) = judge_call("t", &d, &Ok(CallOutcome::Timeout), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(CALL_TIMEOUT)]);
+    assert!(p[0].message.contains("2s"), "{}", p[0].message);
+}
+
+#[test]
+fn structured_content_missing_and_invalid() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}});
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [{"type": "text", "text": "hi"}]})), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(STRUCTURED_CONTENT_MISSING)]);
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"n": "SECRET"}})), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(STRUCTURED_CONTENT_INVALID)]);
+    assert!(p[0].message.contains("/n") && !p[0].message.contains("SECRET"), "{}", p[0].message);
+}
+
+#[test]
+fn output_schema_dialect_is_respected() {
+    // draft-07 array-form `items` is a tuple; in 2020-12 it would be an error to compile or
+    // read differently.
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "properties": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}}});
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": ["a", 1]}})), None, T, &[]);
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{:?}", p);
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": [1, "a"]}})), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(STRUCTURED_CONTENT_INVALID)]);
+}
+
+#[test]
+fn conflicting_text_is_text_structure_conflict() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let r = json!({"content": [{"type": "text", "text": "{\"n\": 2}"}], "structuredContent": {"n": 1}});
+    let (p, s) = judge_call("t", &d, &ok(r), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(TEXT_STRUCTURE_CONFLICT)]);
+    assert_eq!(s.unwrap()["textStructure"], "conflicting-json");
+}
+
+#[test]
+fn shape_change_is_reported_against_the_pin() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let pinned = json!({"content": ["text"], "structuredContent": {"n": "integer"}, "textStructure": "equivalent-json", "isError": false});
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [{"type": "text", "text": "n=1"}]})), Some(&pinned), T, &[]);
+    assert_eq!(rules(&p), vec![Some(RESULT_SHAPE_CHANGED)]);
+    assert!(p[0].message.contains("structuredContent disappeared"), "{}", p[0].message);
+    // Same shape with other values: pass.
+    let (p, _) = judge_call("t", &d, &ok(json!({"content": [{"type": "text", "text": "{\"n\":7}"}], "structuredContent": {"n": 7}})), Some(&pinned), T, &[]);
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass);
+}
+
+#[test]
+fn incomplete_call_judgement() {
+    let r = judge_incomplete("t", "a", &Ok(CallOutcome::RpcError { code: -32602, message: "x".into() }), T, &[]);
+    assert_eq!(r.outcome, ProbeOutcome::Pass);
+    assert_eq!(r.kind, ProbeKind::Incomplete);
+    let r = judge_incomplete("t", "a", &ok(json!({"isError": true, "content": []})), T, &[]);
+    assert_eq!(r.outcome, ProbeOutcome::Pass);
+    let r = judge_incomplete("t", "a", &ok(json!({"content": [{"type": "text", "text": "fine"}]})), T, &[]);
+    assert_eq!(r.rule.as_deref(), Some(INCOMPLETE_CALL_ACCEPTED));
+    assert!(r.message.contains("`a`"));
+    let r = judge_incomplete("t", "a", &Ok(CallOutcome::Timeout), T, &[]);
+    assert_eq!(r.rule.as_deref(), Some(CALL_TIMEOUT));
+}
+
+#[test]
+fn toml_keys() {
+    assert_eq!(toml_key("get-env"), "get-env");
+    assert_eq!(toml_key("a.b"), "\"a.b\"");
+    assert_eq!(toml_key("say \"hi\""), "\"say \\\"hi\\\"\"");
+}
+
+#[test]
+fn output_formats_are_annotations_in_every_draft() {
+    for dialect in [json!("http://json-schema.org/draft-07/schema#"), Value::Null] {
+        let mut os = json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}});
+        if !dialect.is_null() {
+            os["$schema"] = dialect;
+        }
+        let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": os});
+        let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"at": "yesterday"}})), None, T, &[]);
+        assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{p:?}");
+    }
+}
