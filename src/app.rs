@@ -234,6 +234,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     };
     let servers = selected(&config, opts);
     progress.start(servers.len());
+    let old = &old;
     let mut results: Vec<LockResult> = stream::iter(servers)
         .map(|server| async move {
             let outcome = match take(server).await {
@@ -241,12 +242,31 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     for w in session.warnings() {
                         eprintln!("warning: server `{}`: {w}", server.name);
                     }
+                    // The probes record each tool's result shape; a failure is shown, not fatal:
+                    // the lock pins what the server does today.
+                    let probes = if opts.probe {
+                        let run = crate::probe::run(&session, server, &surface.tools, None).await;
+                        let red = Redactor::for_server(server);
+                        for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
+                            eprintln!(
+                                "warning: server `{}`: probe {} of `{}` failed: {}",
+                                server.name,
+                                p.rule.as_deref().unwrap_or(""),
+                                p.tool,
+                                red.scrub(&p.message)
+                            );
+                        }
+                        run.shapes
+                    } else {
+                        // Without probes, keep the shapes pinned before.
+                        old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
+                    };
                     session.close().await;
                     Ok(ServerEntry {
                         source: source_of(server),
                         client_capabilities: server.client_capabilities.clone(),
                         surface,
-                        probes: BTreeMap::new(),
+                        probes,
                     })
                 }
                 Err(e) => Err(e),
@@ -272,7 +292,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     results.sort_by(|a, b| a.name.cmp(&b.name));
     progress.finish();
 
-    let mut new = old.clone();
+    let mut new = (*old).clone();
     new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
     for r in &results {
         if let Ok(entry) = &r.outcome {
@@ -328,6 +348,12 @@ fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
     let outcome = crate::diff::policy::apply(changes, &report.name, &config.rules, &config.ignores, today);
     report.changes = outcome.changes;
     report.notes.extend(outcome.expired);
+    // `[rules]` may move probe rules too.
+    for p in &mut report.probes {
+        if let Some(cls) = p.rule.as_ref().and_then(|r| config.rules.get(r)) {
+            p.class = Some(*cls);
+        }
+    }
     for (c, reason) in outcome.ignored {
         report.notes.push(format!(
             "ignored {} on {} at {} ({reason})",
@@ -339,7 +365,7 @@ fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
 }
 
 /// Diff one server's live surface against its lock entry.
-async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfile: &Path) -> ServerReport {
+async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfile: &Path, probe: bool) -> ServerReport {
     let Some(entry) = entry else {
         return ServerReport::error(
             &server.name,
@@ -357,6 +383,10 @@ async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfi
     };
     let mut report = ServerReport::ok(&server.name);
     report.notes.extend(session.warnings());
+    if probe {
+        let run = crate::probe::run(&session, server, &surface.tools, Some(&entry.probes)).await;
+        report.probes = run.probes;
+    }
     session.close().await;
     if entry.client_capabilities != server.client_capabilities {
         report.notes.push(format!(
@@ -386,7 +416,7 @@ pub async fn check(
     let (config_ref, today_ref) = (&config, today.as_str());
     let mut reports: Vec<ServerReport> = stream::iter(servers)
         .map(|server| async move {
-            let mut r = check_server(server, lock_ref.servers.get(&server.name), path_ref).await;
+            let mut r = check_server(server, lock_ref.servers.get(&server.name), path_ref, opts.probe).await;
             apply_policy(&mut r, config_ref, today_ref);
             progress.done(&server.name);
             r
@@ -759,5 +789,8 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
 
 /// The probes, as `check` runs them, for the conformance adapter.
 async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &ServerSurface) {
-    let _ = (session, server, surface);
+    let run = crate::probe::run(session, server, &surface.tools, None).await;
+    for p in &run.probes {
+        eprintln!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
+    }
 }

@@ -126,6 +126,7 @@ fn sample() -> Report {
         outcome: ProbeOutcome::Fail,
         rule: Some("call-failed".into()),
         message: "isError: true".into(),
+        class: None,
     }];
     Report { fail_on: FailOn::Silent, servers: vec![s] }
 }

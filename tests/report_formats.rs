@@ -26,7 +26,7 @@ fn change(rule: &str, class: Class, tool: Option<&str>, pointer: &str, message: 
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: &str) -> Probe {
-    Probe { tool: tool.into(), kind, outcome, rule: rule.map(str::to_string), message: message.into() }
+    Probe { tool: tool.into(), kind, outcome, rule: rule.map(str::to_string), message: message.into(), class: None }
 }
 
 fn sample(fail_on: FailOn) -> Report {

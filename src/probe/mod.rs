@@ -253,7 +253,7 @@ pub fn toml_key(k: &str) -> String {
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: String) -> Probe {
-    Probe { tool: tool.to_string(), kind, outcome, rule: rule.map(str::to_string), message }
+    Probe { tool: tool.to_string(), kind, outcome, rule: rule.map(str::to_string), message, class: None }
 }
 
 fn fail(tool: &str, kind: ProbeKind, rule: &str, message: String) -> Probe {

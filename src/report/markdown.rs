@@ -139,7 +139,7 @@ fn fail_on_name(f: FailOn) -> &'static str {
 
 fn server_failed(report: &Report, s: &ServerReport) -> bool {
     s.status == Status::Error
-        || (report.fail_on != FailOn::Never && (s.failing_changes(report.fail_on) > 0 || s.probe_failures() > 0))
+        || (report.fail_on != FailOn::Never && (s.failing_changes(report.fail_on) > 0 || s.failing_probes(report.fail_on) > 0))
 }
 
 fn shown_changes(s: &ServerReport, verbose: bool) -> Vec<&Change> {

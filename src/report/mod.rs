@@ -68,6 +68,17 @@ pub struct Probe {
     /// Rule id for a failure (`call-failed`, ...).
     pub rule: Option<String>,
     pub message: String,
+    /// Class of a failure after policy; `None` means the rule's default class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+}
+
+impl Probe {
+    /// The class a failing probe counts as (probe rules are silent by default, so they fail the
+    /// default gate; `text-structure-conflict` is loud).
+    pub fn effective_class(&self) -> Class {
+        self.class.unwrap_or_else(|| self.rule.as_deref().map(crate::rules::default_class).unwrap_or(Class::Silent))
+    }
 }
 
 /// One server's part of the report.
@@ -104,6 +115,14 @@ impl ServerReport {
 
     pub fn probe_failures(&self) -> usize {
         self.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).count()
+    }
+
+    /// Probe failures whose class fails the gate.
+    pub fn failing_probes(&self, fail_on: FailOn) -> usize {
+        self.probes
+            .iter()
+            .filter(|p| p.outcome == ProbeOutcome::Fail && fail_on.fails(p.effective_class()))
+            .count()
     }
 }
 
@@ -157,7 +176,7 @@ impl Report {
         let gate = self.servers.iter().any(|s| {
             s.status == Status::Error
                 || (self.fail_on != FailOn::Never
-                    && (s.failing_changes(self.fail_on) > 0 || s.probe_failures() > 0))
+                    && (s.failing_changes(self.fail_on) > 0 || s.failing_probes(self.fail_on) > 0))
         });
         if gate {
             Verdict::Fail
