@@ -221,76 +221,15 @@ async fn server_filesystem_passes_end_to_end() {
     assert_eq!(run.failures(), 0, "{:#?}", run.probes);
 }
 
-fn have_python() -> bool {
-    std::process::Command::new("python3")
-        .arg("--version")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Every probe rule against a small stdio server (tests/fixtures/probe_failures.py) that speaks
-/// real JSON-RPC: one tool per failure, plus a tool that never answers.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_rule_fails_against_a_misbehaving_server() {
-    if !have_python() {
-        eprintln!("skipped: python3 not found");
-        return;
+/// Where a Python server's entry point is: the venv `.ci/run` builds (`target/py`), else PATH.
+fn python_exe(cmd: &str) -> Option<String> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py/bin").join(cmd);
+    if venv.is_file() {
+        return Some(venv.display().to_string());
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/probe_failures.py").to_string();
-    let env = BTreeMap::from([("DB_PASSWORD".to_string(), "hunter2-secret".to_string())]);
-    let server = ServerConfig {
-        name: "bad".into(),
-        transport: Transport::Stdio(Stdio {
-            command: "python3".into(),
-            command_template: "python3".into(),
-            args: vec![script.clone()],
-            args_template: vec![script],
-            env,
-            cwd: None,
-            cwd_template: None,
-        }),
-        timeout: Duration::from_secs(2),
-        client_capabilities: vec![],
-        probe: ProbePolicy::ReadOnly,
-        tools: BTreeMap::new(),
-    };
-    let started = std::time::Instant::now();
-    let pinned = BTreeMap::from([(
-        "fine".to_string(),
-        json!({"content": ["text", "image"], "structuredContent": {"n": "integer"}, "textStructure": "equivalent-json", "isError": false}),
-    )]);
-    let (_, run) = probe_server(&server, Some(&pinned)).await;
-    // The hanging tool is cancelled after the timeout and does not hold up the others.
-    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
-
-    let rule = |tool: &str, kind: ProbeKind| -> Vec<Option<String>> {
-        find(&run, tool, kind).iter().map(|p| p.rule.clone()).collect()
-    };
-    let r = |s: &str| Some(s.to_string());
-    assert_eq!(rule("hangs", ProbeKind::Call), vec![r(probe::CALL_TIMEOUT)]);
-    assert_eq!(find(&run, "hangs", ProbeKind::Incomplete)[0].outcome, ProbeOutcome::Skipped);
-    assert_eq!(rule("fails", ProbeKind::Call), vec![r(probe::CALL_FAILED)]);
-    let msg = &find(&run, "fails", ProbeKind::Call)[0].message;
-    assert!(msg.contains("database unreachable") && !msg.contains("hunter2"), "{msg}");
-    assert_eq!(rule("rpc-error", ProbeKind::Call), vec![r(probe::CALL_FAILED)]);
-    assert_eq!(rule("lax", ProbeKind::Incomplete), vec![r(probe::INCOMPLETE_CALL_ACCEPTED)]);
-    assert_pass(&run, "lax", ProbeKind::Call);
-    assert_eq!(rule("no-structure", ProbeKind::Call), vec![r(probe::STRUCTURED_CONTENT_MISSING)]);
-    assert_eq!(rule("bad-structure", ProbeKind::Call), vec![r(probe::STRUCTURED_CONTENT_INVALID)]);
-    assert_eq!(rule("conflict", ProbeKind::Call), vec![r(probe::TEXT_STRUCTURE_CONFLICT)]);
-    assert_eq!(rule("fine", ProbeKind::Call), vec![r(probe::RESULT_SHAPE_CHANGED)]);
-    assert_pass(&run, "fine", ProbeKind::Incomplete);
-    assert_skipped(&run, "writes", "probe = \"all\"");
-    assert_skipped(&run, "needs-tasks", "task");
-    assert_eq!(run.shapes["fine"]["textStructure"], "equivalent-json");
-    assert!(!run.shapes.contains_key("hangs"));
-}
-
-fn on_path(cmd: &str) -> bool {
     std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(cmd).is_file()))
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(cmd)).find(|p| p.is_file()))
+        .map(|p| p.display().to_string())
 }
 
 fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
@@ -334,11 +273,11 @@ fn assert_all_pass(tools: &BTreeMap<String, Value>, run: &ProbeRun) -> usize {
 /// Skipped unless `mcp-server-time` (PyPI) is installed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_time_server_passes_end_to_end() {
-    if !on_path("mcp-server-time") {
+    let Some(exe) = python_exe("mcp-server-time") else {
         eprintln!("skipped: mcp-server-time not installed");
         return;
-    }
-    let mut server = plain_server("time", "mcp-server-time", vec!["--local-timezone".into(), "UTC".into()]);
+    };
+    let mut server = plain_server("time", &exe, vec!["--local-timezone".into(), "UTC".into()]);
     server.tools.insert("get_current_time".into(), tool_cfg(Some(json!({"timezone": "UTC"})), None));
     server.tools.insert(
         "convert_time".into(),
@@ -356,10 +295,10 @@ async fn python_time_server_passes_end_to_end() {
 /// Skipped unless `mcp-server-git` (PyPI) and `git` are installed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_git_server_passes_end_to_end() {
-    if !on_path("mcp-server-git") || !on_path("git") {
+    let (Some(exe), Some(_)) = (python_exe("mcp-server-git"), python_exe("git")) else {
         eprintln!("skipped: mcp-server-git or git not installed");
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let repo = std::fs::canonicalize(tmp.path()).unwrap();
     let git = |args: &[&str]| {
@@ -378,7 +317,7 @@ async fn python_git_server_passes_end_to_end() {
     git(&["commit", "-qm", "init"]);
     let head_before = std::fs::read_to_string(repo.join(".git/HEAD")).unwrap();
     let r = repo.to_string_lossy().into_owned();
-    let mut server = plain_server("git", "mcp-server-git", vec!["--repository".into(), r.clone()]);
+    let mut server = plain_server("git", &exe, vec!["--repository".into(), r.clone()]);
     for (t, a) in [
         ("git_status", json!({"repo_path": r})),
         ("git_diff_unstaged", json!({"repo_path": r})),
@@ -400,31 +339,3 @@ async fn python_git_server_passes_end_to_end() {
     assert_eq!(std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(), head_before);
 }
 
-/// At most 4 calls in flight: 8 tools that never answer, 1 s timeout each, take about 2 s
-/// (not 8 s serially, not 1 s unbounded).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn probes_run_four_at_a_time_and_hangs_are_cancelled() {
-    if !have_python() {
-        eprintln!("skipped: python3 not found");
-        return;
-    }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/probe_failures.py").to_string();
-    let mut server = plain_server("hangs", "python3", vec![script]);
-    if let Transport::Stdio(s) = &mut server.transport {
-        s.env.insert("EXTRA_HANGS".into(), "8".into());
-    }
-    server.timeout = Duration::from_secs(1);
-    server.probe = ProbePolicy::None;
-    for i in 0..8 {
-        server.tools.insert(format!("hang-{i}"), tool_cfg(None, Some(ProbePolicy::All)));
-    }
-    let session = Session::connect(&server).await.expect("connect");
-    let tools = session.list_tools().await.expect("tools/list");
-    let started = std::time::Instant::now();
-    let run = probe::run(&session, &server, &tools, None).await;
-    let took = started.elapsed();
-    session.close().await;
-    assert_eq!(run.failures(), 8, "{:#?}", run.probes);
-    assert!(run.probes.iter().filter(|p| p.tool.starts_with("hang-")).all(|p| p.rule.as_deref() == Some(probe::CALL_TIMEOUT)));
-    assert!(took >= Duration::from_millis(1900) && took < Duration::from_secs(6), "{took:?}");
-}

@@ -29,10 +29,20 @@ fn server_everything_over_stdio_is_pinned_and_checked() {
     }
     let p = Project::new();
     everything_config(&p);
-    let out = p.run(&["lock", "--no-probe"]);
+    // With probes: the safe (read-only) tools are called end to end; get-env never is.
+    let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
     let entry = &lock["servers"]["everything"];
+    assert!(entry["probes"]["get-structured-content"]["structuredContent"].is_object(), "{:#}", entry["probes"]);
+    assert!(entry["probes"].get("get-env").is_none());
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    for tool in ["echo", "get-sum", "get-structured-content", "get-tiny-image", "get-resource-links", "get-resource-reference", "get-annotated-message"] {
+        assert!(probes.iter().any(|p| p["tool"] == tool && p["kind"] == "call" && p["outcome"] == "pass"), "{tool}: {probes:#?}");
+    }
+    assert!(probes.iter().any(|p| p["tool"] == "get-env" && p["outcome"] == "skipped"));
     assert_eq!(entry["serverInfo"]["name"], "mcp-servers/everything");
     let tools = entry["tools"].as_object().unwrap();
     assert!(tools.len() >= 10, "{}", tools.len());
