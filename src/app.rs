@@ -697,7 +697,9 @@ async fn conformance_client(url: &str) -> i32 {
                 surface.protocol_version,
                 surface.tools.len()
             );
-            // Schema preservation: echo the focal tool's inputSchema, exactly as pinned, back to
+            conformance_probe(&session, &server, &surface).await;
+            // Schema preservation (after the probes, whose synthesised call would overwrite it):
+            // echo the focal tool's inputSchema, exactly as pinned, back to
             // the suite, which compares it with what it sent.
             if let (Some(echo), Some(focal)) =
                 (surface.tools.get("json_schema_echo"), surface.tools.get("json_schema_2020_12_tool"))
@@ -708,7 +710,6 @@ async fn conformance_client(url: &str) -> i32 {
                 let r = session.call_tool("json_schema_echo", args, server.timeout).await;
                 eprintln!("conformance: json_schema_echo: {}", if r.is_ok() { "sent" } else { "failed" });
             }
-            conformance_probe(&session, &server, &surface).await;
             session.close().await;
             0
         }
