@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use futures::stream::{self, StreamExt};
 
 use crate::change::Change;
-use crate::cli::{Cli, ColorChoice, Command, FailOnArg, FormatArg, ReportArgs};
+use crate::cli::{Cli, ColorChoice, Command, FailOnArg, FormatArg, ReportAction, ReportArgs};
 use crate::client::Session;
 use crate::config::{Config, ConfigError, ServerConfig};
 use crate::lockfile::{source_of, Lockfile, LockfileError, ServerEntry};
@@ -580,6 +580,33 @@ pub async fn run(cli: Cli) -> i32 {
         },
         Command::Explain { rule } => explain(rule.as_deref()),
         Command::Init { from, force } => init(from.as_deref(), *force),
+        Command::Report { action: ReportAction::Merge { files, report: args } } => {
+            let mut values = vec![];
+            for f in files {
+                match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| {
+                    serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string())
+                }) {
+                    Ok(v) => values.push(v),
+                    Err(e) => {
+                        eprintln!("error: cannot read report {}: {e}", f.display());
+                        return 2;
+                    }
+                }
+            }
+            // --fail-on is taken from the command line only when given explicitly (not default).
+            let explicit = std::env::args().any(|a| a.starts_with("--fail-on"));
+            match report::merge_json(&values, explicit.then(|| fail_on(args.fail_on))) {
+                Ok(merged) => {
+                    let lock = opts.lockfile.clone().unwrap_or_else(|| PathBuf::from("mcp.lock"));
+                    let ctx = report::RenderContext::for_lockfile(style, &lock);
+                    emit(&merged, args, &ctx, g.quiet)
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            }
+        }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();

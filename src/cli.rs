@@ -115,6 +115,11 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Work with saved reports (`report merge A.json B.json ...` joins the shards of a drift cron)
+    Report {
+        #[command(subcommand)]
+        action: ReportAction,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         shell: clap_complete::Shell,
@@ -153,4 +158,16 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
         return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
     }
     Ok((k, n))
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportAction {
+    /// Merge JSON reports (from `check --format json`) into one, rendered in --format
+    Merge {
+        /// The JSON reports to merge
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
 }

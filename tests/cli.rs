@@ -314,3 +314,34 @@ fn ad_hoc_http_url() {
     let out = p.run(&["check", "--no-probe", "--", &fx.url]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn shards_cover_every_server_once_and_merge_into_one_report() {
+    let p = project();
+    p.write_json("b.json", &surface());
+    p.write_json("c.json", &surface());
+    p.stdio_config(&[("cat", "surface.json"), ("dog", "b.json"), ("emu", "c.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let mut s = surface();
+    s["tools"][0]["inputSchema"]["required"] = json!(["query"]);
+    p.write_json("b.json", &s);
+    let mut names = vec![];
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let out = p.run(&["check", "--no-probe", "--fail-on", "never", "--shard", &shard, "--output", &format!("r{k}.json"), "--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let r: Value = serde_json::from_str(&p.read(&format!("r{k}.json"))).unwrap();
+        names.extend(r["servers"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()));
+    }
+    names.sort();
+    assert_eq!(names, ["cat", "dog", "emu"]);
+    // Merged, with the default gate: dog's silent drift fails it.
+    let out = p.run(&["report", "merge", "r1.json", "r2.json", "--format", "json", "--fail-on", "silent"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let merged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(merged["servers"].as_array().unwrap().len(), 3);
+    assert!(changes(&merged).iter().any(|c| c.0 == "dog" && c.2 == "required-removed"));
+    // Without --fail-on the shards' own gate (never) applies.
+    let out = p.run(&["report", "merge", "r1.json", "r2.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}

@@ -11,12 +11,12 @@ pub mod sarif;
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::change::{Change, Class};
 
 /// Which changes fail the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     /// Silent changes and probe failures (default).
@@ -37,21 +37,21 @@ impl FailOn {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
     Error,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProbeKind {
     Call,
     Incomplete,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProbeOutcome {
     Pass,
@@ -60,7 +60,7 @@ pub enum ProbeOutcome {
 }
 
 /// One probe call's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
     pub tool: String,
     pub kind: ProbeKind,
@@ -82,7 +82,7 @@ impl Probe {
 }
 
 /// One server's part of the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerReport {
     pub name: String,
     pub status: Status,
@@ -351,4 +351,31 @@ pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path)
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
     f.write_all(text.as_bytes())?;
     f.flush()
+}
+
+/// Merge the JSON reports of several runs (the shards of a drift cron) into one report: servers
+/// are joined by name (a later report's entry replaces an earlier one's); the gate is the first
+/// report's unless `fail_on` is given.
+pub fn merge_json(reports: &[serde_json::Value], fail_on: Option<FailOn>) -> Result<Report, String> {
+    let mut servers: std::collections::BTreeMap<String, ServerReport> = std::collections::BTreeMap::new();
+    let mut gate = fail_on;
+    for (i, r) in reports.iter().enumerate() {
+        if gate.is_none() {
+            gate = r.get("failOn").and_then(|v| serde_json::from_value(v.clone()).ok());
+        }
+        let list = r
+            .get("servers")
+            .and_then(|v| v.as_array())
+            .ok_or_else(|| format!("report #{}: no `servers` list; is it `mcp-pin check --format json` output?", i + 1))?;
+        for s in list {
+            let mut obj = s.clone();
+            if let Some(m) = obj.as_object_mut() {
+                m.entry("notes").or_insert_with(|| serde_json::Value::Array(vec![]));
+                m.entry("probes").or_insert_with(|| serde_json::Value::Array(vec![]));
+            }
+            let sr: ServerReport = serde_json::from_value(obj).map_err(|e| format!("report #{}: {e}", i + 1))?;
+            servers.insert(sr.name.clone(), sr);
+        }
+    }
+    Ok(Report { fail_on: gate.unwrap_or(FailOn::Silent), servers: servers.into_values().collect() })
 }
