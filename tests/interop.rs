@@ -116,3 +116,32 @@ fn published_python_time_server_is_pinned_and_checked() {
     let (code, report) = p.check_json(&["--no-probe"]);
     assert_eq!(code, 0, "{report:#}");
 }
+
+/// Legacy revisions through `initialize`, each recorded in the lock; a revision change with an
+/// identical surface is only `protocol-version-changed`.
+#[test]
+fn legacy_revisions_are_negotiated_recorded_and_diffed() {
+    let p = Project::new();
+    let surface = |versions: &[&str]| {
+        serde_json::json!({
+            "discover": false,
+            "protocolVersions": versions,
+            "tools": [{"name": "t", "description": "T.", "inputSchema": {"type": "object"}}]
+        })
+    };
+    p.write_json("s.json", &surface(&["2025-06-18"]));
+    p.stdio_config(&[("old", "s.json")]);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert_eq!(lock["servers"]["old"]["protocolVersion"], "2025-06-18");
+    for (versions, expect) in [(&["2025-03-26"][..], "2025-03-26"), (&["2024-11-05"][..], "2024-11-05"), (&["2025-11-25", "2025-06-18"][..], "2025-11-25")] {
+        p.write_json("s.json", &surface(versions));
+        let (code, report) = p.check_json(&["--no-probe"]);
+        assert_eq!(code, 0, "{report:#}");
+        let c = changes(&report);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].2, "protocol-version-changed");
+        assert!(report["servers"][0]["changes"][0]["after"].to_string().contains(expect), "{report:#}");
+    }
+}

@@ -130,3 +130,19 @@ fn declared_client_capabilities_change_the_surface_and_are_labelled() {
     let n_rich = rich["servers"]["everything"]["tools"].as_object().unwrap().len();
     assert!(n_rich > n_plain, "server-everything lists more tools to a capable client ({n_plain} vs {n_rich})");
 }
+
+/// The committed `mcp.lock.example` was taken from this exact server version: checking the live
+/// server against it (probes included) finds nothing, on any machine.
+#[test]
+fn server_everything_matches_the_committed_example_lock() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/mcp.lock.example"), p.path("mcp.lock")).unwrap();
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+}
