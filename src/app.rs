@@ -60,11 +60,13 @@ pub struct Options {
     pub probe: bool,
     /// `(K, N)`: only every Nth server (sorted by name) from the Kth, 1-based.
     pub shard: Option<(usize, usize)>,
+    /// `lock --tool`: accept only these tools' changes.
+    pub tools: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true, shard: None }
+        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true, shard: None, tools: vec![] }
     }
 }
 
@@ -292,6 +294,22 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     results.sort_by(|a, b| a.name.cmp(&b.name));
     progress.finish();
 
+    // `--tool`: accept only those tools; everything else stays as pinned.
+    if !opts.tools.is_empty() {
+        for r in &mut results {
+            let Ok(live) = &r.outcome else { continue };
+            let Some(prev) = old.servers.get(&r.name) else {
+                r.outcome = Err(format!(
+                    "server `{}` is not in the lockfile yet; lock it whole first: `mcp-pin lock --server {}`",
+                    r.name, r.name
+                ));
+                continue;
+            };
+            let merged = accept_tools(prev, live, &opts.tools);
+            r.accepted = crate::diff::diff_surfaces(&prev.surface, &merged.surface);
+            r.outcome = Ok(merged);
+        }
+    }
     let mut new = (*old).clone();
     new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
     for r in &results {
@@ -301,7 +319,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     }
     // A server dropped from the config leaves the lock, but only on a full lock of a real config.
     let mut removed = vec![];
-    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() {
+    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() && opts.tools.is_empty() {
         removed = new.servers.keys().filter(|k| !config.servers.contains_key(*k)).cloned().collect();
         for k in &removed {
             new.servers.remove(k);
@@ -362,6 +380,151 @@ fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
             c.pointer
         ));
     }
+}
+
+/// The pinned entry with only `tools` taken from the live one (added, changed or removed).
+pub fn accept_tools(pinned: &ServerEntry, live: &ServerEntry, tools: &[String]) -> ServerEntry {
+    let mut e = pinned.clone();
+    for t in tools {
+        match live.surface.tools.get(t) {
+            Some(v) => {
+                e.surface.tools.insert(t.clone(), v.clone());
+            }
+            None => {
+                e.surface.tools.remove(t);
+            }
+        }
+        match live.probes.get(t) {
+            Some(v) => {
+                e.probes.insert(t.clone(), v.clone());
+            }
+            None => {
+                e.probes.remove(t);
+            }
+        }
+    }
+    e
+}
+
+/// The pinned entry with the server-level facts (info, instructions, capabilities, protocol,
+/// how it is reached) taken from the live one.
+pub fn accept_server_level(pinned: &ServerEntry, live: &ServerEntry) -> ServerEntry {
+    let mut e = pinned.clone();
+    e.source = live.source.clone();
+    e.client_capabilities = live.client_capabilities.clone();
+    e.surface.protocol_version = live.surface.protocol_version.clone();
+    e.surface.server_info = live.surface.server_info.clone();
+    e.surface.instructions = live.surface.instructions.clone();
+    e.surface.capabilities = live.surface.capabilities.clone();
+    e
+}
+
+/// `mcp-pin review`: for each server, the pending changes grouped by tool; the user accepts,
+/// rejects or skips each group; only what was accepted is written. Never waits for input in CI.
+pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32, AppError> {
+    use std::io::{BufRead, Write};
+    if std::env::var_os("CI").is_some() {
+        return Err(AppError::Usage(
+            "`mcp-pin review` is interactive and CI is set; in CI use `mcp-pin check`, and accept drift with `mcp-pin lock` (or `lock --tool NAME`)".into(),
+        ));
+    }
+    let (config, path) = load_config(opts, &[])?;
+    let pinned = Lockfile::read(&path)?;
+    let mut new = pinned.clone();
+    let mut accept_all = false;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut accepted_any = false;
+    let mut code = 0;
+    'servers: for server in selected(&config, opts) {
+        let Some(prev) = pinned.servers.get(&server.name) else {
+            eprintln!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
+            continue;
+        };
+        let (surface, session) = match take(server).await {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("error: server `{}`: {e}", server.name);
+                code = 2;
+                continue;
+            }
+        };
+        let shapes = if opts.probe {
+            crate::probe::run(&session, server, &surface.tools, None).await.shapes
+        } else {
+            prev.probes.clone()
+        };
+        session.close().await;
+        let live = ServerEntry {
+            source: source_of(server),
+            client_capabilities: server.client_capabilities.clone(),
+            surface,
+            probes: shapes,
+        };
+        let changes = crate::diff::diff_surfaces(&prev.surface, &live.surface);
+        let mut groups: BTreeMap<Option<String>, Vec<Change>> = BTreeMap::new();
+        for c in changes {
+            groups.entry(c.tool.clone()).or_default().push(c);
+        }
+        if groups.is_empty() {
+            eprintln!("{}: no pending changes", server.name);
+            continue;
+        }
+        for (tool, changes) in groups {
+            let sub = Report {
+                fail_on: FailOn::Never,
+                servers: vec![ServerReport { changes: changes.clone(), ..ServerReport::ok(&server.name) }],
+            };
+            let what = match &tool {
+                Some(t) => format!("tool `{t}`"),
+                None => "the server-level changes".into(),
+            };
+            let body: String = report::human::render(&sub, &report::human::Style { verbose: true, ..*style })
+                .lines()
+                .filter(|l| !l.starts_with("PASS") && !l.starts_with("FAIL"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            eprint!("{body}");
+            let answer = if accept_all {
+                "y".to_string()
+            } else {
+                eprint!("accept {what} of {}? [y]es [n]o [s]kip [a]ll [q]uit: ", server.name);
+                let _ = std::io::stderr().flush();
+                match lines.next() {
+                    Some(Ok(l)) => l.trim().to_lowercase(),
+                    _ => "q".into(),
+                }
+            };
+            let answer = if answer == "a" {
+                accept_all = true;
+                "y".to_string()
+            } else {
+                answer
+            };
+            match answer.as_str() {
+                "y" | "yes" => {
+                    let cur = new.servers.get(&server.name).cloned().unwrap_or_else(|| prev.clone());
+                    let merged = match &tool {
+                        Some(t) => accept_tools(&cur, &live, std::slice::from_ref(t)),
+                        None => accept_server_level(&cur, &live),
+                    };
+                    new.servers.insert(server.name.clone(), merged);
+                    accepted_any = true;
+                    eprintln!("  accepted");
+                }
+                "q" | "quit" => break 'servers,
+                "n" | "no" => eprintln!("  rejected: the lock keeps the pinned definition"),
+                _ => eprintln!("  skipped"),
+            }
+        }
+    }
+    if accepted_any {
+        new.write(&path)?;
+        eprintln!("wrote {}", path.display());
+    } else {
+        eprintln!("nothing accepted; {} unchanged", path.display());
+    }
+    Ok(code)
 }
 
 /// Diff one server's live surface against its lock entry.
@@ -541,10 +704,12 @@ pub async fn run(cli: Cli) -> i32 {
         jobs: g.jobs.unwrap_or_else(default_jobs),
         probe: true,
         shard: g.shard,
+        tools: vec![],
     };
     match &cli.command {
-        Command::Lock { no_probe, command } => {
+        Command::Lock { no_probe, command, tools } => {
             opts.probe = !no_probe;
+            opts.tools = tools.clone();
             let progress = Progress::new(!g.quiet);
             match lock(&opts, command, &progress).await {
                 Ok(outcome) => print_lock(&outcome, &style, g.quiet),
@@ -580,6 +745,16 @@ pub async fn run(cli: Cli) -> i32 {
         },
         Command::Explain { rule } => explain(rule.as_deref()),
         Command::Init { from, force } => init(from.as_deref(), *force),
+        Command::Review { no_probe } => {
+            opts.probe = !no_probe;
+            match review(&opts, &style).await {
+                Ok(code) => code,
+                Err(e) => {
+                    print_error(&e);
+                    2
+                }
+            }
+        }
         Command::Report { action: ReportAction::Merge { files, report: args } } => {
             let mut values = vec![];
             for f in files {

@@ -78,6 +78,9 @@ pub enum Command {
         /// Skip the probe calls (the result shapes are not recorded)
         #[arg(long)]
         no_probe: bool,
+        /// Accept only these tools' changes (repeatable); the rest of the lock stays as pinned
+        #[arg(long = "tool", value_name = "NAME")]
+        tools: Vec<String>,
         /// An ad-hoc stdio server instead of a config: `mcp-pin lock -- CMD ARGS...`
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
@@ -92,6 +95,12 @@ pub enum Command {
         /// An ad-hoc stdio server instead of a config: `mcp-pin check -- CMD ARGS...`
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
+    },
+    /// Walk the pending changes at a terminal and accept or reject them tool by tool
+    Review {
+        /// Skip the probe calls (pinned result shapes stay as they are)
+        #[arg(long)]
+        no_probe: bool,
     },
     /// Diff two lockfiles offline (review a lockfile change)
     Diff {

@@ -345,3 +345,54 @@ fn shards_cover_every_server_once_and_merge_into_one_report() {
     let out = p.run(&["report", "merge", "r1.json", "r2.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+fn drift_both_tools(p: &Project) {
+    let mut s = surface();
+    s["tools"][0]["inputSchema"]["required"] = json!(["query"]); // search: silent
+    s["tools"][1]["description"] = json!("Fetch a record."); // fetch: silent
+    p.write_json("surface.json", &s);
+}
+
+#[test]
+fn lock_accepts_one_tool_non_interactively() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    drift_both_tools(&p);
+    let out = p.run(&["lock", "--no-probe", "--server", "cat", "--tool", "fetch"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("description-changed") && !printed.contains("required-removed"), "prints only what it accepts: {printed}");
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1);
+    let c = changes(&report);
+    assert!(c.iter().all(|c| c.1 == "search"), "fetch accepted, search still pending: {c:?}");
+}
+
+#[test]
+fn review_accepts_and_rejects_tool_by_tool() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    drift_both_tools(&p);
+    // Tools come in name order: fetch (yes), then search (no).
+    let mut child = std::process::Command::new(pin_bin())
+        .args(["review", "--no-probe"])
+        .current_dir(p.dir.path())
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"y\nn\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (_, report) = p.check_json(&["--no-probe"]);
+    let c = changes(&report);
+    assert!(!c.is_empty() && c.iter().all(|c| c.1 == "search"), "{c:?}");
+    // In CI it never waits for input.
+    let out = p.run_env(&["review", "--no-probe"], &[("CI", "true")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interactive"));
+}
