@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use futures::stream::{self, StreamExt};
 
 use crate::change::Change;
-use crate::cli::{Cli, ColorChoice, Command, FailOnArg, FormatArg, ReportAction, ReportArgs};
+use crate::cli::{Cli, ColorChoice, Command, FailOnArg, ReportAction, ReportArgs};
 use crate::client::Session;
 use crate::config::{Config, ConfigError, ServerConfig};
 use crate::lockfile::{source_of, Lockfile, LockfileError, ServerEntry};
@@ -641,20 +641,9 @@ fn print_error(e: &AppError) {
     }
 }
 
-fn to_format(f: FormatArg) -> report::Format {
-    match f {
-        FormatArg::Human => report::Format::Human,
-        FormatArg::Json => report::Format::Json,
-        FormatArg::Markdown => report::Format::Markdown,
-        FormatArg::Github => report::Format::Github,
-        FormatArg::Sarif => report::Format::Sarif,
-        FormatArg::Junit => report::Format::Junit,
-    }
-}
-
 /// Render and emit a report per the report arguments; returns the exit code.
 fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: bool) -> i32 {
-    let format = to_format(args.format.unwrap_or(FormatArg::Human));
+    let format = args.format.unwrap_or(report::Format::Human);
     let files = args.output.iter().map(|p| (format, p.clone())).chain(args.reports.iter().cloned());
     for (f, path) in files {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -880,18 +869,16 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
 /// The conformance suite plays the server and runs this with its URL: take the surface the way
 /// `lock` does and call every tool the way the probes do. The suite's own checks judge the result.
 async fn conformance_client(url: &str) -> i32 {
-    let server = ServerConfig {
-        name: "conformance".into(),
-        transport: crate::config::Transport::Http(crate::config::Http {
+    let mut server = ServerConfig::with_defaults(
+        "conformance",
+        crate::config::Transport::Http(crate::config::Http {
             url: url.to_string(),
             url_template: url.to_string(),
             headers: BTreeMap::new(),
         }),
-        timeout: std::time::Duration::from_secs(20),
-        client_capabilities: vec![],
-        probe: crate::config::ProbePolicy::All,
-        tools: BTreeMap::new(),
-    };
+    );
+    server.timeout = std::time::Duration::from_secs(20);
+    server.probe = crate::config::ProbePolicy::All;
     match take(&server).await {
         Ok((surface, session)) => {
             eprintln!(

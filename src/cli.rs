@@ -61,14 +61,11 @@ pub enum FailOnArg {
     Never,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum FormatArg {
-    Human,
-    Json,
-    Markdown,
-    Github,
-    Sarif,
-    Junit,
+/// `--format` values: the report formats, by name.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = crate::report::Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(crate::report::Format::ALL.iter().map(|f| f.name()))
+        .map(|s| s.parse::<crate::report::Format>().expect("a listed format name parses"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,8 +143,8 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = FailOnArg::Silent)]
     pub fail_on: FailOnArg,
     /// Report format on stdout
-    #[arg(long, value_enum)]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_parser = format_parser())]
+    pub format: Option<crate::report::Format>,
     /// Also write the report (in --format) to this file; the terminal gets the human report
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,

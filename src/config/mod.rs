@@ -302,18 +302,10 @@ impl Config {
             if url.starts_with("http://") || url.starts_with("https://") {
                 let host = url.split("://").nth(1).unwrap_or("").split(['/', '?', ':', '@']).find(|s| !s.is_empty() && !s.contains('=')).unwrap_or("server");
                 let name: String = host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
-                let server = ServerConfig {
-                    name: name.clone(),
-                    transport: Transport::Http(Http {
-                        url: url.clone(),
-                        url_template: url.clone(),
-                        headers: BTreeMap::new(),
-                    }),
-                    timeout: DEFAULT_TIMEOUT,
-                    client_capabilities: vec![],
-                    probe: ProbePolicy::ReadOnly,
-                    tools: BTreeMap::new(),
-                };
+                let server = ServerConfig::with_defaults(
+                    &name,
+                    Transport::Http(Http { url: url.clone(), url_template: url.clone(), headers: BTreeMap::new() }),
+                );
                 let mut servers = BTreeMap::new();
                 servers.insert(name, server);
                 return Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] };
@@ -348,9 +340,9 @@ impl Config {
         } else {
             name
         };
-        let server = ServerConfig {
-            name: name.clone(),
-            transport: Transport::Stdio(Stdio {
+        let server = ServerConfig::with_defaults(
+            &name,
+            Transport::Stdio(Stdio {
                 command: cmd.clone(),
                 command_template: cmd,
                 args: args.clone(),
@@ -359,11 +351,7 @@ impl Config {
                 cwd: None,
                 cwd_template: None,
             }),
-            timeout: DEFAULT_TIMEOUT,
-            client_capabilities: vec![],
-            probe: ProbePolicy::ReadOnly,
-            tools: BTreeMap::new(),
-        };
+        );
         let mut servers = BTreeMap::new();
         servers.insert(name, server);
         Config {
@@ -377,6 +365,18 @@ impl Config {
 }
 
 impl ServerConfig {
+    /// A server with every optional setting at its default.
+    pub fn with_defaults(name: &str, transport: Transport) -> ServerConfig {
+        ServerConfig {
+            name: name.to_string(),
+            transport,
+            timeout: DEFAULT_TIMEOUT,
+            client_capabilities: vec![],
+            probe: ProbePolicy::ReadOnly,
+            tools: BTreeMap::new(),
+        }
+    }
+
     /// Every secret value this server's config holds (env values, header values, URL userinfo
     /// and query values), for scrubbing from messages. Values shorter than 4 chars are skipped.
     pub fn secrets(&self) -> Vec<String> {
