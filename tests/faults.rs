@@ -211,3 +211,70 @@ fn config_errors_name_the_line_and_the_variable() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("MCP_PIN_SURELY_UNSET_VAR") && err.contains("`a`"), "{err}");
 }
+
+/// A broken HTTP endpoint on 127.0.0.1 that answers every request with one canned response.
+fn canned_http(response: &'static str) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in listener.incoming().take(64) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 8192];
+            let _ = s.set_read_timeout(Some(std::time::Duration::from_millis(500)));
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(response.as_bytes());
+        }
+    });
+    port
+}
+
+fn http_fault(response: &'static str, needles: &[&str]) {
+    let port = canned_http(response);
+    let p = Project::new();
+    p.write_json("good.json", &healthy());
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.bad]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
+            fixture_bin()
+        ),
+    );
+    lock_fails_clearly(&p, needles);
+}
+
+#[test]
+fn http_403_404_and_5xx_are_clear_errors() {
+    http_fault(
+        "HTTP/1.1 403 Forbidden\r\nWWW-Authenticate: Bearer error=\"insufficient_scope\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        &["needs credentials", "403"],
+    );
+    http_fault("HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot found", &["404"]);
+    http_fault(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown",
+        &["503"],
+    );
+}
+
+#[test]
+fn html_or_garbage_instead_of_mcp_is_a_clear_error() {
+    http_fault(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 15\r\nconnection: close\r\n\r\n<html>hi</html>",
+        &["bad"],
+    );
+}
+
+#[test]
+fn tls_to_a_plain_http_port_is_a_clear_error() {
+    let port = canned_http("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    let p = Project::new();
+    p.write_json("good.json", &healthy());
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.bad]\nurl = \"https://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
+            fixture_bin()
+        ),
+    );
+    lock_fails_clearly(&p, &["connect"]);
+}

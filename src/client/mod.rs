@@ -516,16 +516,36 @@ fn is_handshake_mismatch(e: &rmcp::service::ClientInitializeError) -> bool {
     }
 }
 
-fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError {
-    if let Some(challenge) = e.auth_challenge() {
-        return ClientError::NeedsCredentials { status: 401, www_authenticate: challenge.to_string() };
+/// Whether the handshake failed on a 403 (insufficient scope) rather than a 401.
+fn is_insufficient_scope(e: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    use rmcp::transport::streamable_http_client::InsufficientScopeError;
+    let error = match e {
+        E::TransportError { error, .. } => error,
+        E::LegacyFallbackFailed { fallback, .. } => return is_insufficient_scope(fallback),
+        _ => return false,
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+    while let Some(current) = source {
+        if current.downcast_ref::<InsufficientScopeError>().is_some() {
+            return true;
+        }
+        source = current.source();
     }
+    false
+}
+
+fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError {
     let text = format!("{e}");
     let mut chain = text.clone();
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
     while let Some(s) = src {
         chain.push_str(&format!(": {s}"));
         src = s.source();
+    }
+    if let Some(challenge) = e.auth_challenge() {
+        let status = if is_insufficient_scope(e) { 403 } else { 401 };
+        return ClientError::NeedsCredentials { status, www_authenticate: challenge.to_string() };
     }
     if chain.contains("insufficient scope") || chain.contains("403") {
         return ClientError::NeedsCredentials { status: 403, www_authenticate: String::new() };
