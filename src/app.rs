@@ -587,6 +587,17 @@ pub async fn check(
         .buffer_unordered(opts.jobs.max(1))
         .collect()
         .await;
+    // A server still pinned but gone from the config is worth a line (not an error).
+    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() {
+        for name in lock.servers.keys().filter(|n| !config.servers.contains_key(*n)) {
+            let mut r = ServerReport::ok(name);
+            r.notes.push(format!(
+                "`{name}` is in {} but no longer in the config; `mcp-pin lock` drops it",
+                path.display()
+            ));
+            reports.push(r);
+        }
+    }
     reports.sort_by(|a, b| a.name.cmp(&b.name));
     progress.finish();
     Ok((Report { fail_on, servers: reports }, path))

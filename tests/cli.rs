@@ -396,3 +396,19 @@ fn review_accepts_and_rejects_tool_by_tool() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("interactive"));
 }
+
+#[test]
+fn server_dropped_from_config_is_noted_by_check_and_removed_by_lock() {
+    let p = project();
+    p.write_json("b.json", &surface());
+    p.stdio_config(&[("cat", "surface.json"), ("dog", "b.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    p.stdio_config(&[("cat", "surface.json")]);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(report.to_string().contains("no longer in the config"), "{report:#}");
+    let out = p.run(&["lock", "--no-probe"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("removed dog"), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert!(lock["servers"].get("dog").is_none());
+}
