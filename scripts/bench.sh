@@ -10,21 +10,22 @@ GEN="$PWD/scripts/gen_surface.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now_ms() { python3 -c 'import time; print(time.monotonic()*1000)'; }
+# microseconds from bash's own clock (no process spawned to read it)
+now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 # best of N wall-clock runs of a command, in ms
 best_ms() {
   local n=$1; shift
   local best=""
   for _ in $(seq "$n"); do
     local t0 t1 d
-    t0=$(now_ms); "$@" >/dev/null 2>&1 || true; t1=$(now_ms)
-    d=$(python3 -c "print(round($t1-$t0,1))")
-    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $d < $best else 1)"; then best=$d; fi
+    t0=$(now_us); "$@" >/dev/null 2>&1 || true; t1=$(now_us)
+    d=$(( t1 - t0 ))
+    if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
   done
-  echo "$best"
+  awk -v us="$best" 'BEGIN { printf "%.1f", us / 1000 }'
 }
 # peak RSS (MB) of a command
-peak_mb() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | python3 -c 'import sys; print(round(int(sys.stdin.read().strip())/1024,1))'; }
+peak_mb() { local f; f=$(mktemp); /usr/bin/time -o "$f" -f '%M' "$@" >/dev/null 2>&1 || true; tail -1 "$f" | awk '{ printf "%.1f", $1 / 1024 }'; rm -f "$f"; }
 
 echo "machine: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo

@@ -605,8 +605,22 @@ pub async fn check(
 
 /// `mcp-pin diff OLD NEW`: the same engine, offline.
 pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, AppError> {
-    let old = Lockfile::read(old)?;
-    let new = Lockfile::read(new)?;
+    let read = |p: &Path| -> Result<String, AppError> {
+        std::fs::read_to_string(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => AppError::Lockfile(LockfileError::Missing { path: p.to_path_buf() }),
+            _ => AppError::Lockfile(LockfileError::Io { path: p.to_path_buf(), source: e }),
+        })
+    };
+    let (old_text, new_text) = (read(old)?, read(new)?);
+    // A tool whose text is the same in both locks cannot differ: it is not even parsed. Only
+    // changed, added and removed tools reach the diff (renames pair removed with added ones).
+    let (old_tools, new_tools) = (Lockfile::tool_texts(&old_text), Lockfile::tool_texts(&new_text));
+    let same = |s: &str, t: &str, raw: &str, other: &std::collections::BTreeMap<(String, String), &str>| {
+        other.get(&(s.to_string(), t.to_string())).is_some_and(|o| *o == raw)
+    };
+    let old = Lockfile::parse_filtered(&old_text, old, &|s, t, raw| !same(s, t, raw, &new_tools))?;
+    let new = Lockfile::parse_filtered(&new_text, new, &|s, t, raw| !same(s, t, raw, &old_tools))?;
+    drop((old_tools, new_tools));
     let names: std::collections::BTreeSet<&String> = old.servers.keys().chain(new.servers.keys()).collect();
     let empty = ServerEntry::default();
     let servers = names

@@ -81,17 +81,37 @@ impl Lockfile {
 
     /// Parse lockfile text; `path` is only for messages.
     pub fn parse(text: &str, path: &Path) -> Result<Lockfile, LockfileError> {
+        Lockfile::parse_filtered(text, path, &|_, _, _| true)
+    }
+
+    /// Parse lockfile text, keeping only the tools for which `keep(server, tool, raw_text)` is
+    /// true (the others are not even built into a JSON tree). `mcp-pin diff` uses it to skip
+    /// tools whose text is the same in both lockfiles.
+    pub fn parse_filtered(
+        text: &str,
+        path: &Path,
+        keep: &dyn Fn(&str, &str, &str) -> bool,
+    ) -> Result<Lockfile, LockfileError> {
+        use serde_json::value::RawValue;
         let invalid = |message: String| LockfileError::Invalid { path: path.to_path_buf(), message };
-        let root: Value = serde_json::from_str(text).map_err(|e| LockfileError::Syntax {
+        let syntax = |e: serde_json::Error| LockfileError::Syntax {
             path: path.to_path_buf(),
             line: e.line(),
             column: e.column(),
             message: e.to_string().split(" at line").next().unwrap_or("").to_string(),
+        };
+        // Values are parsed lazily from their raw text: a lock of thousands of tools is scanned
+        // once and only what is needed becomes a tree.
+        let top: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|e| {
+            if e.is_data() {
+                invalid("the top level is not an object".into())
+            } else {
+                syntax(e)
+            }
         })?;
-        let root = root.as_object().ok_or_else(|| invalid("the top level is not an object".into()))?;
-        let version = root
+        let version = top
             .get("lockfileVersion")
-            .and_then(Value::as_u64)
+            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
             .ok_or_else(|| invalid("`lockfileVersion` is missing; is this an mcp-pin lockfile?".into()))?;
         if version > LOCKFILE_VERSION {
             return Err(LockfileError::TooNew {
@@ -100,61 +120,64 @@ impl Lockfile {
                 supported: LOCKFILE_VERSION,
             });
         }
-        let normalizer_version = root.get("normalizerVersion").and_then(Value::as_u64).unwrap_or(1);
+        let normalizer_version = top
+            .get("normalizerVersion")
+            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
+            .unwrap_or(1);
         let mut servers = BTreeMap::new();
-        let empty = Map::new();
-        let server_map = match root.get("servers") {
-            None => &empty,
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(invalid("`servers` is not an object".into())),
+        let server_map: BTreeMap<String, &RawValue> = match top.get("servers") {
+            None => BTreeMap::new(),
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|_| invalid("`servers` is not an object".into()))?,
         };
         for (name, entry) in server_map {
-            let e = entry
-                .as_object()
-                .ok_or_else(|| invalid(format!("server `{name}` is not an object")))?;
+            let e: BTreeMap<String, &RawValue> = serde_json::from_str(entry.get())
+                .map_err(|_| invalid(format!("server `{name}` is not an object")))?;
+            let value = |key: &str| -> Value {
+                e.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
+            };
             let tools = match e.get("tools") {
                 None => BTreeMap::new(),
-                Some(Value::Object(m)) => {
+                Some(raw) => {
+                    let m: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get())
+                        .map_err(|_| invalid(format!("server `{name}`: `tools` is not an object")))?;
                     let mut tools = BTreeMap::new();
                     for (tool_name, tool) in m {
-                        if !tool.is_object() {
+                        if !tool.get().starts_with('{') {
                             return Err(invalid(format!("server `{name}`, tool `{tool_name}` is not an object")));
                         }
-                        tools.insert(tool_name.clone(), tool.clone());
+                        if !keep(&name, &tool_name, tool.get()) {
+                            continue;
+                        }
+                        let v: Value = serde_json::from_str(tool.get()).map_err(syntax)?;
+                        tools.insert(tool_name, v);
                     }
                     tools
                 }
-                Some(_) => return Err(invalid(format!("server `{name}`: `tools` is not an object"))),
             };
-            let instructions = match e.get("instructions") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(_) => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
+            let instructions = match value("instructions") {
+                Value::Null => None,
+                Value::String(s) => Some(s),
+                _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
             };
-            let client_capabilities = e
-                .get("clientCapabilities")
-                .and_then(Value::as_array)
+            let client_capabilities = value("clientCapabilities")
+                .as_array()
                 .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
                 .unwrap_or_default();
-            let probes = e
-                .get("probes")
-                .and_then(Value::as_object)
-                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                .unwrap_or_default();
+            let probes = match value("probes") {
+                Value::Object(m) => m.into_iter().collect(),
+                _ => BTreeMap::new(),
+            };
+            let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
             servers.insert(
-                name.clone(),
+                name,
                 ServerEntry {
-                    source: e.get("source").cloned().unwrap_or(Value::Null),
+                    source: value("source"),
                     client_capabilities,
                     surface: ServerSurface {
-                        protocol_version: e
-                            .get("protocolVersion")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        server_info: e.get("serverInfo").cloned().unwrap_or(Value::Null),
+                        protocol_version,
+                        server_info: value("serverInfo"),
                         instructions,
-                        capabilities: e.get("capabilities").cloned().unwrap_or(Value::Null),
+                        capabilities: value("capabilities"),
                         tools,
                     },
                     probes,
@@ -162,6 +185,26 @@ impl Lockfile {
             );
         }
         Ok(Lockfile { normalizer_version, servers })
+    }
+
+    /// The raw text of every tool, by (server, tool), for cheap equality tests.
+    pub fn tool_texts(text: &str) -> BTreeMap<(String, String), &str> {
+        use serde_json::value::RawValue;
+        let mut out = BTreeMap::new();
+        let Ok(top) = serde_json::from_str::<BTreeMap<String, &RawValue>>(text) else { return out };
+        let Some(servers) = top.get("servers").and_then(|r| serde_json::from_str::<BTreeMap<String, &RawValue>>(r.get()).ok()) else {
+            return out;
+        };
+        for (server, entry) in servers {
+            let Ok(e) = serde_json::from_str::<BTreeMap<String, &RawValue>>(entry.get()) else { continue };
+            let Some(tools) = e.get("tools").and_then(|r| serde_json::from_str::<BTreeMap<String, &RawValue>>(r.get()).ok()) else {
+                continue;
+            };
+            for (tool, raw) in tools {
+                out.insert((server.clone(), tool), raw.get());
+            }
+        }
+        out
     }
 
     /// The lock as a JSON value.

@@ -7,6 +7,7 @@ fn main() {
         .build()
         .expect("tokio runtime");
     let code = runtime.block_on(mcp_pin::app::run(cli));
-    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    // Nothing left to flush: stdout is written synchronously. Do not wait for idle blocking threads.
+    runtime.shutdown_background();
     std::process::exit(code);
 }
