@@ -77,5 +77,8 @@ PY
 }
 python_start=$(best_ms 10 python3 -c pass)
 bare_ms=$(best_ms 10 bare)
-pin_ms=$(cd "$work/fleet" && best_ms 10 "$PIN" check --no-probe -q --server s01)
+mkdir -p "$work/one" && cp "$work/fleet/s01.json" "$work/one/"
+printf '[servers.s01]\ncommand = "%s"\nargs = ["--surface", "s01.json"]\n' "$FIX" > "$work/one/mcp-pin.toml"
+(cd "$work/one" && "$PIN" lock --no-probe -q >/dev/null)
+pin_ms=$(cd "$work/one" && best_ms 10 "$PIN" check --no-probe -q)
 echo "bare client (python, minus its own ${python_start} ms start): $(python3 -c "print(round($bare_ms-$python_start,1))") ms; mcp-pin check: $pin_ms ms; overhead $(python3 -c "print(round($pin_ms-($bare_ms-$python_start),1))") ms (target < 20)"

@@ -570,8 +570,18 @@ pub async fn check(
     progress: &Progress,
 ) -> Result<(Report, PathBuf), AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
-    let lock = Lockfile::read(&path)?;
     let servers = selected(&config, opts);
+    // Only the selected servers' tools are parsed: `--server` / `--shard` on a big lock stays fast.
+    let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(LockfileError::Missing { path: path.clone() }.into())
+        }
+        Err(source) => return Err(LockfileError::Io { path: path.clone(), source }.into()),
+    };
+    let lock = Lockfile::parse_filtered(&text, &path, &|server, _, _| wanted.contains(server))?;
+    drop(text);
     progress.start(servers.len());
     let lock_ref = &lock;
     let path_ref = path.as_path();
