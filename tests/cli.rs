@@ -412,3 +412,13 @@ fn server_dropped_from_config_is_noted_by_check_and_removed_by_lock() {
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
     assert!(lock["servers"].get("dog").is_none());
 }
+
+#[test]
+fn hidden_characters_in_a_type_name_are_shown_escaped() {
+    // Found by the property tests: a `type` value carrying U+200B reached a message raw.
+    let a = json!({"name": "t", "inputSchema": {}});
+    let b = json!({"name": "t", "inputSchema": {"type": "\u{200b}"}});
+    for c in mcp_pin::diff::diff_tool("t", &a, &b) {
+        assert!(!c.message.contains('\u{200b}'), "{}", c.message);
+    }
+}

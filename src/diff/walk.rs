@@ -733,8 +733,9 @@ impl<'a> Walker<'a> {
         let added: Vec<&String> = sb.iter().filter(|t| !covers(&sa, t)).collect();
         let removed: Vec<&String> = sa.iter().filter(|t| !covers(&sb, t)).collect();
         let kptr = format!("{ptr}/type");
-        let list = |v: &[&String]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
-        let show = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        // Type names come from the server's schema: hidden characters in them are shown escaped.
+        let list = |v: &[&String]| v.iter().map(|s| escape_hidden(s)).collect::<Vec<_>>().join(", ");
+        let show = |s: &BTreeSet<String>| s.iter().map(|t| escape_hidden(t)).collect::<Vec<_>>().join(", ");
         let none_label = |s: &BTreeSet<String>| if s.is_empty() { "nothing".to_string() } else { show(s) };
         if !added.is_empty() {
             let msg = if ty.is_none() {
