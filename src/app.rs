@@ -11,7 +11,7 @@ use crate::change::Change;
 use crate::cli::{Cli, ColorChoice, Command, FailOnArg, ReportAction, ReportArgs};
 use crate::client::Session;
 use crate::config::{Config, ConfigError, ServerConfig};
-use crate::lockfile::{source_of, Lockfile, LockfileError, ServerEntry};
+use crate::lockfile::{source_of, LockText, Lockfile, LockfileError, ScannedLock, ServerEntry};
 use crate::report::{self, FailOn, Report, ServerReport};
 use crate::surface::ServerSurface;
 
@@ -573,14 +573,8 @@ pub async fn check(
     let servers = selected(&config, opts);
     // Only the selected servers' tools are parsed: `--server` / `--shard` on a big lock stays fast.
     let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(LockfileError::Missing { path: path.clone() }.into())
-        }
-        Err(source) => return Err(LockfileError::Io { path: path.clone(), source }.into()),
-    };
-    let lock = Lockfile::parse_filtered(&text, &path, &|server, _, _| wanted.contains(server))?;
+    let text = LockText::read(&path)?;
+    let lock = Lockfile::parse_filtered(text.as_str(), &path, &|server, _, _| wanted.contains(server))?;
     drop(text);
     progress.start(servers.len());
     let lock_ref = &lock;
@@ -615,22 +609,24 @@ pub async fn check(
 
 /// `mcp-pin diff OLD NEW`: the same engine, offline.
 pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, AppError> {
-    let read = |p: &Path| -> Result<String, AppError> {
-        std::fs::read_to_string(p).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => AppError::Lockfile(LockfileError::Missing { path: p.to_path_buf() }),
-            _ => AppError::Lockfile(LockfileError::Io { path: p.to_path_buf(), source: e }),
-        })
-    };
-    let (old_text, new_text) = (read(old)?, read(new)?);
-    // A tool whose text is the same in both locks cannot differ: it is not even parsed. Only
-    // changed, added and removed tools reach the diff (renames pair removed with added ones).
-    let (old_tools, new_tools) = (Lockfile::tool_texts(&old_text), Lockfile::tool_texts(&new_text));
-    let same = |s: &str, t: &str, raw: &str, other: &std::collections::BTreeMap<(String, String), &str>| {
-        other.get(&(s.to_string(), t.to_string())).is_some_and(|o| *o == raw)
-    };
-    let old = Lockfile::parse_filtered(&old_text, old, &|s, t, raw| !same(s, t, raw, &new_tools))?;
-    let new = Lockfile::parse_filtered(&new_text, new, &|s, t, raw| !same(s, t, raw, &old_tools))?;
-    drop((old_tools, new_tools));
+    // The two locks are read and scanned on two threads. A tool whose text is the same in both
+    // locks cannot differ: it is not even built into a tree. Only changed, added and removed
+    // tools reach the diff (renames pair removed with added ones).
+    let (old_text, new_text) = std::thread::scope(|s| {
+        let o = s.spawn(|| LockText::read(old));
+        let n = LockText::read(new);
+        (o.join().expect("reading a lockfile panicked"), n)
+    });
+    let (old_text, new_text) = (old_text?, new_text?);
+    let (old_text, new_text) = (old_text.as_str(), new_text.as_str());
+    let (old_scan, new_scan) = std::thread::scope(|s| {
+        let o = s.spawn(|| ScannedLock::scan(old_text, old));
+        let n = ScannedLock::scan(new_text, new);
+        (o.join().expect("scanning a lockfile panicked"), n)
+    });
+    let (old_scan, new_scan) = (old_scan?, new_scan?);
+    let old = old_scan.build(&|s, t, raw| new_scan.tool_text(s, t) != Some(raw))?;
+    let new = new_scan.build(&|s, t, raw| old_scan.tool_text(s, t) != Some(raw))?;
     let names: std::collections::BTreeSet<&String> = old.servers.keys().chain(new.servers.keys()).collect();
     let empty = ServerEntry::default();
     let servers = names

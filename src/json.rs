@@ -4,6 +4,7 @@
 //! `preserve_order` feature anywhere in the build cannot change the lockfile.
 
 use serde_json::Value;
+use std::fmt::Write;
 
 /// Render `value` canonically, with a trailing newline.
 pub fn to_canonical_string(value: &Value) -> String {
@@ -101,14 +102,30 @@ pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Text shown to a person: hidden and control characters spelled as `\u{200B}`.
+/// Text shown to a person: hidden and control characters spelled as `\u{200B}`; line breaks
+/// and tabs kept (for multi-line text such as an error's own lines).
 pub fn escape_for_display(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    escape_chars(s, |c| c == '\n' || c == '\t')
+}
+
+/// Text shown to a person on one line (a name, a change message): every hidden or control
+/// character, line breaks and tabs included, spelled as `\u{000A}`, so nothing a server wrote
+/// can start a line of its own in a report.
+pub fn escape_line(s: &str) -> String {
+    escape_chars(s, |_| false)
+}
+
+fn escape_chars(s: &str, keep: impl Fn(char) -> bool) -> String {
+    let shown = |c: char| keep(c) || !(is_hidden_char(c) || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'));
+    if s.chars().all(shown) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
-        if is_hidden_char(c) || (c.is_control() && c != '\n' && c != '\t') {
-            out.push_str(&format!("\\u{{{:X}}}", c as u32));
-        } else {
+        if shown(c) {
             out.push(c);
+        } else {
+            let _ = write!(out, "\\u{{{:04X}}}", c as u32);
         }
     }
     out

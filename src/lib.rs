@@ -16,3 +16,5 @@ pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod surface;
+#[doc(hidden)]
+pub mod fuzzing;

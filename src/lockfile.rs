@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::config::{redact_url, ServerConfig, Transport};
@@ -69,14 +72,7 @@ impl Lockfile {
 
     /// Read a lockfile. A missing file is `LockfileError::Missing`.
     pub fn read(path: &Path) -> Result<Lockfile, LockfileError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(LockfileError::Missing { path: path.to_path_buf() })
-            }
-            Err(source) => return Err(LockfileError::Io { path: path.to_path_buf(), source }),
-        };
-        Lockfile::parse(&text, path)
+        Lockfile::parse(LockText::read(path)?.as_str(), path)
     }
 
     /// Parse lockfile text; `path` is only for messages.
@@ -92,119 +88,7 @@ impl Lockfile {
         path: &Path,
         keep: &dyn Fn(&str, &str, &str) -> bool,
     ) -> Result<Lockfile, LockfileError> {
-        use serde_json::value::RawValue;
-        let invalid = |message: String| LockfileError::Invalid { path: path.to_path_buf(), message };
-        let syntax = |e: serde_json::Error| LockfileError::Syntax {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string().split(" at line").next().unwrap_or("").to_string(),
-        };
-        // Values are parsed lazily from their raw text: a lock of thousands of tools is scanned
-        // once and only what is needed becomes a tree.
-        let top: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|e| {
-            if e.is_data() {
-                invalid("the top level is not an object".into())
-            } else {
-                syntax(e)
-            }
-        })?;
-        let version = top
-            .get("lockfileVersion")
-            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
-            .ok_or_else(|| invalid("`lockfileVersion` is missing; is this an mcp-pin lockfile?".into()))?;
-        if version > LOCKFILE_VERSION {
-            return Err(LockfileError::TooNew {
-                path: path.to_path_buf(),
-                found: version,
-                supported: LOCKFILE_VERSION,
-            });
-        }
-        let normalizer_version = top
-            .get("normalizerVersion")
-            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
-            .unwrap_or(1);
-        let mut servers = BTreeMap::new();
-        let server_map: BTreeMap<String, &RawValue> = match top.get("servers") {
-            None => BTreeMap::new(),
-            Some(raw) => serde_json::from_str(raw.get()).map_err(|_| invalid("`servers` is not an object".into()))?,
-        };
-        for (name, entry) in server_map {
-            let e: BTreeMap<String, &RawValue> = serde_json::from_str(entry.get())
-                .map_err(|_| invalid(format!("server `{name}` is not an object")))?;
-            let value = |key: &str| -> Value {
-                e.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
-            };
-            let tools = match e.get("tools") {
-                None => BTreeMap::new(),
-                Some(raw) => {
-                    let m: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get())
-                        .map_err(|_| invalid(format!("server `{name}`: `tools` is not an object")))?;
-                    let mut tools = BTreeMap::new();
-                    for (tool_name, tool) in m {
-                        if !tool.get().starts_with('{') {
-                            return Err(invalid(format!("server `{name}`, tool `{tool_name}` is not an object")));
-                        }
-                        if !keep(&name, &tool_name, tool.get()) {
-                            continue;
-                        }
-                        let v: Value = serde_json::from_str(tool.get()).map_err(syntax)?;
-                        tools.insert(tool_name, v);
-                    }
-                    tools
-                }
-            };
-            let instructions = match value("instructions") {
-                Value::Null => None,
-                Value::String(s) => Some(s),
-                _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
-            };
-            let client_capabilities = value("clientCapabilities")
-                .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-                .unwrap_or_default();
-            let probes = match value("probes") {
-                Value::Object(m) => m.into_iter().collect(),
-                _ => BTreeMap::new(),
-            };
-            let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
-            servers.insert(
-                name,
-                ServerEntry {
-                    source: value("source"),
-                    client_capabilities,
-                    surface: ServerSurface {
-                        protocol_version,
-                        server_info: value("serverInfo"),
-                        instructions,
-                        capabilities: value("capabilities"),
-                        tools,
-                    },
-                    probes,
-                },
-            );
-        }
-        Ok(Lockfile { normalizer_version, servers })
-    }
-
-    /// The raw text of every tool, by (server, tool), for cheap equality tests.
-    pub fn tool_texts(text: &str) -> BTreeMap<(String, String), &str> {
-        use serde_json::value::RawValue;
-        let mut out = BTreeMap::new();
-        let Ok(top) = serde_json::from_str::<BTreeMap<String, &RawValue>>(text) else { return out };
-        let Some(servers) = top.get("servers").and_then(|r| serde_json::from_str::<BTreeMap<String, &RawValue>>(r.get()).ok()) else {
-            return out;
-        };
-        for (server, entry) in servers {
-            let Ok(e) = serde_json::from_str::<BTreeMap<String, &RawValue>>(entry.get()) else { continue };
-            let Some(tools) = e.get("tools").and_then(|r| serde_json::from_str::<BTreeMap<String, &RawValue>>(r.get()).ok()) else {
-                continue;
-            };
-            for (tool, raw) in tools {
-                out.insert((server.clone(), tool), raw.get());
-            }
-        }
-        out
+        ScannedLock::scan(text, path)?.build(keep)
     }
 
     /// The lock as a JSON value.
@@ -252,6 +136,320 @@ impl Lockfile {
     pub fn write(&self, path: &Path) -> Result<(), LockfileError> {
         write_atomic(path, self.to_text().as_bytes())
             .map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
+    }
+}
+
+/// The text of a lockfile as read from disk. Large files are mapped rather than copied: `mcp-pin
+/// diff` of two 16 MB locks spent a third of its time copying them into fresh memory.
+pub enum LockText {
+    Owned(String),
+    Mapped(memmap2::Mmap),
+}
+
+impl LockText {
+    /// Files from this size on are mapped.
+    const MAP_FROM: u64 = 1 << 20;
+
+    /// Read the lockfile at `path`. A missing file is `LockfileError::Missing`.
+    pub fn read(path: &Path) -> Result<LockText, LockfileError> {
+        let io = |source: std::io::Error| match source.kind() {
+            std::io::ErrorKind::NotFound => LockfileError::Missing { path: path.to_path_buf() },
+            _ => LockfileError::Io { path: path.to_path_buf(), source },
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_file() && meta.len() >= Self::MAP_FROM {
+            // SAFETY: the map is read-only. mcp-pin itself replaces a lockfile by renaming a new
+            // file over it (`write_atomic`), as git does on checkout, which leaves this mapping on
+            // the old inode. Only a writer truncating the file in place while it is being read
+            // could change it underneath (the process would then stop with SIGBUS, never read
+            // a mix); the map lives only while the lock is scanned.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+            std::str::from_utf8(&map)
+                .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+            return Ok(LockText::Mapped(map));
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut &file, &mut text).map_err(io)?;
+        Ok(LockText::Owned(text))
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            LockText::Owned(s) => s,
+            // SAFETY: validated as UTF-8 in `read`.
+            LockText::Mapped(m) => unsafe { std::str::from_utf8_unchecked(m) },
+        }
+    }
+}
+
+/// A lockfile scanned once: its structure (servers, their fields, their tools) is parsed in a
+/// single pass over the text and every value is kept as its raw text, so a lock of thousands of
+/// tools costs one scan and only the values that are needed become trees. The writer is
+/// canonical, so two equal tools have equal text.
+pub struct ScannedLock<'a> {
+    path: PathBuf,
+    normalizer_version: u64,
+    servers: BTreeMap<String, RawServer<'a>>,
+}
+
+struct RawServer<'a> {
+    fields: BTreeMap<String, &'a RawValue>,
+    tools: BTreeMap<String, &'a RawValue>,
+}
+
+impl<'a> ScannedLock<'a> {
+    /// Scan `text` (`path` is only for messages): syntax errors with line and column, a lock
+    /// from a newer mcp-pin refused with "upgrade", a structure that is not a lock explained.
+    pub fn scan(text: &'a str, path: &Path) -> Result<ScannedLock<'a>, LockfileError> {
+        let invalid = |message: String| LockfileError::Invalid { path: path.to_path_buf(), message };
+        let top: ObjectOr<RawTop<'a>> = serde_json::from_str(text).map_err(|e| {
+            if e.is_data() {
+                invalid(e.to_string())
+            } else {
+                LockfileError::Syntax {
+                    path: path.to_path_buf(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: e.to_string().split(" at line").next().unwrap_or("").to_string(),
+                }
+            }
+        })?;
+        let ObjectOr::Object(top) = top else {
+            return Err(invalid("the top level is not an object".into()));
+        };
+        let version = top
+            .lockfile_version
+            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
+            .ok_or_else(|| invalid("`lockfileVersion` is missing; is this an mcp-pin lockfile?".into()))?;
+        if version > LOCKFILE_VERSION {
+            return Err(LockfileError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                supported: LOCKFILE_VERSION,
+            });
+        }
+        let normalizer_version = top
+            .normalizer_version
+            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
+            .unwrap_or(1);
+        let server_map = match top.servers {
+            None => BTreeMap::new(),
+            Some(ObjectOr::Object(m)) => m,
+            Some(ObjectOr::Other) => return Err(invalid("`servers` is not an object".into())),
+        };
+        let mut servers = BTreeMap::new();
+        for (name, entry) in server_map {
+            let ObjectOr::Object(RawServerFields { fields, tools }) = entry else {
+                return Err(invalid(format!("server `{name}` is not an object")));
+            };
+            let tools = match tools {
+                None => BTreeMap::new(),
+                Some(ObjectOr::Object(t)) => t,
+                Some(ObjectOr::Other) => return Err(invalid(format!("server `{name}`: `tools` is not an object"))),
+            };
+            if let Some(tool) = tools.iter().find(|(_, t)| !t.get().starts_with('{')).map(|(n, _)| n) {
+                return Err(invalid(format!("server `{name}`, tool `{tool}` is not an object")));
+            }
+            servers.insert(name, RawServer { fields, tools });
+        }
+        Ok(ScannedLock { path: path.to_path_buf(), normalizer_version, servers })
+    }
+
+    /// The raw text of a tool.
+    pub fn tool_text(&self, server: &str, tool: &str) -> Option<&'a str> {
+        self.servers.get(server)?.tools.get(tool).map(|r| r.get())
+    }
+
+    /// Build the lock, keeping only the tools for which `keep(server, tool, raw_text)` is true.
+    pub fn build(&self, keep: &dyn Fn(&str, &str, &str) -> bool) -> Result<Lockfile, LockfileError> {
+        let invalid = |message: String| LockfileError::Invalid { path: self.path.clone(), message };
+        let mut servers = BTreeMap::new();
+        for (name, raw) in &self.servers {
+            let value = |key: &str| -> Value {
+                raw.fields.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
+            };
+            let mut tools = BTreeMap::new();
+            for (tool_name, tool) in &raw.tools {
+                if keep(name, tool_name, tool.get()) {
+                    // The scan validated this text; a tree is built from it only now.
+                    let v: Value = serde_json::from_str(tool.get())
+                        .map_err(|e| invalid(format!("server `{name}`, tool `{tool_name}`: {e}")))?;
+                    tools.insert(tool_name.clone(), v);
+                }
+            }
+            let instructions = match value("instructions") {
+                Value::Null => None,
+                Value::String(s) => Some(s),
+                _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
+            };
+            let client_capabilities = value("clientCapabilities")
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            let probes = match value("probes") {
+                Value::Object(m) => m.into_iter().collect(),
+                _ => BTreeMap::new(),
+            };
+            let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
+            servers.insert(
+                name.clone(),
+                ServerEntry {
+                    source: value("source"),
+                    client_capabilities,
+                    surface: ServerSurface {
+                        protocol_version,
+                        server_info: value("serverInfo"),
+                        instructions,
+                        capabilities: value("capabilities"),
+                        tools,
+                    },
+                    probes,
+                },
+            );
+        }
+        Ok(Lockfile { normalizer_version: self.normalizer_version, servers })
+    }
+}
+
+/// An object parsed as `T`, or a note that the value was something else, so the scan says
+/// which part of a hand-broken lock is wrong instead of serde's generic message.
+enum ObjectOr<T> {
+    Object(T),
+    Other,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjectOr<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // serde_json (arbitrary_precision) hands a number over as a one-entry map
+                // under a private key: that is not an object.
+                let first = map.next_key::<String>()?;
+                if first.as_deref() == Some("$serde_json::private::Number") {
+                    map.next_value::<IgnoredAny>()?;
+                    return Ok(ObjectOr::Other);
+                }
+                let map = KeyFirst { first, done: false, inner: map };
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(ObjectOr::Object)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ObjectOr::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A map whose first key was already read (to tell a number from an object).
+struct KeyFirst<A> {
+    first: Option<String>,
+    done: bool,
+    inner: A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for KeyFirst<A> {
+    type Error = A::Error;
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        if !self.done {
+            self.done = true;
+            return match self.first.take() {
+                Some(k) => seed.deserialize(serde::de::IntoDeserializer::<A::Error>::into_deserializer(k)).map(Some),
+                None => Ok(None),
+            };
+        }
+        self.inner.next_key_seed(seed)
+    }
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.inner.next_value_seed(seed)
+    }
+}
+
+/// The top level of a lock: the version fields and the servers; other keys are skipped.
+struct RawTop<'a> {
+    lockfile_version: Option<&'a RawValue>,
+    normalizer_version: Option<&'a RawValue>,
+    servers: Option<ObjectOr<BTreeMap<String, ObjectOr<RawServerFields<'a>>>>>,
+}
+
+/// A server entry: `tools` split out, every other field kept raw.
+struct RawServerFields<'a> {
+    fields: BTreeMap<String, &'a RawValue>,
+    tools: Option<ObjectOr<BTreeMap<String, &'a RawValue>>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawTop<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = RawTop<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an mcp-pin lockfile object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut top = RawTop { lockfile_version: None, normalizer_version: None, servers: None };
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "lockfileVersion" => top.lockfile_version = Some(map.next_value()?),
+                        "normalizerVersion" => top.normalizer_version = Some(map.next_value()?),
+                        "servers" => top.servers = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(top)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawServerFields<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = RawServerFields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a server entry object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = RawServerFields { fields: BTreeMap::new(), tools: None };
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "tools" {
+                        out.tools = Some(map.next_value()?);
+                    } else {
+                        out.fields.insert(key, map.next_value()?);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -409,6 +607,55 @@ mod tests {
             LockfileError::Syntax { line, .. } => assert_eq!(line, 4),
             other => panic!("{other}"),
         }
+    }
+
+    #[test]
+    fn scan_names_the_part_of_a_broken_lock_that_is_wrong() {
+        let err = |text: &str| Lockfile::parse(text, Path::new("mcp.lock")).unwrap_err().to_string();
+        let cases = [
+            (r#"[1, 2]"#, "the top level is not an object"),
+            (r#"12"#, "the top level is not an object"),
+            (r#"{"servers": {}}"#, "`lockfileVersion` is missing"),
+            (r#"{"lockfileVersion": 1, "servers": []}"#, "`servers` is not an object"),
+            (r#"{"lockfileVersion": 1, "servers": {"a": 3}}"#, "server `a` is not an object"),
+            (r#"{"lockfileVersion": 1, "servers": {"a": 3.5e2}}"#, "server `a` is not an object"),
+            (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": 7}}}"#, "server `a`: `tools` is not an object"),
+            (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {"t": [1]}}}}"#, "server `a`, tool `t` is not an object"),
+            (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {}, "instructions": 1}}}"#, "`instructions` is not a string"),
+            // The version is judged before the shape: a newer lock may be shaped differently.
+            (r#"{"lockfileVersion": 2, "servers": 5}"#, "upgrade mcp-pin"),
+        ];
+        for (text, want) in cases {
+            let e = err(text);
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        // Unknown top-level and server keys are skipped; a number key at the top is just a key.
+        let ok = r#"{"lockfileVersion": 1, "x": {"y": [1, {"z": 2}]}, "servers": {"a": {"extra": 1e400, "tools": {"t": {"name": "t"}}}}}"#;
+        let lock = Lockfile::parse(ok, Path::new("mcp.lock")).unwrap();
+        assert_eq!(lock.servers["a"].surface.tools["t"], json!({"name": "t"}));
+    }
+
+    #[test]
+    fn big_locks_are_mapped_and_read_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lock = sample();
+        let entry = lock.servers.get_mut("srv").unwrap();
+        for i in 0..400 {
+            entry.surface.tools.insert(format!("t{i}"), json!({"name": format!("t{i}"), "description": "x".repeat(4000)}));
+        }
+        let p = dir.path().join("mcp.lock");
+        lock.write(&p).unwrap();
+        let text = LockText::read(&p).unwrap();
+        assert!(matches!(text, LockText::Mapped(_)), "a 1.6 MB lock is mapped");
+        assert_eq!(Lockfile::parse(text.as_str(), &p).unwrap(), lock);
+        assert_eq!(Lockfile::read(&p).unwrap(), lock);
+        // A big file that is not UTF-8 is refused like a small one.
+        let mut bytes = lock.to_text().into_bytes();
+        bytes[100] = 0xff;
+        std::fs::write(&p, &bytes).unwrap();
+        let e = LockText::read(&p).err().expect("not UTF-8");
+        assert!(matches!(e, LockfileError::Io { .. }), "{e}");
+        assert!(matches!(LockText::read(&dir.path().join("none.lock")), Err(LockfileError::Missing { .. })));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 
 use mcp_pin::change::{Change, Class};
 use mcp_pin::report::human::Style;
-use mcp_pin::report::{self, FailOn, Format, Probe, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport};
+use mcp_pin::report::{self, FailOn, Format, Probe, ProbeKind, ProbeOutcome, LazyText, RenderContext, Report, ServerReport};
 use serde_json::{json, Value};
 
 fn repo() -> &'static Path {
@@ -144,7 +144,7 @@ fn stand_in(r: &Runner, report: Option<&Report>, code: i32) -> PathBuf {
         let ctx = RenderContext {
             style: Style::default(),
             lockfile_display: "mcp.lock".into(),
-            lock_text: Some(LOCK.into()),
+            lock_text: LazyText::text(LOCK),
         };
         for f in [Format::Json, Format::Markdown, Format::Github, Format::Sarif, Format::Human] {
             std::fs::write(canned.join(f.name()), report::render(report, f, &ctx)).unwrap();

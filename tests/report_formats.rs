@@ -12,7 +12,7 @@ use mcp_pin::change::{Change, Class};
 use mcp_pin::lockfile::{line_of, Lockfile, ServerEntry};
 use mcp_pin::report::human::Style;
 use mcp_pin::report::{
-    self, github, markdown, sarif, FailOn, Format, Probe, ProbeKind, ProbeOutcome, RenderContext, Report,
+    self, github, markdown, sarif, FailOn, Format, Probe, ProbeKind, ProbeOutcome, LazyText, RenderContext, Report,
     ServerReport,
 };
 use serde_json::{json, Value};
@@ -98,7 +98,7 @@ fn ctx(verbose: bool) -> RenderContext {
     RenderContext {
         style: Style { color: false, verbose },
         lockfile_display: "mcp.lock".into(),
-        lock_text: Some(lock_text()),
+        lock_text: LazyText::text(lock_text()),
     }
 }
 
@@ -283,7 +283,7 @@ fn sarif_snapshot_and_structure() {
         results.iter().map(|r| r["partialFingerprints"][sarif::FINGERPRINT_KEY].as_str().unwrap().to_string()).collect();
     assert_eq!(fps.len(), results.len());
     let mut moved = ctx(false);
-    moved.lock_text = Some(format!("\n\n\n{}", lock_text()));
+    moved.lock_text = LazyText::text(format!("\n\n\n{}", lock_text()));
     let again = sarif::to_value(&r, &moved);
     for (a, b) in results.iter().zip(again["runs"][0]["results"].as_array().unwrap()) {
         assert_eq!(a["partialFingerprints"], b["partialFingerprints"]);
@@ -312,7 +312,7 @@ fn sarif_validates_against_the_official_schema() {
     let empty = Report { fail_on: FailOn::Silent, servers: vec![] };
     assert_valid_sarif(&sarif::to_value(&empty, &ctx(false)));
     let mut no_lock = ctx(false);
-    no_lock.lock_text = None;
+    no_lock.lock_text = LazyText::default();
     assert_valid_sarif(&sarif::to_value(&sample(FailOn::Silent), &no_lock));
 }
 
@@ -389,4 +389,26 @@ fn display_path_is_relative_to_the_workspace_then_the_current_folder() {
     assert_eq!(report::display_path(std::path::Path::new("./mcp.lock"), Some(dir.path()), Some(&sub)), "sub/mcp.lock");
     let elsewhere = tempfile::tempdir().unwrap();
     assert_eq!(report::display_path(std::path::Path::new("x/y.lock"), None, Some(elsewhere.path())), "x/y.lock");
+}
+
+/// A server that names a tool with a line break and terminal escapes cannot forge a line of the
+/// human report (say, a fake verdict) or drive the terminal: the diff engine's message and the
+/// renderer's tool heading both spell those characters out.
+#[test]
+fn human_report_cannot_be_forged_by_a_tool_name() {
+    let evil = "evil\n\u{1b}[32mFORGED: no drift\u{1b}[0m\r\u{2028}x";
+    let before = mcp_pin::surface::ServerSurface::default();
+    let mut after = before.clone();
+    after.tools.insert(evil.to_string(), json!({"name": evil, "inputSchema": {"type": "object"}}));
+    let mut s = ServerReport::ok("srv\nFORGED");
+    s.changes = mcp_pin::diff::diff_surfaces(&before, &after);
+    s.probes = vec![probe(evil, ProbeKind::Call, ProbeOutcome::Pass, None, "ok")];
+    assert!(!s.changes.is_empty());
+    let report = Report { fail_on: FailOn::Silent, servers: vec![s] };
+    let out = report::render(&report, Format::Human, &RenderContext::default());
+    for line in out.lines() {
+        assert!(!line.trim_start().starts_with("FORGED"), "forged line {line:?} in\n{out}");
+        assert!(!line.contains('\u{1b}') && !line.contains('\r') && !line.contains('\u{2028}'), "raw control in {line:?}");
+    }
+    assert!(out.contains("evil\\u{000A}\\u{001B}[32mFORGED"), "{out}");
 }

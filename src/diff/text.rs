@@ -17,20 +17,10 @@ pub fn has_hidden(s: &str) -> bool {
     s.chars().any(is_hidden)
 }
 
-/// The text with every hidden character written as `\u{XXXX}`; never raw.
+/// The text for a one-line message: every hidden or control character (line breaks included)
+/// written as `\u{XXXX}`; never raw.
 pub fn escape_hidden(s: &str) -> String {
-    if !has_hidden(s) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if is_hidden(c) {
-            out.push_str(&format!("\\u{{{:04X}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::json::escape_line(s)
 }
 
 /// Equal apart from runs of whitespace and leading/trailing whitespace.

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::{ProbeOutcome, Report, Status, Verdict};
 use crate::change::{Change, Class};
-use crate::json::escape_for_display;
+use crate::json::{escape_for_display, escape_line};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Style {
@@ -71,7 +71,7 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     for server in &report.servers {
-        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", server.name)));
+        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
         if server.status == Status::Error {
             let _ = writeln!(
                 out,
@@ -94,7 +94,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             if current_tool != Some(tool) {
                 match tool {
                     Some(t) => {
-                        let _ = writeln!(out, "  tool {}", paint(style, "1", &escape_for_display(t)));
+                        let _ = writeln!(out, "  tool {}", paint(style, "1", &escape_line(t)));
                     }
                     None => {
                         let _ = writeln!(out, "  server-level");
@@ -141,7 +141,7 @@ pub fn render(report: &Report, style: &Style) -> String {
                     super::ProbeKind::Call => "call",
                     super::ProbeKind::Incomplete => "incomplete-call",
                 }),
-                escape_for_display(&p.tool),
+                escape_line(&p.tool),
                 escape_for_display(&p.message)
             );
         }

@@ -269,8 +269,34 @@ pub struct RenderContext {
     pub style: human::Style,
     /// The lockfile as annotations and SARIF name it: relative to the repository root, `/`-separated.
     pub lockfile_display: String,
-    /// The lockfile's text, for line numbers (`None`: annotations and SARIF carry no line).
-    pub lock_text: Option<String>,
+    /// The lockfile's text, for line numbers (none: annotations and SARIF carry no line).
+    pub lock_text: LazyText,
+}
+
+/// A text read from its file only when a renderer first asks for it (the human and JSON
+/// formats never need the lockfile's lines; a big lock is not read again for them).
+#[derive(Debug, Clone, Default)]
+pub struct LazyText {
+    path: Option<PathBuf>,
+    text: std::sync::OnceLock<Option<String>>,
+}
+
+impl LazyText {
+    /// A text already in hand.
+    pub fn text(text: impl Into<String>) -> LazyText {
+        LazyText { path: None, text: std::sync::OnceLock::from(Some(text.into())) }
+    }
+
+    /// The text of `path`, read on first use (a missing file gives none).
+    pub fn file(path: &Path) -> LazyText {
+        LazyText { path: Some(path.to_path_buf()), text: std::sync::OnceLock::new() }
+    }
+
+    pub fn get(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| self.path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()))
+            .as_deref()
+    }
 }
 
 impl RenderContext {
@@ -283,7 +309,7 @@ impl RenderContext {
         RenderContext {
             style,
             lockfile_display: display_path(lockfile, workspace.as_deref(), cwd.as_deref()),
-            lock_text: std::fs::read_to_string(lockfile).ok(),
+            lock_text: LazyText::file(lockfile),
         }
     }
 }
@@ -325,7 +351,7 @@ pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
         Format::Human => human::render(report, &ctx.style),
         Format::Json => json::render(report),
         Format::Markdown => markdown::render_capped_with(report, ctx.style.verbose, markdown::STEP_SUMMARY_MAX),
-        Format::Github => github::render(report, &ctx.lockfile_display, ctx.lock_text.as_deref()),
+        Format::Github => github::render(report, &ctx.lockfile_display, ctx.lock_text.get()),
         Format::Sarif => sarif::render(report, ctx),
         Format::Junit => junit::render(report),
     }

@@ -111,7 +111,7 @@ fn result(f: &Finding<'_>, rule_index: usize, ctx: &RenderContext) -> Value {
         "artifactLocation".into(),
         json!({"uri": uri_reference(&ctx.lockfile_display)}),
     );
-    if let Some(line) = ctx.lock_text.as_deref().and_then(|t| crate::lockfile::line_of(t, f.server, f.tool)) {
+    if let Some(line) = ctx.lock_text.get().and_then(|t| crate::lockfile::line_of(t, f.server, f.tool)) {
         physical.insert("region".into(), json!({"startLine": line}));
     }
     let logical = match f.tool {
