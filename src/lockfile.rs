@@ -464,6 +464,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .suffix(".tmp")
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
+    // The temp file is created 0600; the result keeps the permissions of the file it replaces,
+    // or gets the usual 0644 (a lockfile is committed and read by others).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let perms = std::fs::metadata(path).map(|m| m.permissions()).unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+        tmp.as_file().set_permissions(perms)?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     #[cfg(unix)]
@@ -509,43 +517,36 @@ pub fn source_of(server: &ServerConfig) -> Value {
 /// The 1-based line in the lock text where `servers.<server>.tools.<tool>` begins (for
 /// annotations in a pull request), or the server's line when the tool is not in the lock.
 pub fn line_of(text: &str, server: &str, tool: Option<&str>) -> Option<usize> {
-    let mut server_key = String::new();
-    crate::json::write_string(&mut server_key, server);
-    let server_line = format!("    {server_key}: {{");
-    let mut in_server = None;
+    let key = |name: &str| {
+        let mut k = String::new();
+        crate::json::write_string(&mut k, name);
+        k
+    };
+    // An entry opens with `"name": {` at its indent; an empty one is `"name": {}` on one line.
+    let server_open = format!("    {}: {{", key(server));
+    let tool_open = tool.map(|t| format!("        {}: {{", key(t)));
+    let mut lines = text.lines().enumerate();
+    let (server_line, empty) = lines.by_ref().find(|(_, l)| l.starts_with(&server_open)).map(|(i, l)| (i + 1, l.len() > server_open.len()))?;
+    let Some(tool_open) = tool_open.filter(|_| !empty) else { return Some(server_line) };
     let mut in_tools = false;
-    for (i, line) in text.lines().enumerate() {
-        if in_server.is_none() {
-            if line == server_line {
-                in_server = Some(i + 1);
-                if tool.is_none() {
-                    return in_server;
-                }
-            }
-            continue;
-        }
+    for (i, line) in lines {
         if line.starts_with("    }") {
             break;
         }
-        if line == "      \"tools\": {" {
-            in_tools = true;
+        if line.starts_with("      \"tools\": {") {
+            in_tools = line.len() == "      \"tools\": {".len();
             continue;
         }
         if in_tools {
             if line.starts_with("      }") {
-                in_tools = false;
-                continue;
+                break;
             }
-            if let Some(t) = tool {
-                let mut key = String::new();
-                crate::json::write_string(&mut key, t);
-                if line == format!("        {key}: {{") {
-                    return Some(i + 1);
-                }
+            if line.starts_with(&tool_open) {
+                return Some(i + 1);
             }
         }
     }
-    in_server
+    Some(server_line)
 }
 
 #[cfg(test)]
@@ -596,6 +597,18 @@ mod tests {
         let s = line_of(&text, "srv", None).unwrap();
         assert_eq!(text.lines().nth(s - 1).unwrap(), "    \"srv\": {");
         assert_eq!(line_of(&text, "srv", Some("gone")), Some(s));
+        // Empty entries are written on one line (`"name": {}`); found by the lockfile fuzz target.
+        let mut lock = sample();
+        lock.servers.get_mut("srv").unwrap().surface.tools.insert("empty".into(), json!({}));
+        lock.servers.get_mut("srv").unwrap().probes.insert("b".into(), json!({}));
+        lock.servers.insert("a-first".into(), ServerEntry::default());
+        let text = lock.to_text();
+        let l = line_of(&text, "srv", Some("empty")).unwrap();
+        assert_eq!(text.lines().nth(l - 1).unwrap(), "        \"empty\": {}");
+        let l = line_of(&text, "srv", Some("b")).unwrap();
+        assert_eq!(text.lines().nth(l - 1).unwrap(), "        \"b\": {", "the tool, not the probe of the same name");
+        let a = line_of(&text, "a-first", Some("b")).unwrap();
+        assert!(text.lines().nth(a - 1).unwrap().starts_with("    \"a-first\": {"), "never a tool of the next server");
     }
 
     #[test]
@@ -668,5 +681,14 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), first);
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temp files left behind");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&p), 0o644, "a new lock is readable by others, not 0600 like a temp file");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+            sample().write(&p).unwrap();
+            assert_eq!(mode(&p), 0o640, "a replaced lock keeps its permissions");
+        }
     }
 }
