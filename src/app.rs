@@ -11,7 +11,7 @@ use crate::change::Change;
 use crate::cli::{Cli, ColorChoice, Command, FailOnArg, ReportAction, ReportArgs};
 use crate::client::Session;
 use crate::config::{Config, ConfigError, ServerConfig};
-use crate::lockfile::{source_of, LockText, Lockfile, LockfileError, ScannedLock, ServerEntry};
+use crate::lockfile::{source_of, LockText, Lockfile, LockfileError, PendingEntry, ScannedLock, ServerEntry};
 use crate::report::{self, FailOn, Report, ServerReport};
 use crate::surface::ServerSurface;
 
@@ -153,6 +153,12 @@ fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
         .collect()
 }
 
+/// Start the servers that pinned the most tools first (longest job first): a big server started
+/// last would finish long after the small ones; started first, it overlaps with them.
+fn biggest_first(servers: &mut [&ServerConfig], pinned_tools: impl Fn(&str) -> usize) {
+    servers.sort_by_key(|s| std::cmp::Reverse(pinned_tools(&s.name)));
+}
+
 /// Progress on stderr while servers are contacted: only on a terminal, never in CI or with -q.
 #[derive(Clone)]
 pub struct Progress(Option<indicatif::ProgressBar>);
@@ -234,7 +240,8 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
         Err(LockfileError::Missing { .. }) => Lockfile::new(),
         Err(e) => return Err(e.into()),
     };
-    let servers = selected(&config, opts);
+    let mut servers = selected(&config, opts);
+    biggest_first(&mut servers, |name| old.servers.get(name).map_or(0, |e| e.surface.tools.len()));
     progress.start(servers.len());
     let old = &old;
     let mut results: Vec<LockResult> = stream::iter(servers)
@@ -528,8 +535,8 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
 }
 
 /// Diff one server's live surface against its lock entry.
-async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfile: &Path, probe: bool) -> ServerReport {
-    let Some(entry) = entry else {
+async fn check_server(server: &ServerConfig, entry: Option<PendingEntry>, lockfile: &Path, probe: bool) -> ServerReport {
+    let Some(pending) = entry else {
         return ServerReport::error(
             &server.name,
             format!(
@@ -540,17 +547,21 @@ async fn check_server(server: &ServerConfig, entry: Option<&ServerEntry>, lockfi
             ),
         );
     };
-    let (surface, session) = match take(server).await {
+    let (mut surface, session) = match take(server).await {
         Ok(x) => x,
         Err(e) => return ServerReport::error(&server.name, e),
     };
     let mut report = ServerReport::ok(&server.name);
     report.notes.extend(session.warnings());
     if probe {
-        let run = crate::probe::run(&session, server, &surface.tools, Some(&entry.probes)).await;
+        let run = crate::probe::run(&session, server, &surface.tools, Some(&pending.entry.probes)).await;
         report.probes = run.probes;
     }
     session.close().await;
+    let entry = match pending.resolve(&mut surface) {
+        Ok(e) => e,
+        Err(e) => return ServerReport::error(&server.name, e.to_string()),
+    };
     if entry.client_capabilities != server.client_capabilities {
         report.notes.push(format!(
             "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",
@@ -573,27 +584,42 @@ pub async fn check(
     let servers = selected(&config, opts);
     // Only the selected servers' tools are parsed: `--server` / `--shard` on a big lock stays fast.
     let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-    let text = LockText::read(&path)?;
-    let lock = Lockfile::parse_filtered(text.as_str(), &path, &|server, _, _| wanted.contains(server))?;
-    drop(text);
+    // The selected servers' entries, their tools still text: each is resolved against its live
+    // surface in its own task (a tool whose text is unchanged is never parsed).
+    let (mut pending, gone) = {
+        let text = LockText::read(&path)?;
+        let scanned = ScannedLock::scan(text.as_str(), &path)?;
+        let gone: Vec<String> =
+            scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
+        (scanned.pending(&|server| wanted.contains(server))?, gone)
+    };
+    let mut servers = servers;
+    biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
     progress.start(servers.len());
-    let lock_ref = &lock;
-    let path_ref = path.as_path();
     let today = today();
-    let (config_ref, today_ref) = (&config, today.as_str());
+    let (config_ref, today_ref, probe) = (&config, today.as_str(), opts.probe);
+    // Each server is checked in its own task, so parsing and diffing big surfaces runs on every
+    // core rather than inside one task that polls them all; at most `--jobs` at a time.
     let mut reports: Vec<ServerReport> = stream::iter(servers)
-        .map(|server| async move {
-            let mut r = check_server(server, lock_ref.servers.get(&server.name), path_ref, opts.probe).await;
-            apply_policy(&mut r, config_ref, today_ref);
-            progress.done(&server.name);
-            r
+        .map(|server| {
+            let (entry, path, server) = (pending.remove(&server.name), path.clone(), server.clone());
+            async move {
+                let name = server.name.clone();
+                let task = tokio::spawn(async move { check_server(&server, entry, &path, probe).await });
+                let mut r = task.await.unwrap_or_else(|e| {
+                    ServerReport::error(&name, format!("checking `{name}` failed inside mcp-pin: {e}"))
+                });
+                apply_policy(&mut r, config_ref, today_ref);
+                progress.done(&name);
+                r
+            }
         })
         .buffer_unordered(opts.jobs.max(1))
         .collect()
         .await;
     // A server still pinned but gone from the config is worth a line (not an error).
     if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() {
-        for name in lock.servers.keys().filter(|n| !config.servers.contains_key(*n)) {
+        for name in &gone {
             let mut r = ServerReport::ok(name);
             r.notes.push(format!(
                 "`{name}` is in {} but no longer in the config; `mcp-pin lock` drops it",

@@ -14,6 +14,14 @@ pub fn to_canonical_string(value: &Value) -> String {
     out
 }
 
+/// The canonical text of `value` as it reads nested `level` deep in a canonical document
+/// (inner lines indented from there; no trailing newline).
+pub fn to_canonical_string_at(value: &Value, level: usize) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, level);
+    out
+}
+
 fn indent(out: &mut String, level: usize) {
     for _ in 0..level {
         out.push_str("  ");

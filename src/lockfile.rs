@@ -263,52 +263,106 @@ impl<'a> ScannedLock<'a> {
 
     /// Build the lock, keeping only the tools for which `keep(server, tool, raw_text)` is true.
     pub fn build(&self, keep: &dyn Fn(&str, &str, &str) -> bool) -> Result<Lockfile, LockfileError> {
-        let invalid = |message: String| LockfileError::Invalid { path: self.path.clone(), message };
         let mut servers = BTreeMap::new();
         for (name, raw) in &self.servers {
-            let value = |key: &str| -> Value {
-                raw.fields.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
-            };
-            let mut tools = BTreeMap::new();
-            for (tool_name, tool) in &raw.tools {
-                if keep(name, tool_name, tool.get()) {
-                    // The scan validated this text; a tree is built from it only now.
-                    let v: Value = serde_json::from_str(tool.get())
-                        .map_err(|e| invalid(format!("server `{name}`, tool `{tool_name}`: {e}")))?;
-                    tools.insert(tool_name.clone(), v);
-                }
-            }
-            let instructions = match value("instructions") {
-                Value::Null => None,
-                Value::String(s) => Some(s),
-                _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
-            };
-            let client_capabilities = value("clientCapabilities")
-                .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-                .unwrap_or_default();
-            let probes = match value("probes") {
-                Value::Object(m) => m.into_iter().collect(),
-                _ => BTreeMap::new(),
-            };
-            let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
-            servers.insert(
-                name.clone(),
-                ServerEntry {
-                    source: value("source"),
-                    client_capabilities,
-                    surface: ServerSurface {
-                        protocol_version,
-                        server_info: value("serverInfo"),
-                        instructions,
-                        capabilities: value("capabilities"),
-                        tools,
-                    },
-                    probes,
-                },
-            );
+            servers.insert(name.clone(), self.entry(name, raw, &|tool, text| keep(name, tool, text))?);
         }
         Ok(Lockfile { normalizer_version: self.normalizer_version, servers })
+    }
+
+    /// The names of every server in the lock.
+    pub fn server_names(&self) -> impl Iterator<Item = &String> {
+        self.servers.keys()
+    }
+
+    /// The entries of the servers for which `wanted(name)` is true, their tools left as text, to
+    /// be resolved against a live surface ([`PendingEntry::resolve`]) where the work is spread.
+    pub fn pending(&self, wanted: &dyn Fn(&str) -> bool) -> Result<BTreeMap<String, PendingEntry>, LockfileError> {
+        let mut out = BTreeMap::new();
+        for (name, raw) in self.servers.iter().filter(|(n, _)| wanted(n)) {
+            let entry = self.entry(name, raw, &|_, _| false)?;
+            let tools = raw.tools.iter().map(|(t, text)| (t.clone(), text.get().to_string())).collect();
+            out.insert(name.clone(), PendingEntry { entry, tools, path: self.path.clone() });
+        }
+        Ok(out)
+    }
+
+    fn entry(&self, name: &str, raw: &RawServer<'a>, keep: &dyn Fn(&str, &str) -> bool) -> Result<ServerEntry, LockfileError> {
+        let invalid = |message: String| LockfileError::Invalid { path: self.path.clone(), message };
+        let value = |key: &str| -> Value {
+            raw.fields.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
+        };
+        let mut tools = BTreeMap::new();
+        for (tool_name, tool) in &raw.tools {
+            if keep(tool_name, tool.get()) {
+                // The scan validated this text; a tree is built from it only now.
+                let v: Value = serde_json::from_str(tool.get())
+                    .map_err(|e| invalid(format!("server `{name}`, tool `{tool_name}`: {e}")))?;
+                tools.insert(tool_name.clone(), v);
+            }
+        }
+        let instructions = match value("instructions") {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
+        };
+        let client_capabilities = value("clientCapabilities")
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        let probes = match value("probes") {
+            Value::Object(m) => m.into_iter().collect(),
+            _ => BTreeMap::new(),
+        };
+        let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
+        Ok(ServerEntry {
+            source: value("source"),
+            client_capabilities,
+            surface: ServerSurface {
+                protocol_version,
+                server_info: value("serverInfo"),
+                instructions,
+                capabilities: value("capabilities"),
+                tools,
+            },
+            probes,
+        })
+    }
+}
+
+/// A server's lock entry whose tools are still the lock's canonical text.
+#[derive(Debug, Clone)]
+pub struct PendingEntry {
+    /// Everything but the tools, parsed.
+    pub entry: ServerEntry,
+    /// Each tool's text as the lock holds it.
+    pub tools: BTreeMap<String, String>,
+    path: PathBuf,
+}
+
+/// How deep a tool sits in the lock (`servers` > server > `tools` > tool), for its canonical text.
+const TOOL_LEVEL: usize = 4;
+
+impl PendingEntry {
+    /// The pinned surface to diff `live` against. A live tool whose canonical text is the
+    /// pinned text cannot differ, so it is dropped from both sides (as `mcp-pin diff` does) and
+    /// never built into a tree; every other pinned tool is parsed.
+    pub fn resolve(self, live: &mut ServerSurface) -> Result<ServerEntry, LockfileError> {
+        let PendingEntry { mut entry, tools, path } = self;
+        for (name, text) in tools {
+            if let Some(v) = live.tools.get(&name) {
+                if crate::json::to_canonical_string_at(v, TOOL_LEVEL) == text {
+                    live.tools.remove(&name);
+                    continue;
+                }
+            }
+            let v: Value = serde_json::from_str(&text).map_err(|e| LockfileError::Invalid {
+                path: path.clone(),
+                message: format!("tool `{name}`: {e}"),
+            })?;
+            entry.surface.tools.insert(name, v);
+        }
+        Ok(entry)
     }
 }
 
@@ -669,6 +723,36 @@ mod tests {
         let e = LockText::read(&p).err().expect("not UTF-8");
         assert!(matches!(e, LockfileError::Io { .. }), "{e}");
         assert!(matches!(LockText::read(&dir.path().join("none.lock")), Err(LockfileError::Missing { .. })));
+    }
+
+    #[test]
+    fn pending_entries_parse_only_the_tools_that_changed() {
+        let mut lock = sample();
+        lock.servers.get_mut("srv").unwrap().surface.tools.insert("n".into(), serde_json::from_str(r#"{"name":"n","inputSchema":{"maximum":1e3}}"#).unwrap());
+        let text = lock.to_text();
+        let scanned = ScannedLock::scan(&text, Path::new("mcp.lock")).unwrap();
+        let pending = scanned.pending(&|s| s == "srv").unwrap();
+        assert_eq!(pending.len(), 1);
+        let p = pending["srv"].clone();
+        assert_eq!(p.entry.surface.instructions.as_deref(), Some("hi"));
+        assert!(p.entry.surface.tools.is_empty());
+        // Live: `a` unchanged, `n` unchanged but spelled 1e3 (the lock says 1e+3), `b` changed, `c` new.
+        let mut live = lock.servers["srv"].surface.clone();
+        live.tools.insert("n".into(), serde_json::from_str(r#"{"name":"n","inputSchema":{"maximum":1e3}}"#).unwrap());
+        live.tools.insert("b".into(), json!({"name": "b", "inputSchema": {"type": "string"}}));
+        live.tools.insert("c".into(), json!({"name": "c"}));
+        let pinned = p.resolve(&mut live).unwrap();
+        assert_eq!(pinned.surface.tools.keys().collect::<Vec<_>>(), ["b"], "only the changed tool is parsed");
+        assert_eq!(pinned.surface.tools["b"], lock.servers["srv"].surface.tools["b"]);
+        assert_eq!(live.tools.keys().collect::<Vec<_>>(), ["b", "c"], "unchanged tools leave both sides");
+        // A lock formatted by hand is not canonical text: every tool is parsed, none is lost.
+        let compact = serde_json::to_string(&serde_json::from_str::<Value>(&text).unwrap()).unwrap();
+        let scanned = ScannedLock::scan(&compact, Path::new("mcp.lock")).unwrap();
+        let mut live = lock.servers["srv"].surface.clone();
+        let pinned = scanned.pending(&|_| true).unwrap().remove("srv").unwrap().resolve(&mut live).unwrap();
+        assert_eq!(pinned.surface.tools, lock.servers["srv"].surface.tools);
+        assert_eq!(live.tools, lock.servers["srv"].surface.tools);
+        assert_eq!(scanned.server_names().collect::<Vec<_>>(), ["srv"]);
     }
 
     #[test]

@@ -91,12 +91,17 @@ pub async fn run(
 ) -> ProbeRun {
     let secrets = server.secrets();
     let timeout = server.timeout;
-    let jobs = tools.iter().map(|(name, def)| {
-        let plan = plan(server, name, def);
-        let pinned_shape = pinned.and_then(|p| p.get(name));
-        let secrets = &secrets;
-        async move { execute(session, timeout, plan, def, pinned_shape, secrets).await }
-    });
+    // Collected first: a lazy `map` closure kept in the future's state makes it not provably
+    // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
+    let jobs: Vec<_> = tools
+        .iter()
+        .map(|(name, def)| {
+            let plan = plan(server, name, def);
+            let pinned_shape = pinned.and_then(|p| p.get(name));
+            let secrets = &secrets;
+            async move { execute(session, timeout, plan, def, pinned_shape, secrets).await }
+        })
+        .collect();
     let mut done: Vec<(String, Vec<Probe>, Option<Value>)> =
         stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await;
     done.sort_by(|a, b| a.0.cmp(&b.0));
