@@ -29,6 +29,14 @@ pub fn lockfile(data: &[u8]) {
     let none = ScannedLock::scan(text, path).unwrap().build(&|_, _, _| false).unwrap();
     assert!(none.servers.values().all(|s| s.surface.tools.is_empty()));
     assert_eq!(none.servers.len(), lock.servers.len());
+    // `check`'s path: each server's tools resolved against the same surface leave no change,
+    // whether or not the input was canonical text.
+    for (name, pending) in ScannedLock::scan(text, path).unwrap().pending(&|_| true).unwrap() {
+        let mut live = lock.servers[&name].surface.clone();
+        let pinned = pending.resolve(&mut live).expect("a scanned lock's tools parse");
+        let d = diff_surfaces(&pinned.surface, &live);
+        assert!(d.is_empty(), "server `{name}` resolved against itself differs: {d:?}");
+    }
     for (name, entry) in &again.servers {
         let d = diff_surfaces(&lock.servers[name].surface, &entry.surface);
         assert!(d.is_empty(), "server `{name}` differs from its own rewrite: {d:?}");
