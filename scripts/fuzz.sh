@@ -67,11 +67,11 @@ for t in "${targets[@]}"; do
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -dict=json.dict -print_final_stats=1 >"../$log" 2>&1); then
     grep -E "stat::number_of_executed_units|stat::new_units_added" "$log" | tr '\n' ' '
-    echo "corpus $(ls "fuzz/corpus/$t" | wc -l) inputs: clean"
+    echo "corpus $(find "fuzz/corpus/$t" -type f | wc -l) inputs: clean"
   else
     status=1
     echo "CRASH in $t; input(s) in fuzz/artifacts/$t/:"
-    ls -1 "fuzz/artifacts/$t" | grep -v '\.log$' || true
+    find "fuzz/artifacts/$t" -type f
     grep -E -m1 -A12 "panicked|ERROR: libFuzzer|SUMMARY" "$log" || tail -30 "$log"
   fi
 done

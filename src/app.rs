@@ -581,11 +581,11 @@ pub async fn check(
     progress: &Progress,
 ) -> Result<(Report, PathBuf), AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
-    let servers = selected(&config, opts);
-    // Only the selected servers' tools are parsed: `--server` / `--shard` on a big lock stays fast.
+    let mut servers = selected(&config, opts);
     let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-    // The selected servers' entries, their tools still text: each is resolved against its live
-    // surface in its own task (a tool whose text is unchanged is never parsed).
+    // Only the selected servers' entries are taken from the lock (`--server` / `--shard` on a big
+    // lock stays fast), their tools still text: each is resolved against its live surface in its
+    // own task, and a tool whose text is unchanged is never parsed.
     let (mut pending, gone) = {
         let text = LockText::read(&path)?;
         let scanned = ScannedLock::scan(text.as_str(), &path)?;
@@ -593,7 +593,6 @@ pub async fn check(
             scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
         (scanned.pending(&|server| wanted.contains(server))?, gone)
     };
-    let mut servers = servers;
     biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
     progress.start(servers.len());
     let today = today();
