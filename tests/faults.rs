@@ -230,13 +230,18 @@ fn canned_http(response: &'static str) -> u16 {
 }
 
 fn http_fault(response: &'static str, needles: &[&str]) {
+    fault_at("http", response, needles);
+}
+
+/// Lock a healthy server and a `scheme://` one that answers `response`: the bad one fails clearly.
+fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) {
     let port = canned_http(response);
     let p = Project::new();
     p.write_json("good.json", &healthy());
     p.write(
         "mcp-pin.toml",
         &format!(
-            "[servers.bad]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
+            "[servers.bad]\nurl = \"{scheme}://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
             fixture_bin()
         ),
     );
@@ -266,15 +271,5 @@ fn html_or_garbage_instead_of_mcp_is_a_clear_error() {
 
 #[test]
 fn tls_to_a_plain_http_port_is_a_clear_error() {
-    let port = canned_http("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-    let p = Project::new();
-    p.write_json("good.json", &healthy());
-    p.write(
-        "mcp-pin.toml",
-        &format!(
-            "[servers.bad]\nurl = \"https://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
-            fixture_bin()
-        ),
-    );
-    lock_fails_clearly(&p, &["connect"]);
+    fault_at("https", "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", &["connect"]);
 }
