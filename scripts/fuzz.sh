@@ -5,6 +5,10 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, every target)
 #
+# FUZZ_SEED=N fixes libFuzzer's random seed, so a run from the same corpus tries the same inputs
+# in the same order (CI does this: what a clean checkout finds here, CI finds too). Without it
+# each run explores differently; the seed of every run is printed so a find can be replayed.
+#
 # Needs cargo-fuzz (installed here if missing) and runs on the stable toolchain: cargo-fuzz's -Z
 # flags are allowed with RUSTC_BOOTSTRAP=1. Targets are built without a sanitizer (safe Rust; a
 # panic, a stack overflow, a timeout or running out of memory is what is looked for), with debug
@@ -58,6 +62,9 @@ PY
 echo "== build"
 (cd fuzz && cargo fuzz build "${flags[@]}" 2>&1 | tail -2) || (cd fuzz && cargo fuzz build "${flags[@]}")
 
+seed_flag=()
+[ -z "${FUZZ_SEED:-}" ] || seed_flag=(-seed="$FUZZ_SEED")
+
 status=0
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs}s"
@@ -65,12 +72,13 @@ for t in "${targets[@]}"; do
   log="fuzz/artifacts/$t.log"
   if (cd fuzz && cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -dict=json.dict -print_final_stats=1 >"../$log" 2>&1); then
+        -dict=json.dict -print_final_stats=1 "${seed_flag[@]}" >"../$log" 2>&1); then
+    grep -E -m1 -o "Seed: [0-9]+" "$log" | tr '\n' ' ' || true
     grep -E "stat::number_of_executed_units|stat::new_units_added" "$log" | tr '\n' ' '
     echo "corpus $(find "fuzz/corpus/$t" -type f | wc -l) inputs: clean"
   else
     status=1
-    echo "CRASH in $t; input(s) in fuzz/artifacts/$t/:"
+    echo "CRASH in $t ($(grep -E -m1 -o "Seed: [0-9]+" "$log" || echo "seed unknown")); input(s) in fuzz/artifacts/$t/:"
     find "fuzz/artifacts/$t" -type f
     grep -E -m1 -A12 "panicked|ERROR: libFuzzer|SUMMARY" "$log" || tail -30 "$log"
   fi

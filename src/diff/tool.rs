@@ -49,7 +49,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                 ));
             }
             out.extend(hidden_changes(name, Some(old), new));
-            super::sort_changes(&mut out);
+            super::finish(&mut out);
             return out;
         }
     };
@@ -129,7 +129,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
         }
     }
     out.extend(hidden_changes(name, Some(old), new));
-    super::sort_changes(&mut out);
+    super::finish(&mut out);
     out
 }
 
