@@ -67,7 +67,7 @@ pub static RULES: &[RuleInfo] = &[
     r("tool-removed", L, T, "a tool disappears",
       "Calls to a tool that is gone fail with an unknown-tool error: somebody sees it.",
       r#"tools: [search, fetch]"#, r#"tools: [search]"#),
-    r("tool-renamed", L, T, "a tool disappears and another appears with the same or nearly the same definition",
+    r("tool-renamed", L, T, "a tool disappears and another appears with the same or nearly the same definition (or the same name respelled)",
       "Calls to the old name fail with an error. Reported once, with any difference between the two definitions diffed as usual.",
       r#"{"name": "search_docs", ...}"#, r#"{"name": "docs_search", ...}"#),
     r("description-changed", S, T, "a tool's description text changed",
@@ -137,8 +137,8 @@ pub static RULES: &[RuleInfo] = &[
     r("constraint-tightened", L, I, "a constraint was added or made stricter",
       "Calls violating the new limit fail validation with an error.",
       r#""maximum": 100"#, r#""maximum": 10"#),
-    r("pattern-changed", S, I, "a pattern (or format, multipleOf, if-condition...) was replaced and the direction cannot be proven",
-      "mcp-pin cannot prove whether the new constraint accepts more or less, so it assumes the worst.",
+    r("pattern-changed", S, I, "a pattern (or format, multipleOf, if-condition, overlapping oneOf alternative...) changed and the direction cannot be proven",
+      "mcp-pin cannot prove whether the new constraint accepts more or less, so it assumes the worst. The same verdict covers a `oneOf` alternative that appears or disappears while it may overlap another one (a value matching two alternatives fails `oneOf`).",
       r#""pattern": "^[a-z]+$""#, r#""pattern": "^[a-z0-9-]+$""#),
     r("default-changed", S, I, "a default was changed or removed",
       "Omitting the field now means something else, and every call that omits it keeps succeeding.",
@@ -411,6 +411,11 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `format` replaced is `pattern-changed`.
 - **Composition.** `anyOf`/`oneOf` branches are matched by content: identical branches first, then
   the most similar pairs (compared recursively), leftovers are `branch-added`/`branch-removed`.
+  A `oneOf` alternative that appears or disappears while it may overlap another alternative is
+  `pattern-changed` instead: `oneOf` rejects a value matching two alternatives, so acceptance moves
+  both ways. Alternatives count as disjoint only when that is provable: disjoint `type` sets,
+  disjoint `enum`/`const` values, or a discriminator property (required on at least one side)
+  whose two schemas are disjoint, as in a tagged union.
   `allOf` branches are matched the same way; an added `allOf` branch is `constraint-tightened`, a
   removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
   (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the
@@ -431,8 +436,11 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `destructiveHint`/`idempotentHint` are compared only while `readOnlyHint` is false on both sides.
   Unknown annotation keys are `field-changed`.
 - **Renames**: a removed and an added tool whose definitions (without `name`) are identical, or
-  similar enough (share at least 80% of their leaves), are one `tool-renamed` (reported under the new
-  name) plus the diff between them. Fuzzy pairing is skipped beyond 200 x 200 candidates.
+  whose names are one name in another spelling (case and the separators `-` `_` `.` `/` and space
+  ignored: `getTinyImage` to `get-tiny-image`, when no other removed or added tool has that
+  spelling), or whose definitions are similar enough (share at least 80% of their leaves), are one
+  `tool-renamed` (reported under the new name) plus the diff between them. Fuzzy pairing is
+  skipped beyond 200 x 200 candidates.
 - **Server**: `serverInfo` fields other than `version` are `server-info-changed` (cosmetic);
   capabilities are reported per top-level capability.
 - **Depth**: schemas are walked to 128 levels; a difference below is `schema-too-deep` (silent,

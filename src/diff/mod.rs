@@ -8,6 +8,7 @@
 
 pub mod normalize;
 pub mod num;
+pub mod overlap;
 pub mod policy;
 pub mod text;
 pub mod tool;
@@ -83,8 +84,18 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         });
         out.extend(tool::hidden_changes(name, None, def));
     }
-    sort_changes(&mut out);
+    finish(&mut out);
     out
+}
+
+/// The last step of every diff: each message becomes one line with every hidden or control
+/// character spelled out (whatever value a message quotes, from whichever rule), then the
+/// deterministic order.
+pub(crate) fn finish(v: &mut [Change]) {
+    for c in v.iter_mut() {
+        c.message = text::escape_hidden(&c.message);
+    }
+    sort_changes(v);
 }
 
 /// Deterministic order: (tool, pointer, rule, message).
@@ -92,6 +103,12 @@ pub fn sort_changes(v: &mut [Change]) {
     v.sort_by(|a, b| {
         (&a.tool, &a.pointer, &a.rule, &a.message).cmp(&(&b.tool, &b.pointer, &b.rule, &b.message))
     });
+}
+
+/// A tool name without case and word separators: `get_tiny_image`, `getTinyImage` and
+/// `get-tiny-image` fold to one spelling.
+fn fold_name(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ' | '/')).flat_map(char::to_lowercase).collect()
 }
 
 /// A tool definition without its name, canonical, for rename matching.
@@ -132,7 +149,28 @@ fn match_renames<'a>(
             }
         }
     }
-    // 2. nearly identical (share >= 80% of their leaves), bounded candidate count
+    // 2. the same name in another spelling (`getTinyImage` -> `get-tiny-image`,
+    //    `list_files` -> `listFiles`), when that spelling is unique on both sides
+    let mut folded_new: HashMap<String, Vec<&String>> = HashMap::new();
+    for n in added.iter().filter(|n| !used_new.contains(**n)) {
+        folded_new.entry(fold_name(n)).or_default().push(n);
+    }
+    let mut folded_old: HashMap<String, usize> = HashMap::new();
+    for o in removed.iter().filter(|o| !used_old.contains(**o)) {
+        *folded_old.entry(fold_name(o)).or_default() += 1;
+    }
+    for o in removed {
+        let f = fold_name(o);
+        if used_old.contains(o) || folded_old.get(&f) != Some(&1) {
+            continue;
+        }
+        if let Some([n]) = folded_new.get(&f).map(Vec::as_slice) {
+            used_new.insert(n);
+            used_old.insert(o);
+            out.push((*o, *n));
+        }
+    }
+    // 3. nearly identical (share >= 80% of their leaves), bounded candidate count
     let ro: Vec<&&String> = removed.iter().filter(|o| !used_old.contains(**o)).collect();
     let an: Vec<&&String> = added.iter().filter(|n| !used_new.contains(**n)).collect();
     if !ro.is_empty() && !an.is_empty() && ro.len() * an.len() <= 200 * 200 {
@@ -290,7 +328,13 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                 let msg = match (x, y) {
                     (None, Some(_)) => format!("the server now declares capability {}", text::escape_hidden(k)),
                     (Some(_), None) => format!("the server no longer declares capability {}", text::escape_hidden(k)),
-                    _ => format!("capability {} changed", text::escape_hidden(k)),
+                    (Some(x), Some(y)) => format!(
+                        "capability {} changed from {} to {}",
+                        text::escape_hidden(k),
+                        walk::short(x),
+                        walk::short(y)
+                    ),
+                    (None, None) => continue, // a key of one side or the other
                 };
                 out.push(mk("capabilities-changed", format!("/capabilities/{}", walk::esc(k)), msg, x.cloned(), y.cloned()));
             }

@@ -384,7 +384,7 @@ impl<'a> Walker<'a> {
         let path = human_path(ptr);
         if path.is_empty() {
             match self.mode {
-                Mode::Input => "the arguments".into(),
+                Mode::Input => "the argument object".into(),
                 Mode::Output => "the result".into(),
             }
         } else {
@@ -525,6 +525,10 @@ impl<'a> Walker<'a> {
         }
         let (Some(am), Some(bm)) = (a.obj(), b.obj()) else { return };
         let deeper = Pos { depth: pos.depth + 1, ..pos };
+        if let Some((plain_old, kw)) = lift(am, bm) {
+            self.lifted(&a, &b, plain_old, kw, ptr, pos, deeper);
+            return;
+        }
 
         // Grouped keywords first.
         self.numeric_bound(am, bm, ptr, pos, true);
@@ -1204,6 +1208,58 @@ impl<'a> Walker<'a> {
         };
         let na: Vec<Node<'a>> = (0..la).filter_map(|i| a.child(&[ka, &i.to_string()])).map(|n| self.resolve(n, true)).collect();
         let nb: Vec<Node<'a>> = (0..lb).filter_map(|i| b.child(&[kb, &i.to_string()])).map(|n| self.resolve(n, false)).collect();
+        let pa: Vec<String> = (0..na.len()).map(|i| format!("{ptr}/{ka}/{i}")).collect();
+        let pb: Vec<String> = (0..nb.len()).map(|j| format!("{ptr}/{kb}/{j}")).collect();
+        self.match_branches(&na, &nb, &pa, &pb, ka, kb, ptr, pos);
+    }
+
+    /// A plain schema on one side, a pure `anyOf`/`oneOf` on the other (a union introduced or
+    /// collapsed): the plain schema is compared as the one alternative it was, so
+    /// `{type: object, ...}` becoming `anyOf: [{type: object, ...}, {...}]` is one alternative
+    /// added (plus whatever changed in the matching one), not every keyword of the old schema
+    /// gone. Annotations (`description`, `title`, ...) stay compared where they are.
+    #[allow(clippy::too_many_arguments)]
+    fn lifted(&mut self, a: &Node<'a>, b: &Node<'a>, plain_old: bool, kw: &'static str, ptr: &str, pos: Pos, deeper: Pos) {
+        let part = |n: &Node<'a>, annotations: bool| -> Node<'a> {
+            let m: Map<String, Value> = n
+                .obj()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| ANNOTATIONS.contains(&k.as_str()) == annotations)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let tag = if annotations { "#annotations" } else { "#alternative" };
+            Node { v: Cow::Owned(Value::Object(m)), id: format!("{}{tag}", n.id), raw: n.raw.clone(), site: n.site.clone() }
+        };
+        self.walk(part(a, true), part(b, true), ptr, pos);
+        let (plain, union) = if plain_old { (a, b) } else { (b, a) };
+        let count = union.get(kw).and_then(Value::as_array).map_or(0, Vec::len);
+        let alts: Vec<Node<'a>> =
+            (0..count).filter_map(|i| union.child(&[kw, &i.to_string()])).map(|n| self.resolve(n, !plain_old)).collect();
+        let alt_ptrs: Vec<String> = (0..alts.len()).map(|i| format!("{ptr}/{kw}/{i}")).collect();
+        let one = vec![part(plain, false)];
+        let one_ptr = vec![ptr.to_string()];
+        if plain_old {
+            self.match_branches(&one, &alts, &one_ptr, &alt_ptrs, kw, kw, ptr, deeper);
+        } else {
+            self.match_branches(&alts, &one, &alt_ptrs, &one_ptr, kw, kw, ptr, deeper);
+        }
+    }
+
+    /// Pair alternatives by content, walk the pairs, report the leftovers.
+    #[allow(clippy::too_many_arguments)]
+    fn match_branches(
+        &mut self,
+        na: &[Node<'a>],
+        nb: &[Node<'a>],
+        pa: &[String],
+        pb: &[String],
+        ka: &str,
+        kb: &str,
+        ptr: &str,
+        pos: Pos,
+    ) {
+        let outer = Pos { depth: pos.depth - 1, ..pos };
         let mut used_a = vec![false; na.len()];
         let mut used_b = vec![false; nb.len()];
         let mut pairs: Vec<(usize, usize)> = Vec::new();
@@ -1265,27 +1321,49 @@ impl<'a> Walker<'a> {
         }
         pairs.sort_by_key(|p| p.1);
         for (i, j) in pairs {
-            let cptr = format!("{ptr}/{kb}/{j}");
-            self.walk(na[i].clone(), nb[j].clone(), &cptr, pos);
+            self.walk(na[i].clone(), nb[j].clone(), &pb[j], pos);
         }
         let is_all = kb == "allOf";
+        // In a `oneOf`, an alternative overlapping another decides which values fail (those that
+        // match two): adding or removing it moves acceptance both ways.
+        let overlapping = |all: &[Node<'a>], i: usize| {
+            (0..all.len()).find(|&k| k != i && super::overlap::may_overlap(&all[i].v, &all[k].v))
+        };
         for (i, n) in na.iter().enumerate().filter(|(i, _)| !used_a[*i]) {
-            let cptr = format!("{ptr}/{ka}/{i}");
+            let cptr = &pa[i];
+            let overlap = if ka == "oneOf" { overlapping(na, i) } else { None };
             let (k, msg) = if is_all {
                 (K::Loosened, format!("a condition (`allOf` entry) of {}{} was removed: {}", self.label(ptr), self.of_tool(), short(&n.v)))
+            } else if let Some(o) = overlap {
+                (
+                    K::PatternChanged,
+                    format!(
+                        "`oneOf` alternative {} of {}{} was removed; it may overlap alternative {}, so values matching both, rejected before, may now pass: the direction cannot be proven",
+                        short(&n.v), self.label(ptr), self.of_tool(), short(&na[o].v)
+                    ),
+                )
             } else {
                 (K::BranchRemoved, format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()))
             };
-            self.emit(k, outer, &cptr, msg, Some(n.v.clone().into_owned()), None);
+            self.emit(k, outer, cptr, msg, Some(n.v.clone().into_owned()), None);
         }
         for (j, n) in nb.iter().enumerate().filter(|(j, _)| !used_b[*j]) {
-            let cptr = format!("{ptr}/{kb}/{j}");
+            let cptr = &pb[j];
+            let overlap = if kb == "oneOf" { overlapping(nb, j) } else { None };
             let (k, msg) = if is_all {
                 (K::Tightened, format!("{}{} has a new condition (`allOf` entry): {}", self.label(ptr), self.of_tool(), short(&n.v)))
+            } else if let Some(o) = overlap {
+                (
+                    K::PatternChanged,
+                    format!(
+                        "{}{} has a new `oneOf` alternative {} that may overlap alternative {}, so values matching both now fail: the direction cannot be proven",
+                        self.label(ptr), self.of_tool(), short(&n.v), short(&nb[o].v)
+                    ),
+                )
             } else {
                 (K::BranchAdded, format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)))
             };
-            self.emit(k, outer, &cptr, msg, None, Some(n.v.clone().into_owned()));
+            self.emit(k, outer, cptr, msg, None, Some(n.v.clone().into_owned()));
         }
     }
 }
@@ -1325,6 +1403,31 @@ fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
         x.0 < y.0
     } else {
         x.0 > y.0
+    }
+}
+
+/// Keywords that describe a schema without constraining its values.
+const ANNOTATIONS: &[&str] =
+    &["description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly", "$schema"];
+
+/// A plain schema on one side and a pure union (`anyOf` or `oneOf` plus annotations) on the
+/// other: `Some((the plain one is old, the union keyword))`.
+fn lift(a: &Map<String, Value>, b: &Map<String, Value>) -> Option<(bool, &'static str)> {
+    let union = |m: &Map<String, Value>| -> Option<&'static str> {
+        let kw = match (m.get("anyOf"), m.get("oneOf")) {
+            (Some(Value::Array(_)), None) => "anyOf",
+            (None, Some(Value::Array(_))) => "oneOf",
+            _ => return None,
+        };
+        m.keys().all(|k| k == kw || ANNOTATIONS.contains(&k.as_str())).then_some(kw)
+    };
+    let plain = |m: &Map<String, Value>| {
+        !m.contains_key("anyOf") && !m.contains_key("oneOf") && m.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
+    };
+    match (union(a), union(b)) {
+        (None, Some(kw)) if plain(a) => Some((true, kw)),
+        (Some(kw), None) if plain(b) => Some((false, kw)),
+        _ => None,
     }
 }
 
