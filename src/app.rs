@@ -965,20 +965,6 @@ async fn conformance_client(url: &str) -> i32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn today_matches_the_system_calendar() {
-        let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%d"]).output();
-        if let Ok(out) = out {
-            let expected = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            if std::env::var_os("MCP_PIN_TODAY").is_none() && expected.len() == 10 {
-                assert_eq!(super::today(), expected);
-            }
-        }
-    }
-}
-
 /// `mcp-pin init`: write a commented mcp-pin.toml from a client config found here.
 fn init(from: Option<&Path>, force: bool) -> i32 {
     let cwd = match std::env::current_dir() {
@@ -1038,5 +1024,19 @@ async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &S
     let run = crate::probe::run(session, server, &surface.tools, None).await;
     for p in &run.probes {
         eprintln!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn today_matches_the_system_calendar() {
+        let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%d"]).output();
+        if let Ok(out) = out {
+            let expected = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if std::env::var_os("MCP_PIN_TODAY").is_none() && expected.len() == 10 {
+                assert_eq!(super::today(), expected);
+            }
+        }
     }
 }

@@ -49,7 +49,7 @@ pub fn lockfile(data: &[u8]) {
 /// environment, never panic.
 pub fn config(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let env = |name: &str| (name.len() % 2 == 0).then(|| "x".to_string());
+    let env = |name: &str| name.len().is_multiple_of(2).then(|| "x".to_string());
     for file in ["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", "claude_desktop_config.json", ".cursor/mcp.json"] {
         let _ = Config::parse_with(text, Path::new(file), Some(&env));
         let _ = Config::parse_with(text, Path::new(file), None);
@@ -103,6 +103,6 @@ pub fn merge(data: &[u8]) {
     };
     let Ok(merged) = crate::report::merge_json(&reports, None) else { return };
     let json = crate::report::json::to_value(&merged);
-    let again = crate::report::merge_json(&[json.clone()], None).expect("a merged report merges");
+    let again = crate::report::merge_json(std::slice::from_ref(&json), None).expect("a merged report merges");
     assert_eq!(crate::report::json::to_value(&again), json, "merge is idempotent");
 }

@@ -234,6 +234,8 @@ fn http_fault(response: &'static str, needles: &[&str]) {
 }
 
 /// Lock a healthy server and a `scheme://` one that answers `response`: the bad one fails clearly.
+/// (The timeout is generous: these faults fail at once, and on a loaded machine a tight timeout
+/// would turn the error under test into a timeout.)
 fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) {
     let port = canned_http(response);
     let p = Project::new();
@@ -241,7 +243,7 @@ fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) {
     p.write(
         "mcp-pin.toml",
         &format!(
-            "[servers.bad]\nurl = \"{scheme}://127.0.0.1:{port}/mcp\"\ntimeout = \"3s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
+            "[servers.bad]\nurl = \"{scheme}://127.0.0.1:{port}/mcp\"\ntimeout = \"15s\"\n\n[servers.good]\ncommand = {:?}\nargs = [\"--surface\", \"good.json\"]\n",
             fixture_bin()
         ),
     );

@@ -70,16 +70,19 @@ fn server_everything_over_streamable_http_is_pinned_and_checked() {
         .process_group(0)
         .spawn()
         .unwrap();
-    struct Kill(i32);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(self.0), nix::sys::signal::Signal::SIGKILL);
-        }
-    }
-    let _guard = Kill(child.id() as i32);
     // Wait for "listening".
     let stderr = child.stderr.take().unwrap();
     let stdout = child.stdout.take().unwrap();
+    /// Kills the server's whole process group and reaps npx (no zombie left behind).
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let pgid = nix::unistd::Pid::from_raw(self.0.id() as i32);
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            let _ = self.0.wait();
+        }
+    }
+    let _guard = Kill(child);
     let (tx, rx) = std::sync::mpsc::channel();
     for stream in [Box::new(stderr) as Box<dyn std::io::Read + Send>, Box::new(stdout)] {
         let tx = tx.clone();

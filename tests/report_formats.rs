@@ -123,7 +123,13 @@ fn human_snapshot() {
 fn human_word_diff_and_colour() {
     assert_eq!(
         report::human::word_diff("the quick fox", "the slow fox\u{200B}", false),
-        "the [-quick-]{+slow+} [-fox-]{+fox\\u{200B}+}"
+        "the [-quick fox-]{+slow fox\\u{200B}+}",
+        "the space between two changed words joins the change"
+    );
+    assert_eq!(report::human::word_diff("a b c d", "a x c y", false), "a [-b-]{+x+} c [-d-]{+y+}");
+    assert_eq!(
+        report::human::word_diff("Returns multiple links", "Returns up to ten links", false),
+        "Returns [-multiple-]{+up to ten+} links"
     );
     let coloured = report::human::word_diff("a b", "a c", true);
     assert_eq!(coloured, "a \x1b[31mb\x1b[0m\x1b[32mc\x1b[0m");
@@ -411,4 +417,13 @@ fn human_report_cannot_be_forged_by_a_tool_name() {
         assert!(!line.contains('\u{1b}') && !line.contains('\r') && !line.contains('\u{2028}'), "raw control in {line:?}");
     }
     assert!(out.contains("evil\\u{000A}\\u{001B}[32mFORGED"), "{out}");
+}
+
+#[test]
+fn long_text_diffs_are_clipped_unless_verbose() {
+    let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    let clipped = report::human::clip_lines(&text, 20);
+    assert_eq!(clipped.lines().count(), 21);
+    assert!(clipped.ends_with("... (10 more lines; --verbose shows all)"), "{clipped}");
+    assert_eq!(report::human::clip_lines("one\ntwo", 20), "one\ntwo");
 }

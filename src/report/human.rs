@@ -37,35 +37,67 @@ pub fn worth_word_diff(before: &str, after: &str) -> bool {
 
 /// A word-level diff of two texts: removed words as `[-word-]` and added ones as `{+word+}`, or
 /// red and green with `color`. Hidden characters are always spelled out (`\u{200B}`).
+///
+/// Whitespace between two changed words joins the change, so a rewritten sentence reads as one
+/// `[-old sentence-]{+new sentence+}`, not as a word-by-word interleaving.
 pub fn word_diff(before: &str, after: &str, color: bool) -> String {
     use similar::{ChangeTag, TextDiff};
     let diff = TextDiff::from_words(before, after);
     let mut out = String::new();
-    let mut run: Option<(ChangeTag, String)> = None;
-    let flush = |out: &mut String, run: Option<(ChangeTag, String)>| {
-        let Some((tag, text)) = run else { return };
-        let text = escape_for_display(&text);
-        match (tag, color) {
-            (ChangeTag::Equal, _) => out.push_str(&text),
-            (ChangeTag::Delete, false) => out.push_str(&format!("[-{text}-]")),
-            (ChangeTag::Insert, false) => out.push_str(&format!("{{+{text}+}}")),
-            (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31m{text}\x1b[0m")),
-            (ChangeTag::Insert, true) => out.push_str(&format!("\x1b[32m{text}\x1b[0m")),
+    let (mut del, mut ins, mut gap) = (String::new(), String::new(), String::new());
+    let flush = |out: &mut String, del: &mut String, ins: &mut String| {
+        for (text, tag) in [(&mut *del, ChangeTag::Delete), (&mut *ins, ChangeTag::Insert)] {
+            if text.is_empty() {
+                continue;
+            }
+            let t = escape_for_display(text);
+            match (tag, color) {
+                (ChangeTag::Delete, false) => out.push_str(&format!("[-{t}-]")),
+                (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31m{t}\x1b[0m")),
+                (_, false) => out.push_str(&format!("{{+{t}+}}")),
+                (_, true) => out.push_str(&format!("\x1b[32m{t}\x1b[0m")),
+            }
+            text.clear();
         }
     };
     for change in diff.iter_all_changes() {
-        let tag = change.tag();
-        match &mut run {
-            Some((t, text)) if *t == tag => text.push_str(change.value()),
-            _ => {
-                let prev = run.take();
-                flush(&mut out, prev);
-                run = Some((tag, change.value().to_string()));
+        let v = change.value();
+        match change.tag() {
+            ChangeTag::Equal if (!del.is_empty() || !ins.is_empty()) && v.trim().is_empty() => gap.push_str(v),
+            ChangeTag::Equal => {
+                flush(&mut out, &mut del, &mut ins);
+                out.push_str(&escape_for_display(&gap));
+                gap.clear();
+                out.push_str(&escape_for_display(v));
+            }
+            tag => {
+                if !gap.is_empty() {
+                    for buf in [&mut del, &mut ins] {
+                        if !buf.is_empty() {
+                            buf.push_str(&gap);
+                        }
+                    }
+                    gap.clear();
+                }
+                if tag == ChangeTag::Delete { del.push_str(v) } else { ins.push_str(v) }
             }
         }
     }
-    flush(&mut out, run);
+    flush(&mut out, &mut del, &mut ins);
+    out.push_str(&escape_for_display(&gap));
     out
+}
+
+/// At most `max` lines of `text`, then how many were left out.
+pub fn clip_lines(text: &str, max: usize) -> String {
+    let total = text.lines().count();
+    if total <= max {
+        return text.to_string();
+    }
+    let mut out: Vec<&str> = text.lines().take(max).collect();
+    let more = format!("... ({} more lines; --verbose shows all)", total - max);
+    out.push(&more);
+    out.join("\n")
 }
 
 pub fn render(report: &Report, style: &Style) -> String {
@@ -111,7 +143,10 @@ pub fn render(report: &Report, style: &Style) -> String {
             );
             if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
                 if worth_word_diff(b, a) {
-                    let diff = word_diff(b, a, style.color);
+                    let mut diff = word_diff(b, a, style.color);
+                    if !style.verbose {
+                        diff = clip_lines(&diff, 20);
+                    }
                     let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
                 }
             }

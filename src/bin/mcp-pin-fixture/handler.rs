@@ -169,9 +169,7 @@ impl ServerHandler for Fixture {
         let fields =
             surface::page_fields(&s, cursor).map_err(|e| McpError::invalid_params(e, None))?;
         let token = self.store.park(Parked::ListFields(fields));
-        let mut result = ListToolsResult::default();
-        result.meta = Some(Self::token_meta(token));
-        Ok(result)
+        Ok(ListToolsResult { meta: Some(Self::token_meta(token)), ..Default::default() })
     }
 
     async fn call_tool(
