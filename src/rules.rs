@@ -473,6 +473,16 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
    fails until every rule has two.
 4. `UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases` regenerates this file and the
    reviewed one-line messages.
+
+## Real releases in the corpus
+
+`tests/cases/real-*` hold the surfaces of two published releases of one server, taken with
+`mcp-pin lock` (`tools` from the lock, plus instructions, serverInfo, protocol version and
+capabilities), with every change reviewed by hand against this page. They are the check on drift
+nobody on the team wrote: unions compared by alternative and respelled
+names as renames came from running these releases. To add one, lock the old release, lock the
+new one, copy both servers' surfaces into a folder and review what `cargo test --test diff_cases`
+prints before writing `expected.json`.
 "#;
 
 #[cfg(test)]
