@@ -230,6 +230,8 @@ pub struct LockOutcome {
     pub lockfile: PathBuf,
     pub results: Vec<LockResult>,
     pub written: bool,
+    /// Whether a lockfile was there before this run.
+    pub existed: bool,
     pub removed: Vec<String>,
 }
 
@@ -342,7 +344,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     } else {
         false
     };
-    Ok(LockOutcome { lockfile: path, results, written, removed })
+    Ok(LockOutcome { lockfile: path, results, written, existed: old_text.is_some(), removed })
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, for ignore expiry. `MCP_PIN_TODAY` overrides it (tests).
@@ -912,11 +914,13 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
         out.push_str(&format!("removed {name} (no longer in the config)\n"));
     }
     if !quiet {
-        out.push_str(&format!(
-            "{} {}\n",
-            if outcome.written { "wrote" } else { "unchanged:" },
-            outcome.lockfile.display()
-        ));
+        let line = match (outcome.written, outcome.existed) {
+            (true, _) => format!("wrote {}", outcome.lockfile.display()),
+            (false, true) => format!("unchanged: {}", outcome.lockfile.display()),
+            (false, false) => format!("not written: no server could be pinned, so there is no {}", outcome.lockfile.display()),
+        };
+        out.push_str(&line);
+        out.push('\n');
     }
     print_out(&out);
     code

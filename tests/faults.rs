@@ -275,3 +275,15 @@ fn html_or_garbage_instead_of_mcp_is_a_clear_error() {
 fn tls_to_a_plain_http_port_is_a_clear_error() {
     fault_at("https", "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", &["connect"]);
 }
+
+#[test]
+fn lock_with_every_server_failing_writes_nothing_and_says_so() {
+    let p = Project::new();
+    p.write("mcp-pin.toml", "[servers.bad]\ncommand = \"/nonexistent/mcp-server\"\n");
+    let out = p.run(&["lock", "--no-probe"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("not written: no server could be pinned"), "{all}");
+    assert!(!all.contains("unchanged"), "there was no lockfile to leave unchanged: {all}");
+    assert!(!p.path("mcp.lock").exists());
+}
