@@ -422,3 +422,46 @@ fn hidden_characters_in_a_type_name_are_shown_escaped() {
         assert!(!c.message.contains('\u{200b}'), "{}", c.message);
     }
 }
+
+/// Capabilities and serverInfo fields rmcp's types do not know (a newer spec's capability, a
+/// vendor key) are pinned raw, over stdio and HTTP, and their change is reported.
+#[test]
+fn unknown_capabilities_and_server_info_fields_are_pinned_raw() {
+    let p = project();
+    let mut s = surface();
+    s["capabilities"] = json!({"tools": {"listChanged": true}, "tasks": {"requests": {"tools": {"call": {}}}}, "x-vendor": {"mode": 1}});
+    s["serverInfo"] = json!({"name": "cat", "version": "1.0.0", "websiteUrl": "https://example.com"});
+    p.write_json("surface.json", &s);
+    let fx = HttpFixture::start(&p.path("surface.json"), &[]);
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.cat]\ncommand = {:?}\nargs = [\"--surface\", \"surface.json\"]\n\n[servers.web]\nurl = {:?}\ntimeout = \"10s\"\n",
+            fixture_bin(),
+            fx.url
+        ),
+    );
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    for server in ["cat", "web"] {
+        let entry = &lock["servers"][server];
+        assert_eq!(entry["capabilities"], s["capabilities"], "{server}: {entry:#}");
+        assert_eq!(entry["serverInfo"]["websiteUrl"], "https://example.com", "{server}: {entry:#}");
+    }
+    s["capabilities"]["x-vendor"] = json!({"mode": 2});
+    s["capabilities"]["tasks"] = json!({});
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "capabilities-changed is loud: {report:#}");
+    for server in report["servers"].as_array().unwrap() {
+        let pointers: Vec<&str> = server["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["rule"] == "capabilities-changed")
+            .map(|c| c["pointer"].as_str().unwrap())
+            .collect();
+        assert_eq!(pointers, ["/capabilities/tasks", "/capabilities/x-vendor"], "{report:#}");
+    }
+}

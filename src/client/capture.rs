@@ -163,6 +163,27 @@ impl Capture {
         self.responses.lock().unwrap().remove(&id_key(id))
     }
 
+    /// The handshake's `result` (`initialize` or `server/discover`) exactly as sent: the latest
+    /// captured response whose result declares `capabilities`. Taken out of the capture.
+    pub fn take_handshake(&self) -> Option<serde_json::Value> {
+        let mut responses = self.responses.lock().unwrap();
+        let mut best: Option<(Option<i128>, String, serde_json::Value)> = None;
+        for (id, text) in responses.iter() {
+            let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else { continue };
+            let Some(result) = v.get_mut("result").map(serde_json::Value::take) else { continue };
+            if !result.get("capabilities").is_some_and(serde_json::Value::is_object) {
+                continue;
+            }
+            let n = id.parse::<i128>().ok();
+            if best.as_ref().is_none_or(|(bn, _, _)| n > *bn) {
+                best = Some((n, id.clone(), result));
+            }
+        }
+        let (_, id, result) = best?;
+        responses.remove(&id);
+        Some(result)
+    }
+
     /// Lines the server printed on stdout that were not JSON (first few, truncated).
     pub fn junk(&self) -> Vec<String> {
         self.junk.lock().unwrap().clone()

@@ -36,7 +36,10 @@ fn wants_raw(message: &ClientJsonRpcMessage) -> bool {
         message,
         JsonRpcMessage::Request(r) if matches!(
             r.request,
-            ClientRequest::ListToolsRequest(_) | ClientRequest::CallToolRequest(_)
+            ClientRequest::ListToolsRequest(_)
+                | ClientRequest::CallToolRequest(_)
+                | ClientRequest::InitializeRequest(_)
+                | ClientRequest::DiscoverRequest(_)
         )
     )
 }

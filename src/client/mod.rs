@@ -93,6 +93,8 @@ pub struct Session {
     process: Process,
     stderr: Option<stdio::StderrTail>,
     timeout: Duration,
+    /// The handshake's `result` exactly as sent (taken from the capture once).
+    handshake: std::sync::OnceLock<Option<Value>>,
 }
 
 /// A tool call's raw outcome.
@@ -155,6 +157,7 @@ impl Session {
                         process: Process::Child(process),
                         stderr: Some(stderr),
                         timeout: server.timeout,
+                        handshake: Default::default(),
                     }),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
@@ -209,6 +212,7 @@ impl Session {
                         process: Process::None,
                         stderr: None,
                         timeout: server.timeout,
+                        handshake: Default::default(),
                     }),
                     Ok(Err(e)) => Err(match classify_http_error(&e) {
                         ClientError::Transport(msg) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
@@ -311,7 +315,7 @@ impl Session {
     pub async fn take_surface(&self) -> Result<ServerSurface, ClientError> {
         let tools = self.list_tools().await?;
         let info = self.service.peer().peer_info();
-        let (server_info, instructions, capabilities) = match info.as_deref() {
+        let (mut server_info, mut instructions, mut capabilities) = match info.as_deref() {
             Some(i) => (
                 i.server_info.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)).unwrap_or(Value::Null),
                 i.instructions.clone(),
@@ -319,6 +323,17 @@ impl Session {
             ),
             None => (Value::Null, None, Value::Null),
         };
+        // rmcp's typed handshake drops what it does not know (a capability newer than it, a
+        // serverInfo field): the raw answer is what gets pinned, the typed one a fallback.
+        if let Some(raw) = self.handshake.get_or_init(|| self.capture.take_handshake()) {
+            if let Some(c) = raw.get("capabilities") {
+                capabilities = c.clone();
+            }
+            if let Some(si) = raw.get("serverInfo") {
+                server_info = si.clone();
+            }
+            instructions = raw.get("instructions").and_then(Value::as_str).map(str::to_string);
+        }
         Ok(ServerSurface {
             protocol_version: self.protocol_version(),
             server_info,

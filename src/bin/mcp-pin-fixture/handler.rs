@@ -90,13 +90,27 @@ impl ServerHandler for Fixture {
         let mut info = InitializeResult::new(caps);
         info.server_info = Implementation::new("mcp-pin-fixture", env!("CARGO_PKG_VERSION"));
         if let Some(s) = surface {
-            if let Some(si) = s.server_info {
-                match serde_json::from_value::<Implementation>(si) {
+            if let Some(si) = &s.server_info {
+                match serde_json::from_value::<Implementation>(si.clone()) {
                     Ok(imp) => info.server_info = imp,
                     Err(e) => eprintln!("mcp-pin-fixture: serverInfo ignored: {e}"),
                 }
             }
-            info.instructions = s.instructions;
+            info.instructions = s.instructions.clone();
+            // Raw capabilities / serverInfo (fields rmcp's types do not know) go on the wire
+            // through the raw store; the token rides in `capabilities.experimental`.
+            if s.capabilities.is_some() || s.server_info.is_some() {
+                let mut fields = std::collections::BTreeMap::new();
+                let caps = s.capabilities.clone().unwrap_or_else(|| serde_json::json!({"tools": {}}));
+                fields.insert("capabilities".to_string(), caps.to_string());
+                if let Some(si) = &s.server_info {
+                    fields.insert("serverInfo".to_string(), si.to_string());
+                }
+                let token = self.store.park(Parked::Handshake(fields));
+                let mut exp = std::collections::BTreeMap::new();
+                exp.insert(TOKEN_KEY.to_string(), serde_json::Map::from_iter([(TOKEN_KEY.to_string(), Value::String(token))]));
+                info.capabilities.experimental = Some(exp);
+            }
         }
         info
     }

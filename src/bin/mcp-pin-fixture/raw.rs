@@ -26,6 +26,10 @@ pub enum Parked {
     ListFields(String),
     /// A whole result object, sent verbatim.
     Whole(String),
+    /// Fields of a handshake result (`capabilities`, `serverInfo`) replaced by raw text: rmcp's
+    /// typed `ServerCapabilities` cannot carry a capability it does not know. The token rides in
+    /// `capabilities.experimental`, which is always replaced.
+    Handshake(BTreeMap<String, String>),
 }
 
 /// Parked results are kept (not taken) so that a message rmcp replays, e.g. an SSE event
@@ -49,6 +53,7 @@ pub struct RawStore {
 fn parked_len(p: &Parked) -> usize {
     match p {
         Parked::ListFields(s) | Parked::Whole(s) => s.len(),
+        Parked::Handshake(m) => m.values().map(String::len).sum(),
     }
 }
 
@@ -91,12 +96,36 @@ impl RawStore {
         let probe: Probe<'_> = serde_json::from_str(msg).ok()?;
         let id = probe.id?;
         let result = probe.result?;
-        let meta: BTreeMap<String, &RawValue> =
-            serde_json::from_str(result.get("_meta")?.get()).ok()?;
-        let token: String = serde_json::from_str(meta.get(TOKEN_KEY)?.get()).ok()?;
+        let (meta, token) = match token_in(result.get("_meta").copied()) {
+            Some((m, t)) => (m, t),
+            // capabilities.experimental[TOKEN_KEY][TOKEN_KEY] (a handshake)
+            None => {
+                let caps: BTreeMap<String, &RawValue> =
+                    serde_json::from_str(result.get("capabilities")?.get()).ok()?;
+                let exp: BTreeMap<String, &RawValue> = serde_json::from_str(caps.get("experimental")?.get()).ok()?;
+                (BTreeMap::new(), token_in(exp.get(TOKEN_KEY).copied())?.1)
+            }
+        };
         let parked = self.get(&token)?;
         let new_result = match &*parked {
             Parked::Whole(text) => text.clone(),
+            Parked::Handshake(fields) => {
+                let mut out = String::from("{");
+                let mut first = true;
+                let mut put = |k: &str, v: &str| {
+                    if !std::mem::take(&mut first) {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).expect("string"));
+                    out.push(':');
+                    out.push_str(v);
+                };
+                for (k, v) in &result {
+                    put(k, fields.get(k).map_or(v.get(), String::as_str));
+                }
+                out.push('}');
+                out
+            }
             Parked::ListFields(fields) => {
                 let mut out = String::with_capacity(fields.len() + 128);
                 out.push('{');
@@ -139,6 +168,13 @@ impl RawStore {
     }
 }
 
+/// The object `v` and the token under its `TOKEN_KEY`.
+fn token_in(v: Option<&RawValue>) -> Option<(BTreeMap<String, &RawValue>, String)> {
+    let m: BTreeMap<String, &RawValue> = serde_json::from_str(v?.get()).ok()?;
+    let t: String = serde_json::from_str(m.get(TOKEN_KEY)?.get()).ok()?;
+    Some((m, t))
+}
+
 /// Remove insignificant whitespace from JSON text, leaving everything else (key order,
 /// number spelling, string escapes) untouched. Keeps each message on one line for stdio.
 pub fn minify(text: &str) -> String {
@@ -178,6 +214,20 @@ mod tests {
         assert_eq!(
             minify("{ \"a b\" : [1e3, 1.50 ,\n \"x\\\" y\" ] }"),
             "{\"a b\":[1e3,1.50,\"x\\\" y\"]}"
+        );
+    }
+
+    #[test]
+    fn rewrite_handshake_fields() {
+        let store = RawStore::default();
+        let fields = BTreeMap::from([("capabilities".to_string(), r#"{"tools":{},"tasks":{"x":1}}"#.to_string())]);
+        let tok = store.park(Parked::Handshake(fields));
+        let msg = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"capabilities":{{"experimental":{{"{TOKEN_KEY}":{{"{TOKEN_KEY}":"{tok}"}}}},"tools":{{}}}},"serverInfo":{{"name":"f"}}}}}}"#
+        );
+        assert_eq!(
+            store.rewrite(&msg).unwrap(),
+            r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{"tools":{},"tasks":{"x":1}},"serverInfo":{"name":"f"}}}"#
         );
     }
 

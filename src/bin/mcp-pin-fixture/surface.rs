@@ -130,6 +130,8 @@ impl Faults {
 #[derive(Debug, Clone)]
 pub struct Surface {
     pub server_info: Option<Value>,
+    /// Raw `capabilities` for the handshake (default: `{"tools": {}}`).
+    pub capabilities: Option<Value>,
     pub instructions: Option<String>,
     pub page_size: Option<usize>,
     pub cursor_loop: bool,
@@ -145,6 +147,8 @@ pub struct Surface {
 struct SurfaceFile<'a> {
     #[serde(default)]
     server_info: Option<Value>,
+    #[serde(default)]
+    capabilities: Option<Value>,
     #[serde(default)]
     instructions: Option<String>,
     #[serde(default)]
@@ -178,6 +182,7 @@ impl Surface {
         };
         Ok(Surface {
             server_info: file.server_info,
+            capabilities: file.capabilities,
             instructions: file.instructions,
             page_size: file.page_size.filter(|n| *n > 0),
             cursor_loop: file.cursor_loop,
