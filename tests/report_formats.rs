@@ -427,3 +427,24 @@ fn long_text_diffs_are_clipped_unless_verbose() {
     assert!(clipped.ends_with("... (10 more lines; --verbose shows all)"), "{clipped}");
     assert_eq!(report::human::clip_lines("one\ntwo", 20), "one\ntwo");
 }
+
+#[test]
+fn a_description_that_appears_or_goes_is_shown_as_text() {
+    let mk = |rule: &str, before: Option<Value>, after: Option<Value>| Change {
+        rule: rule.into(),
+        class: Class::Silent,
+        tool: Some("fetch".into()),
+        pointer: "/inputSchema/description".into(),
+        message: "m".into(),
+        before,
+        after,
+    };
+    let gone = mk("schema-description-changed", Some(json!("Parameters for fetching a URL.")), None);
+    assert_eq!(report::human::texts(&gone), Some(("Parameters for fetching a URL.", "")));
+    assert_eq!(report::human::word_diff("Parameters for fetching a URL.", "", false), "[-Parameters for fetching a URL.-]");
+    let new = mk("instructions-changed", Some(Value::Null), Some(json!("Use search first.")));
+    assert_eq!(report::human::texts(&new), Some(("", "Use search first.")));
+    // A title's message already quotes both values.
+    let title = mk("schema-title-changed", None, Some(json!("Fetch Arguments")));
+    assert_eq!(report::human::texts(&title), None);
+}

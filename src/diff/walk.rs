@@ -668,7 +668,11 @@ impl<'a> Walker<'a> {
                         let k = if both_text && same_words(sx, sy) { K::DescriptionReflowed } else { K::DescriptionChanged };
                         let msg = match k {
                             K::DescriptionReflowed => format!("description of {}{} was reflowed (whitespace only)", self.label(ptr), self.of_tool()),
-                            _ => format!("description of {}{} changed", self.label(ptr), self.of_tool()),
+                            _ => match (x, y) {
+                                (None, Some(_)) => format!("{}{} now has a description", self.label(ptr), self.of_tool()),
+                                (Some(_), None) => format!("description of {}{} was removed", self.label(ptr), self.of_tool()),
+                                _ => format!("description of {}{} changed", self.label(ptr), self.of_tool()),
+                            },
                         };
                         self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
                     }

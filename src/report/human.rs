@@ -88,6 +88,20 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
     out
 }
 
+/// The before and after text of a change worth a word diff: both strings, or, for a description
+/// or instructions appearing or disappearing (whose message does not quote them), one string and
+/// nothing.
+pub fn texts(c: &Change) -> Option<(&str, &str)> {
+    use serde_json::Value;
+    let prose = c.rule.contains("description") || c.rule.contains("instructions");
+    match (&c.before, &c.after) {
+        (Some(Value::String(b)), Some(Value::String(a))) => Some((b, a)),
+        (Some(Value::String(b)), None | Some(Value::Null)) if prose => Some((b, "")),
+        (None | Some(Value::Null), Some(Value::String(a))) if prose => Some(("", a)),
+        _ => None,
+    }
+}
+
 /// At most `max` lines of `text`, then how many were left out.
 pub fn clip_lines(text: &str, max: usize) -> String {
     let total = text.lines().count();
@@ -141,7 +155,7 @@ pub fn render(report: &Report, style: &Style) -> String {
                 c.rule,
                 escape_for_display(&c.message)
             );
-            if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
+            if let Some((b, a)) = texts(c) {
                 if worth_word_diff(b, a) {
                     let mut diff = word_diff(b, a, style.color);
                     if !style.verbose {

@@ -305,7 +305,7 @@ fn details(out: &mut String, c: &Change) {
         let _ = write!(summary, " at <code>{}</code>", html(&c.pointer));
     }
     let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
-    if let (Some(serde_json::Value::String(b)), Some(serde_json::Value::String(a))) = (&c.before, &c.after) {
+    if let Some((b, a)) = super::human::texts(c) {
         // (One-word values such as versions: before and after say it all.)
         if super::human::worth_word_diff(b, a) {
             out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
