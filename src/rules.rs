@@ -480,9 +480,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 `mcp-pin lock` (`tools` from the lock, plus instructions, serverInfo, protocol version and
 capabilities), with every change reviewed by hand against this page. They are the check on drift
 nobody on the team wrote: unions compared by alternative and respelled
-names as renames came from running these releases. To add one, lock the old release, lock the
-new one, copy both servers' surfaces into a folder and review what `cargo test --test diff_cases`
-prints before writing `expected.json`.
+names as renames came from running these releases. To add one, lock the old release and the new
+one, run `scripts/real-case.py NAME OLD.lock NEW.lock`, and review every change
+`cargo test --test diff_cases corpus` prints before writing it into `expected.json`.
 "#;
 
 #[cfg(test)]
