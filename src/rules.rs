@@ -415,7 +415,8 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `pattern-changed` instead: `oneOf` rejects a value matching two alternatives, so acceptance moves
   both ways. Alternatives count as disjoint only when that is provable: disjoint `type` sets,
   disjoint `enum`/`const` values, or a discriminator property (required on at least one side)
-  whose two schemas are disjoint, as in a tagged union.
+  whose two schemas are disjoint, as in a tagged union. (Unions of more than 256 alternatives are
+  not analysed.)
   `allOf` branches are matched the same way; an added `allOf` branch is `constraint-tightened`, a
   removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
   (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the

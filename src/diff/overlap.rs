@@ -11,6 +11,10 @@
 
 use serde_json::{Map, Value};
 
+/// Unions with more alternatives than this are not analysed (each added or removed alternative
+/// is compared with every other one); their changes stay `branch-added` / `branch-removed`.
+pub const MAX_ALTERNATIVES: usize = 256;
+
 /// How deep discriminator properties are followed.
 const MAX_DEPTH: usize = 8;
 

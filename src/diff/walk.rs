@@ -1330,7 +1330,11 @@ impl<'a> Walker<'a> {
         let is_all = kb == "allOf";
         // In a `oneOf`, an alternative overlapping another decides which values fail (those that
         // match two): adding or removing it moves acceptance both ways.
+        // (Unions of more than overlap::MAX_ALTERNATIVES are not analysed: it is quadratic.)
         let overlapping = |all: &[Node<'a>], i: usize| {
+            if all.len() > super::overlap::MAX_ALTERNATIVES {
+                return None;
+            }
             (0..all.len()).find(|&k| k != i && super::overlap::may_overlap(&all[i].v, &all[k].v))
         };
         for (i, n) in na.iter().enumerate().filter(|(i, _)| !used_a[*i]) {
