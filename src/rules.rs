@@ -398,8 +398,10 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   normalised keywords (a titled-enum change is reported at `/enum`).
 - **Local `$ref`s** are resolved while walking; a definition shared by many sites is compared (and
   reported) once, at the first site in walk order, and recursion terminates. Sibling keywords next
-  to a `$ref` override the target's. An unreferenced `$defs` entry is walked at `/$defs/NAME`; one
-  that appears or disappears unreferenced is `schema-keyword-changed`.
+  to a `$ref` override the target's. A `$defs` entry that no `$ref` reached from the schema
+  validates nothing and is not compared, whether it changes, appears or goes (servers that attach
+  all their shared definitions to every tool would otherwise report each change once per tool);
+  its hidden characters are still reported.
 - **Type changes** report both directions when both happen (`string` to `number` is
   `type-widened` for number and `type-narrowed` for string). Dropping a whole enum is
   `type-widened`, adding one where there was none `type-narrowed`; a `null` that joins or leaves both

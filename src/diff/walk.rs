@@ -8,7 +8,6 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -289,33 +288,12 @@ fn lookup<'d>(doc: &'d Value, ptr: &str) -> Option<&'d Value> {
     Some(cur)
 }
 
-/// Every local `$ref` target (raw pointer) in a document.
-fn collect_refs(v: &Value, out: &mut BTreeSet<String>, depth: usize) {
-    if depth > MAX_DEPTH * 4 {
-        return;
-    }
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                if let Some(p) = r.strip_prefix('#') {
-                    out.insert(p.to_string());
-                }
-            }
-            m.values().for_each(|x| collect_refs(x, out, depth + 1));
-        }
-        Value::Array(a) => a.iter().for_each(|x| collect_refs(x, out, depth + 1)),
-        _ => {}
-    }
-}
-
 pub struct Walker<'a> {
     tool: Option<&'a str>,
     mode: Mode,
     base: String,
     old_doc: &'a Value,
     new_doc: &'a Value,
-    old_refs: Rc<BTreeSet<String>>,
-    new_refs: Rc<BTreeSet<String>>,
     visited: HashSet<(String, String, bool, bool)>,
     /// Nesting of trial walks (branch matching); bounded so matching stays cheap.
     trial: usize,
@@ -331,18 +309,12 @@ struct Pos {
 
 impl<'a> Walker<'a> {
     pub fn new(tool: Option<&'a str>, mode: Mode, base: &str, old_doc: &'a Value, new_doc: &'a Value) -> Self {
-        let mut old_refs = BTreeSet::new();
-        collect_refs(old_doc, &mut old_refs, 0);
-        let mut new_refs = BTreeSet::new();
-        collect_refs(new_doc, &mut new_refs, 0);
         Walker {
             tool,
             mode,
             base: base.to_string(),
             old_doc,
             new_doc,
-            old_refs: Rc::new(old_refs),
-            new_refs: Rc::new(new_refs),
             visited: HashSet::new(),
             trial: 0,
             out: Vec::new(),
@@ -362,8 +334,6 @@ impl<'a> Walker<'a> {
             base: self.base.clone(),
             old_doc: self.old_doc,
             new_doc: self.new_doc,
-            old_refs: Rc::clone(&self.old_refs),
-            new_refs: Rc::clone(&self.new_refs),
             visited: HashSet::new(),
             trial: self.trial + 1,
             out: Vec::new(),
@@ -484,11 +454,6 @@ impl<'a> Walker<'a> {
         node
     }
 
-    fn referenced(&self, old_side: bool, raw: &str) -> bool {
-        let refs = if old_side { &self.old_refs } else { &self.new_refs };
-        refs.range(raw.to_string()..).next().is_some_and(|r| r == raw || r.starts_with(&format!("{raw}/")))
-    }
-
     // ----- the walk
 
     fn walk(&mut self, a: Node<'a>, b: Node<'a>, ptr: &str, pos: Pos) {
@@ -599,7 +564,10 @@ impl<'a> Walker<'a> {
                 }
                 Kw::If => self.optional_schema(&a, &b, key, ptr, pos, Pos { in_if: true, ..deeper }),
                 Kw::Not => self.optional_schema(&a, &b, key, ptr, pos, Pos { inverted: !pos.inverted, ..deeper }),
-                Kw::Defs => self.defs(&a, &b, ptr, deeper),
+                // A definition validates only where a `$ref` uses it, and is compared there. One
+                // that nothing reaches means nothing (servers attach all their shared definitions
+                // to every tool): not compared.
+                Kw::Defs => {}
                 Kw::AllOf => self.branches(&a, &b, "allOf", "allOf", ptr, deeper),
                 Kw::AnyOf | Kw::OneOf => {
                     if switched {
@@ -965,34 +933,6 @@ impl<'a> Walker<'a> {
                 self.emit(K::Loosened, outer, &kptr, msg, Some(v.clone()), None);
             }
             (None, None) => {}
-        }
-    }
-
-    fn defs(&mut self, a: &Node<'a>, b: &Node<'a>, ptr: &str, pos: Pos) {
-        let empty = Map::new();
-        let da = a.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-        let db = b.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-        let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
-        let outer = Pos { depth: pos.depth - 1, ..pos };
-        for name in names {
-            let raw_a = format!("{}/{}", a.child_raw("$defs"), esc(name));
-            let raw_b = format!("{}/{}", b.child_raw("$defs"), esc(name));
-            if self.referenced(true, &raw_a) || self.referenced(false, &raw_b) {
-                continue; // compared where it is used
-            }
-            let cptr = format!("{ptr}/$defs/{}", esc(name));
-            match (da.get(name), db.get(name)) {
-                (Some(_), Some(_)) => {
-                    if let (Some(ca), Some(cb)) = (a.child(&["$defs", name]), b.child(&["$defs", name])) {
-                        self.walk(ca, cb, &cptr, pos);
-                    }
-                }
-                (x, y) => {
-                    let verb = if y.is_some() { "added" } else { "removed" };
-                    let msg = format!("unreferenced definition \"{}\"{} was {verb}", escape_hidden(name), self.of_tool());
-                    self.emit(K::KeywordChanged, outer, &cptr, msg, x.cloned(), y.cloned());
-                }
-            }
         }
     }
 
