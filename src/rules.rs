@@ -430,6 +430,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 - **Pattern properties** that appear are `property-added`, that disappear `property-removed`.
 - **`property-removed`** is emitted as loud (its class changes, the rule id does not) when the new
   object is closed (`additionalProperties: false`). In outputSchema it is always silent.
+- **One change per property**: a new property that is also required is one `required-added`
+  ("was added, required"), not a `property-added` too; a removed property that was required is
+  one `property-removed`, not a `required-removed` too (it is gone, not optional).
 - **Descriptions** that change only in whitespace are `description-reflowed` at any depth, also for
   `instructions`.
 - **Hidden characters** are searched in every string and every object key of a tool (and in

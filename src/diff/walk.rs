@@ -795,13 +795,23 @@ impl<'a> Walker<'a> {
         };
         // A required change points at the property it is about (`.../properties/query`), as the
         // JSON report contract promises, so an ignore on a property prefix covers it too.
+        // A property that is gone, or new, is one change (`property-removed` / `required-added`),
+        // not two: "now optional" would misdescribe a property that no longer exists.
+        let listed = |m: &Map<String, Value>, n: &str| m.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(n));
         for n in ra.difference(&rb) {
+            if listed(am, n) && !listed(bm, n) {
+                continue;
+            }
             let msg = format!("required {}{} is now optional", field(n), self.of_tool());
             let pptr = format!("{ptr}/properties/{}", esc(n));
             self.emit(K::RequiredRemoved, pos, &pptr, msg, Some(Value::String(n.clone())), None);
         }
         for n in rb.difference(&ra) {
-            let msg = format!("{}{} is now required", field(n), self.of_tool());
+            let msg = if listed(bm, n) && !listed(am, n) {
+                format!("{}{} was added, required", field(n), self.of_tool())
+            } else {
+                format!("{}{} is now required", field(n), self.of_tool())
+            };
             let pptr = format!("{ptr}/properties/{}", esc(n));
             self.emit(K::RequiredAdded, pos, &pptr, msg, None, Some(Value::String(n.clone())));
         }
@@ -838,6 +848,12 @@ impl<'a> Walker<'a> {
                     self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
+                    let required = |m: &Map<String, Value>| {
+                        m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)))
+                    };
+                    if !pattern && required(bm) && !required(am) {
+                        continue; // a new required property: reported once, as `required-added`
+                    }
                     let msg = format!("{}{} {came}", what(), self.of_tool());
                     self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
                 }
