@@ -430,6 +430,10 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 - **Pattern properties** that appear are `property-added`, that disappear `property-removed`.
 - **`property-removed`** is emitted as loud (its class changes, the rule id does not) when the new
   object is closed (`additionalProperties: false`). In outputSchema it is always silent.
+- **Type-specific keywords** (`properties`, `required`, ... for objects; `items`, `minItems`, ...
+  for arrays; `minLength`, `pattern` for strings; bounds and `multipleOf` for numbers) are compared
+  only while both sides accept that type: an object argument that became a string is the type
+  change alone, not its properties "removed" as well.
 - **One change per property**: a new property that is also required is one `required-added`
   ("was added, required"), not a `property-added` too; a removed property that was required is
   one `property-removed`, not a `required-removed` too (it is gone, not optional).

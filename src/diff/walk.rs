@@ -496,8 +496,10 @@ impl<'a> Walker<'a> {
         }
 
         // Grouped keywords first.
-        self.numeric_bound(am, bm, ptr, pos, true);
-        self.numeric_bound(am, bm, ptr, pos, false);
+        if both_accept(am, bm, "number") {
+            self.numeric_bound(am, bm, ptr, pos, true);
+            self.numeric_bound(am, bm, ptr, pos, false);
+        }
 
         let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
         let switched = composition_switched(am, bm);
@@ -506,6 +508,12 @@ impl<'a> Walker<'a> {
             let kind = classify(key);
             if x == y && !holds_schema(kind) {
                 continue; // the same value of a keyword that refers to nothing else
+            }
+            if instance_type(key).is_some_and(|t| !both_accept(am, bm, t)) {
+                // Constraints on a type one side no longer (or not yet) accepts: the type change
+                // says it all (an object argument that became a string has no properties left
+                // to be "removed").
+                continue;
             }
             let kptr = format!("{ptr}/{}", esc(key));
             match kind {
@@ -1368,6 +1376,32 @@ fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
     } else {
         x.0 > y.0
     }
+}
+
+/// The instance type a keyword constrains, for the keywords that constrain only one.
+fn instance_type(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "properties" | "patternProperties" | "additionalProperties" | "unevaluatedProperties" | "required"
+        | "minProperties" | "maxProperties" | "propertyNames" | "dependentRequired" | "dependentSchemas" => "object",
+        "items" | "prefixItems" | "additionalItems" | "unevaluatedItems" | "contains" | "minItems" | "maxItems"
+        | "uniqueItems" | "minContains" | "maxContains" => "array",
+        "minLength" | "maxLength" | "pattern" => "string",
+        "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" | "multipleOf" => "number",
+        _ => return None,
+    })
+}
+
+/// Whether both schemas accept instances of type `t` (a schema without `type` accepts all).
+fn both_accept(a: &Map<String, Value>, b: &Map<String, Value>, t: &str) -> bool {
+    let accepts = |m: &Map<String, Value>| {
+        let has = |s: &str| s == t || (t == "number" && s == "integer");
+        match m.get("type") {
+            Some(Value::String(s)) => has(s),
+            Some(Value::Array(v)) => v.iter().any(|x| x.as_str().is_some_and(has)),
+            _ => true,
+        }
+    };
+    accepts(a) && accepts(b)
 }
 
 /// Keywords that describe a schema without constraining its values.
