@@ -413,6 +413,13 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `format` replaced is `pattern-changed`.
 - **Composition.** `anyOf`/`oneOf` branches are matched by content: identical branches first, then
   the most similar pairs (compared recursively), leftovers are `branch-added`/`branch-removed`.
+  `anyOf` is read flattened and without duplicates (`anyOf[anyOf[A, B], C]`, inline or behind a
+  `$ref`, and `anyOf[A, A, C]` are `anyOf[A, B, C]` and `anyOf[A, C]`). A plain schema becoming a
+  pure union (`anyOf`/`oneOf` and annotations only), or a union becoming one alternative of
+  another (`oneOf[A, B]` to `anyOf[oneOf[A, B], C]`), is compared as that one alternative, so
+  only what was added beside it, and what changed inside it, is reported; a description that moved
+  into the alternative is no change. Alternatives left unpaired by content pair by shape (the one
+  object alternative before and after, the one union) when that shape is unique on both sides.
   A `oneOf` alternative that appears or disappears while it may overlap another alternative is
   `pattern-changed` instead: `oneOf` rejects a value matching two alternatives, so acceptance moves
   both ways. Alternatives count as disjoint only when that is provable: disjoint `type` sets,

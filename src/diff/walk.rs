@@ -490,7 +490,7 @@ impl<'a> Walker<'a> {
         }
         let (Some(am), Some(bm)) = (a.obj(), b.obj()) else { return };
         let deeper = Pos { depth: pos.depth + 1, ..pos };
-        if let Some((plain_old, kw)) = lift(am, bm) {
+        if let Some((plain_old, kw)) = self.lift_case(&a, &b) {
             self.lifted(&a, &b, plain_old, kw, ptr, pos, deeper);
             return;
         }
@@ -1164,21 +1164,87 @@ impl<'a> Walker<'a> {
     fn branches(&mut self, a: &Node<'a>, b: &Node<'a>, ka: &str, kb: &str, ptr: &str, pos: Pos) {
         let outer = Pos { depth: pos.depth - 1, ..pos };
         let (x, y) = (a.get(ka), b.get(kb));
-        let (la, lb) = match (x, y) {
-            (None | Some(Value::Array(_)), None | Some(Value::Array(_))) => (
-                x.and_then(Value::as_array).map_or(0, Vec::len),
-                y.and_then(Value::as_array).map_or(0, Vec::len),
-            ),
-            _ => {
-                self.other(x, y, &format!("{ptr}/{kb}"), kb, ptr, outer);
-                return;
-            }
-        };
-        let na: Vec<Node<'a>> = (0..la).filter_map(|i| a.child(&[ka, &i.to_string()])).map(|n| self.resolve(n, true)).collect();
-        let nb: Vec<Node<'a>> = (0..lb).filter_map(|i| b.child(&[kb, &i.to_string()])).map(|n| self.resolve(n, false)).collect();
-        let pa: Vec<String> = (0..na.len()).map(|i| format!("{ptr}/{ka}/{i}")).collect();
-        let pb: Vec<String> = (0..nb.len()).map(|j| format!("{ptr}/{kb}/{j}")).collect();
+        if !matches!((x, y), (None | Some(Value::Array(_)), None | Some(Value::Array(_)))) {
+            self.other(x, y, &format!("{ptr}/{kb}"), kb, ptr, outer);
+            return;
+        }
+        let (na, pa) = self.alternatives(a, ka, ptr, true);
+        let (nb, pb) = self.alternatives(b, kb, ptr, false);
         self.match_branches(&na, &nb, &pa, &pb, ka, kb, ptr, pos);
+    }
+
+    /// The alternatives of union `kw` of `n`, resolved, with their pointers. `anyOf` is flattened
+    /// (an alternative that is itself a pure `anyOf`, inline or behind a `$ref`, gives its own
+    /// alternatives) and an alternative identical to an earlier one counts once:
+    /// `anyOf[anyOf[A, B], C]` and `anyOf[A, B, C, C]` accept what `anyOf[A, B, C]` accepts.
+    /// (`oneOf` is taken as written: nesting and duplicates change what it rejects.)
+    fn alternatives(&self, n: &Node<'a>, kw: &str, ptr: &str, old_side: bool) -> (Vec<Node<'a>>, Vec<String>) {
+        let mut out = (Vec::new(), Vec::new());
+        let mut seen = HashSet::new();
+        self.collect_alternatives(n, kw, ptr, old_side, 0, &mut seen, &mut out);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn collect_alternatives(
+        &self,
+        n: &Node<'a>,
+        kw: &str,
+        ptr: &str,
+        old_side: bool,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        out: &mut (Vec<Node<'a>>, Vec<String>),
+    ) {
+        let len = n.get(kw).and_then(Value::as_array).map_or(0, Vec::len);
+        for i in 0..len {
+            let Some(c) = n.child(&[kw, &i.to_string()]) else { continue };
+            let c = self.resolve(c, old_side);
+            let p = format!("{ptr}/{kw}/{i}");
+            if kw == "anyOf" && depth < 8 && c.obj().and_then(pure_union) == Some("anyOf") {
+                self.collect_alternatives(&c, kw, &p, old_side, depth + 1, seen, out);
+                continue;
+            }
+            if kw == "anyOf" && !seen.insert(canon(&c.v)) {
+                continue;
+            }
+            out.0.push(c);
+            out.1.push(p);
+        }
+    }
+
+    /// Whether to compare `a` and `b` as unions of which one side is a single alternative
+    /// (`Some((that side is old, the union's keyword))`): a plain schema against a pure union (a
+    /// union introduced or collapsed), or a union against a union that holds it as one of its
+    /// alternatives (`oneOf[A, B]` becoming `anyOf[oneOf[A, B], C]`, or back).
+    fn lift_case(&self, a: &Node<'a>, b: &Node<'a>) -> Option<(bool, &'static str)> {
+        let (am, bm) = (a.obj()?, b.obj()?);
+        let plain = |m: &Map<String, Value>| {
+            !m.contains_key("anyOf") && !m.contains_key("oneOf") && m.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
+        };
+        match (pure_union(am), pure_union(bm)) {
+            (None, Some(kw)) if plain(am) => Some((true, kw)),
+            (Some(kw), None) if plain(bm) => Some((false, kw)),
+            (Some(ka), Some(kb)) if ka != kb || ka == "oneOf" => {
+                let (a_holds, b_holds) = (self.holds_union(a, ka, true), self.holds_union(b, kb, false));
+                if b_holds == Some(ka) && a_holds != Some(ka) {
+                    Some((true, kb))
+                } else if a_holds == Some(kb) && b_holds != Some(kb) {
+                    Some((false, ka))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The keyword of the first alternative of union `kw` of `u` that is itself a pure union.
+    fn holds_union(&self, u: &Node<'a>, kw: &str, old_side: bool) -> Option<&'static str> {
+        let len = u.get(kw).and_then(Value::as_array).map_or(0, Vec::len);
+        (0..len)
+            .filter_map(|i| u.child(&[kw, &i.to_string()]))
+            .find_map(|c| self.resolve(c, old_side).obj().and_then(pure_union))
     }
 
     /// A plain schema on one side, a pure `anyOf`/`oneOf` on the other (a union introduced or
@@ -1188,24 +1254,24 @@ impl<'a> Walker<'a> {
     /// gone. Annotations (`description`, `title`, ...) stay compared where they are.
     #[allow(clippy::too_many_arguments)]
     fn lifted(&mut self, a: &Node<'a>, b: &Node<'a>, plain_old: bool, kw: &'static str, ptr: &str, pos: Pos, deeper: Pos) {
-        let part = |n: &Node<'a>, annotations: bool| -> Node<'a> {
-            let m: Map<String, Value> = n
-                .obj()
-                .into_iter()
-                .flatten()
-                .filter(|(k, _)| ANNOTATIONS.contains(&k.as_str()) == annotations)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            let tag = if annotations { "#annotations" } else { "#alternative" };
+        let (plain, union) = if plain_old { (a, b) } else { (b, a) };
+        // Annotations the union carries outside its alternatives are compared there; the plain
+        // side's other annotations go with its body into the alternative (a description that
+        // moved into the matching alternative is no change).
+        let outside: BTreeSet<&str> = ANNOTATIONS
+            .iter()
+            .copied()
+            .filter(|k| *k == "$schema" || union.get(k).is_some())
+            .collect();
+        let part = |n: &Node<'a>, keep: &dyn Fn(&str) -> bool, tag: &str| -> Node<'a> {
+            let m: Map<String, Value> =
+                n.obj().into_iter().flatten().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
             Node { v: Cow::Owned(Value::Object(m)), id: format!("{}{tag}", n.id), raw: n.raw.clone(), site: n.site.clone() }
         };
-        self.walk(part(a, true), part(b, true), ptr, pos);
-        let (plain, union) = if plain_old { (a, b) } else { (b, a) };
-        let count = union.get(kw).and_then(Value::as_array).map_or(0, Vec::len);
-        let alts: Vec<Node<'a>> =
-            (0..count).filter_map(|i| union.child(&[kw, &i.to_string()])).map(|n| self.resolve(n, !plain_old)).collect();
-        let alt_ptrs: Vec<String> = (0..alts.len()).map(|i| format!("{ptr}/{kw}/{i}")).collect();
-        let one = vec![part(plain, false)];
+        let outer = |n: &Node<'a>| part(n, &|k| outside.contains(k), "#outside");
+        self.walk(outer(a), outer(b), ptr, pos);
+        let (alts, alt_ptrs) = self.alternatives(union, kw, ptr, !plain_old);
+        let one = vec![part(plain, &|k| !outside.contains(k), "#alternative")];
         let one_ptr = vec![ptr.to_string()];
         if plain_old {
             self.match_branches(&one, &alts, &one_ptr, &alt_ptrs, kw, kw, ptr, deeper);
@@ -1281,6 +1347,26 @@ impl<'a> Walker<'a> {
             cands.sort_by(|p, q| q.0.cmp(&p.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)));
             for (_, i, j) in cands {
                 if !used_a[i] && !used_b[j] {
+                    used_a[i] = true;
+                    used_b[j] = true;
+                    pairs.push((i, j));
+                }
+            }
+        }
+        // 3. what is left pairs by shape when the shape is unique on both sides: the one object
+        //    alternative before and the one after are the same alternative, changed (and a union
+        //    held as an alternative is the same union)
+        let left_a: Vec<usize> = (0..na.len()).filter(|&i| !used_a[i]).collect();
+        let left_b: Vec<usize> = (0..nb.len()).filter(|&j| !used_b[j]).collect();
+        if !left_a.is_empty() && !left_b.is_empty() {
+            let sa: Vec<Option<String>> = left_a.iter().map(|&i| shape(&na[i].v)).collect();
+            let sb: Vec<Option<String>> = left_b.iter().map(|&j| shape(&nb[j].v)).collect();
+            for (x, &i) in left_a.iter().enumerate() {
+                let Some(k) = &sa[x] else { continue };
+                let same_a = sa.iter().filter(|s| s.as_ref() == Some(k)).count();
+                let on_b: Vec<usize> = (0..left_b.len()).filter(|&y| sb[y].as_ref() == Some(k)).collect();
+                if same_a == 1 && on_b.len() == 1 {
+                    let j = left_b[on_b[0]];
                     used_a[i] = true;
                     used_b[j] = true;
                     pairs.push((i, j));
@@ -1408,25 +1494,32 @@ fn both_accept(a: &Map<String, Value>, b: &Map<String, Value>, t: &str) -> bool 
 const ANNOTATIONS: &[&str] =
     &["description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly", "$schema"];
 
-/// A plain schema on one side and a pure union (`anyOf` or `oneOf` plus annotations) on the
-/// other: `Some((the plain one is old, the union keyword))`.
-fn lift(a: &Map<String, Value>, b: &Map<String, Value>) -> Option<(bool, &'static str)> {
-    let union = |m: &Map<String, Value>| -> Option<&'static str> {
-        let kw = match (m.get("anyOf"), m.get("oneOf")) {
-            (Some(Value::Array(_)), None) => "anyOf",
-            (None, Some(Value::Array(_))) => "oneOf",
-            _ => return None,
-        };
-        m.keys().all(|k| k == kw || ANNOTATIONS.contains(&k.as_str())).then_some(kw)
-    };
-    let plain = |m: &Map<String, Value>| {
-        !m.contains_key("anyOf") && !m.contains_key("oneOf") && m.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
-    };
-    match (union(a), union(b)) {
-        (None, Some(kw)) if plain(a) => Some((true, kw)),
-        (Some(kw), None) if plain(b) => Some((false, kw)),
+/// What kind of alternative a schema is, for pairing leftovers: a union of some keyword, or a
+/// set of types; `None` when it says neither.
+fn shape(v: &Value) -> Option<String> {
+    let m = v.as_object()?;
+    if let Some(kw) = pure_union(m) {
+        return Some(kw.to_string());
+    }
+    match m.get("type")? {
+        Value::String(t) => Some(t.clone()),
+        Value::Array(ts) => {
+            let mut ts: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
+            ts.sort_unstable();
+            Some(ts.join(","))
+        }
         _ => None,
     }
+}
+
+/// The keyword of a pure union: `anyOf` or `oneOf` (an array) and nothing else but annotations.
+fn pure_union(m: &Map<String, Value>) -> Option<&'static str> {
+    let kw = match (m.get("anyOf"), m.get("oneOf")) {
+        (Some(Value::Array(_)), None) => "anyOf",
+        (None, Some(Value::Array(_))) => "oneOf",
+        _ => return None,
+    };
+    m.keys().all(|k| k == kw || ANNOTATIONS.contains(&k.as_str())).then_some(kw)
 }
 
 fn composition_switched(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
