@@ -413,6 +413,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `format` replaced is `pattern-changed`.
 - **Composition.** `anyOf`/`oneOf` branches are matched by content: identical branches first, then
   the most similar pairs (compared recursively), leftovers are `branch-added`/`branch-removed`.
+  In an `anyOf`, the alternatives that only list values (`{const: a}`, `{enum: [b, c]}`) are
+  one list of values, so `anyOf[{const: a}, {const: b}, {type: integer}]` is
+  `anyOf[{enum: [a, b]}, {type: integer}]`.
   `anyOf` is read flattened and without duplicates (`anyOf[anyOf[A, B], C]`, inline or behind a
   `$ref`, and `anyOf[A, A, C]` are `anyOf[A, B, C]` and `anyOf[A, C]`). A plain schema becoming a
   pure union (`anyOf`/`oneOf` and annotations only), or a union becoming one alternative of

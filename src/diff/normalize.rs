@@ -188,6 +188,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
         for kw in ["anyOf", "oneOf"] {
             titled_enum(&mut m, kw);
         }
+        value_branches(&mut m);
         for kw in ["allOf", "anyOf", "oneOf"] {
             single_branch(&mut m, kw);
         }
@@ -480,6 +481,70 @@ fn nullable_branch(m: &mut Map<String, Value>, kw: &str) {
         apply_null(&mut trial);
         *m = trial;
     }
+}
+
+/// `anyOf: [{const: a}, {const: b}, {type: string}]` -> `anyOf: [{enum: [a, b]}, {type: string}]`:
+/// the alternatives that only list values are one list of values. (`anyOf` only: in a `oneOf` a
+/// listed value that another alternative also accepts is rejected, so the split matters.)
+fn value_branches(m: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = m.get("anyOf") else { return };
+    let is_values = |b: &Value| {
+        b.as_object().is_some_and(|o| {
+            matches!(o.get("enum"), Some(Value::Array(_)))
+                && o.keys().all(|k| matches!(k.as_str(), "enum" | "title" | "description" | "type"))
+                && o.get("title").is_none_or(Value::is_string)
+                && o.get("description").is_none_or(Value::is_string)
+        })
+    };
+    let count = branches.iter().filter(|b| is_values(b)).count();
+    if count < 2 || count == branches.len() {
+        return; // nothing to merge, or all values (`titled_enum` reads those)
+    }
+    let mut merged = Map::new();
+    let mut values = Vec::new();
+    let mut types: BTreeSet<String> = BTreeSet::new();
+    let mut typed = true;
+    let (mut titles, mut descriptions) = (Map::new(), Map::new());
+    let mut rest = Vec::new();
+    let mut at = None;
+    for (i, b) in branches.iter().enumerate() {
+        if !is_values(b) {
+            rest.push(b.clone());
+            continue;
+        }
+        at.get_or_insert(i);
+        let o = b.as_object().expect("checked");
+        let e = o["enum"].as_array().expect("checked");
+        for v in e {
+            if e.len() == 1 {
+                let key = canon(v);
+                if let Some(t) = o.get("title") {
+                    titles.insert(key.clone(), t.clone());
+                }
+                if let Some(d) = o.get("description") {
+                    descriptions.insert(key, d.clone());
+                }
+            }
+            values.push(v.clone());
+        }
+        match type_set(o) {
+            Some(t) => types.extend(t),
+            None => typed = false,
+        }
+    }
+    merged.insert("enum".into(), Value::Array(set_of(&values)));
+    if typed && !types.is_empty() {
+        merged.insert("type".into(), Value::Array(types.into_iter().map(Value::String).collect()));
+    }
+    if !titles.is_empty() {
+        merged.insert("$enumTitles".into(), Value::Object(titles));
+    }
+    if !descriptions.is_empty() {
+        merged.insert("$enumDescriptions".into(), Value::Object(descriptions));
+    }
+    let at = at.unwrap_or(0).min(rest.len());
+    rest.insert(at, Value::Object(merged));
+    m.insert("anyOf".into(), Value::Array(rest));
 }
 
 /// `oneOf: [{const: a, title: A}, ...]` -> `enum: [a, ...]` + `$enumTitles`.
