@@ -392,7 +392,8 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   (`true` as `{}`, `false` as "accepts nothing"), keywords at their defaults removed
   (`additionalProperties: true`, `uniqueItems: false`, `minLength: 0`, `required: []`,
   `deprecated: false`...), numbers by exact decimal value, and for `integer` schemas exclusive and
-  fractional bounds as the inclusive integer bound inside them.
+  fractional bounds as the inclusive integer bound inside them, and the safe-integer bounds
+  `±9007199254740991` (2^53 - 1, which zod's `.int()` adds to every integer) as no bound.
 - **Pointers are logical.** A change's pointer follows the schema as read: through local `$ref`s
   (`/inputSchema/properties/filter/properties/status/enum` even when `filter` is a `$ref`) and at
   normalised keywords (a titled-enum change is reported at `/enum`).

@@ -12,7 +12,8 @@
 //! - `true` schemas as `{}`, `false` schemas as `{"type": []}` (accepts nothing), except where
 //!   `false` has its own reading (`additionalProperties`, `items`, ...), where it stays `false`;
 //! - keywords at their default removed; numbers in canonical decimal spelling (done beforehand);
-//! - for `integer` schemas, exclusive or fractional bounds as the inclusive integer bound.
+//! - for `integer` schemas, exclusive or fractional bounds as the inclusive integer bound, and
+//!   the safe-integer bounds (±(2^53 - 1), zod's `.int()`) as no bound.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -395,10 +396,17 @@ fn integer_bounds(m: &mut Map<String, Value>) {
             None => ok = false,
         }
     }
+    // The safe-integer bounds (2^53 - 1) that schema generators add to every integer (zod's
+    // `.int()`) say nothing a JSON integer argument could notice: the same as no bound.
+    const SAFE: i128 = 9_007_199_254_740_991;
     if ok {
         if let Some(u) = upper {
             m.remove("exclusiveMaximum");
-            m.insert("maximum".into(), Value::Number(Dec::from_i128(u).to_number()));
+            if u == SAFE {
+                m.remove("maximum");
+            } else {
+                m.insert("maximum".into(), Value::Number(Dec::from_i128(u).to_number()));
+            }
         }
     }
     let mut lower: Option<i128> = None;
@@ -418,7 +426,11 @@ fn integer_bounds(m: &mut Map<String, Value>) {
     if ok {
         if let Some(l) = lower {
             m.remove("exclusiveMinimum");
-            m.insert("minimum".into(), Value::Number(Dec::from_i128(l).to_number()));
+            if l == -SAFE {
+                m.remove("minimum");
+            } else {
+                m.insert("minimum".into(), Value::Number(Dec::from_i128(l).to_number()));
+            }
         }
     }
 }
@@ -667,6 +679,12 @@ mod tests {
     #[test]
     fn integer_bounds() {
         assert_eq!(n(json!({"type": "integer", "exclusiveMaximum": 10})), n(json!({"type": "integer", "maximum": 9})));
+        // zod's `.int()` bounds are no bound
+        assert_eq!(
+            n(json!({"type": "integer", "minimum": -9007199254740991_i64, "maximum": 9007199254740991_i64})),
+            n(json!({"type": "integer"}))
+        );
+        assert_ne!(n(json!({"type": "integer", "maximum": 9007199254740990_i64})), n(json!({"type": "integer"})));
         assert_eq!(n(json!({"type": "integer", "exclusiveMinimum": 0})), n(json!({"type": "integer", "minimum": 1})));
         assert_eq!(n(json!({"type": "integer", "maximum": 9.5})), n(json!({"type": "integer", "maximum": 9})));
     }
