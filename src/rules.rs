@@ -422,7 +422,10 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   pure union (`anyOf`/`oneOf` and annotations only), or a union becoming one alternative of
   another (`oneOf[A, B]` to `anyOf[oneOf[A, B], C]`), is compared as that one alternative, so
   only what was added beside it, and what changed inside it, is reported; a description that moved
-  into the alternative is no change. Alternatives left unpaired by content pair by shape (the one
+  into the alternative is no change. An argument split into alternatives that each accept part of
+  what it accepted (one object with `type: a|b` becoming `anyOf[{type: a, ...}, {type: b, ...}]`)
+  is one `constraint-tightened`, plus `enum-value-removed`/`property-removed` for what no
+  alternative kept. Alternatives left unpaired by content pair by shape (the one
   object alternative before and after, the one union) when that shape is unique on both sides.
   A `oneOf` alternative that appears or disappears while it may overlap another alternative is
   `pattern-changed` instead: `oneOf` rejects a value matching two alternatives, so acceptance moves

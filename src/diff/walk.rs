@@ -1273,11 +1273,71 @@ impl<'a> Walker<'a> {
         let (alts, alt_ptrs) = self.alternatives(union, kw, ptr, !plain_old);
         let one = vec![part(plain, &|k| !outside.contains(k), "#alternative")];
         let one_ptr = vec![ptr.to_string()];
+        if plain_old && self.split(&one[0], &alts, &alt_ptrs, kw, ptr, pos, deeper) {
+            return;
+        }
         if plain_old {
             self.match_branches(&one, &alts, &one_ptr, &alt_ptrs, kw, kw, ptr, deeper);
         } else {
             self.match_branches(&alts, &one, &alt_ptrs, &one_ptr, kw, kw, ptr, deeper);
         }
+    }
+
+    /// A schema split into alternatives each accepting part of what it accepted (one object
+    /// with `type: a|b` and the properties of both, become `anyOf[{type: a, ...}, {type: b, ...}]`):
+    /// one `constraint-tightened` for the split, plus whatever left every alternative (an enum
+    /// value or a property no alternative keeps is gone). Arguments only, and only when every
+    /// alternative is provably narrower; otherwise `false` and the alternatives are matched as
+    /// usual.
+    #[allow(clippy::too_many_arguments)]
+    fn split(&mut self, body: &Node<'a>, alts: &[Node<'a>], alt_ptrs: &[String], kw: &str, ptr: &str, pos: Pos, deeper: Pos) -> bool {
+        const NARROWER: [&str; 4] = ["constraint-tightened", "type-narrowed", "enum-value-removed", "required-added"];
+        if self.mode != Mode::Input || alts.len() < 2 || self.trial >= 3 {
+            return false;
+        }
+        let mut walks = Vec::with_capacity(alts.len());
+        for (alt, p) in alts.iter().zip(alt_ptrs) {
+            let mut s = self.scratch();
+            s.walk(body.clone(), alt.clone(), p, deeper);
+            let narrower = s.out.iter().all(|c| {
+                c.class == Class::Cosmetic
+                    || NARROWER.contains(&c.rule.as_str())
+                    || (c.rule == "property-removed" && c.class == Class::Loud)
+            });
+            if !narrower || s.out.is_empty() {
+                return false; // wider somewhere, or one alternative is the old schema itself
+            }
+            // keyed without the alternative's own pointer prefix, to compare across alternatives
+            let keys: BTreeSet<(String, String, String)> = s
+                .out
+                .iter()
+                .map(|c| (c.rule.clone(), c.pointer[(self.base.len() + p.len()).min(c.pointer.len())..].to_string(), c.before.as_ref().map(canon).unwrap_or_default()))
+                .collect();
+            walks.push((s.out, keys));
+        }
+        let msg = format!(
+            "{}{} was split into {} `{kw}` alternatives, each accepting part of what it accepted",
+            self.label(ptr),
+            self.of_tool(),
+            alts.len()
+        );
+        self.emit(K::Tightened, pos, &format!("{ptr}/{kw}"), msg, None, None);
+        let (first, _) = &walks[0];
+        let gone: Vec<Change> = first
+            .iter()
+            .filter(|c| matches!(c.rule.as_str(), "enum-value-removed" | "property-removed"))
+            .filter(|c| {
+                let key = (
+                    c.rule.clone(),
+                    c.pointer[(self.base.len() + alt_ptrs[0].len()).min(c.pointer.len())..].to_string(),
+                    c.before.as_ref().map(canon).unwrap_or_default(),
+                );
+                walks.iter().all(|(_, keys)| keys.contains(&key))
+            })
+            .cloned()
+            .collect();
+        self.out.extend(gone);
+        true
     }
 
     /// Pair alternatives by content, walk the pairs, report the leftovers.
