@@ -1292,7 +1292,7 @@ impl<'a> Walker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn split(&mut self, body: &Node<'a>, alts: &[Node<'a>], alt_ptrs: &[String], kw: &str, ptr: &str, pos: Pos, deeper: Pos) -> bool {
         const NARROWER: [&str; 4] = ["constraint-tightened", "type-narrowed", "enum-value-removed", "required-added"];
-        if self.mode != Mode::Input || alts.len() < 2 || self.trial >= 3 {
+        if self.mode != Mode::Input || !(2..=64).contains(&alts.len()) || self.trial >= 3 {
             return false;
         }
         let mut walks = Vec::with_capacity(alts.len());
