@@ -127,6 +127,8 @@ fn human_word_diff_and_colour() {
         "the space between two changed words joins the change"
     );
     assert_eq!(report::human::word_diff("a b c d", "a x c y", false), "a [-b-]{+x+} c [-d-]{+y+}");
+    // whitespace that changed between unchanged words is not a change to show
+    assert_eq!(report::human::word_diff("one\ntwo three", "one\n  two four", false), "one\n  two [-three-]{+four+}");
     assert_eq!(
         report::human::word_diff("Returns multiple links", "Returns up to ten links", false),
         "Returns [-multiple-]{+up to ten+} links"

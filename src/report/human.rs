@@ -46,6 +46,13 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
     let mut out = String::new();
     let (mut del, mut ins, mut gap) = (String::new(), String::new(), String::new());
     let flush = |out: &mut String, del: &mut String, ins: &mut String| {
+        if del.trim().is_empty() && ins.trim().is_empty() {
+            // only whitespace changed here (a reflow inside a larger change): shown as it is now
+            out.push_str(&escape_for_display(ins));
+            del.clear();
+            ins.clear();
+            return;
+        }
         for (text, tag) in [(&mut *del, ChangeTag::Delete), (&mut *ins, ChangeTag::Insert)] {
             if text.is_empty() {
                 continue;
