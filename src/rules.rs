@@ -383,7 +383,11 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
 
 - **Normalise, then walk.** Equal spellings are made equal first: `type` as a set (`integer` is
   dropped when `number` is present), `required`/`enum` as sets, `const` as a one-value enum,
-  `nullable: true` and `anyOf: [X, {type: null}]` as `null` added to X's type (and enum),
+  `nullable: true` and `anyOf: [X, {type: null}]` as `null` added to X's type (and enum; a
+  description repeated inside and outside X is one description; an X without types of its own, such
+  as a union, gets `null` as one more alternative, reported as `type-widened`/`type-narrowed`),
+  `propertyNames: {type: string}` as no constraint (object keys are always strings), a bare type
+  set `type: [a, b]` read as `anyOf: [{type: a}, {type: b}]` against a union,
   single-branch `allOf`/`anyOf`/`oneOf` merged into the parent, titled enums (`oneOf`/`anyOf` of
   `{const, title}`) as an `enum` whose titles are kept aside (title changes between two titled enums
   are `schema-title-changed`; titled versus plain enum is no change), `definitions` as `$defs`,

@@ -443,6 +443,19 @@ pub fn apply_null(m: &mut Map<String, Value>) {
         m.insert("$nullable".into(), Value::Bool(true));
         return;
     }
+    if !has_enum && !has_type && ["anyOf", "oneOf", "allOf"].iter().any(|k| m.contains_key(*k)) {
+        // A union (or intersection) without types of its own: null becomes one more alternative.
+        let keep = |k: &str| matches!(k, "description" | "title" | "$comment" | "default" | "examples" | "$schema" | "$defs");
+        let inner: Map<String, Value> = m.iter().filter(|(k, _)| !keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        m.retain(|k, _| keep(k));
+        let mut alternatives = match (inner.len(), inner.get("anyOf")) {
+            (1, Some(Value::Array(a))) => a.clone(),
+            _ => vec![Value::Object(inner)],
+        };
+        alternatives.push(serde_json::json!({"type": ["null"]}));
+        m.insert("anyOf".into(), Value::Array(alternatives));
+        return;
+    }
     if has_enum {
         if let Some(Value::Array(e)) = m.get_mut("enum") {
             e.push(Value::Null);
@@ -467,7 +480,9 @@ fn is_null_schema(v: &Value) -> bool {
 
 /// Merge `x` into `m` when no keyword conflicts. Returns false (and leaves `m`) otherwise.
 fn merge_into(m: &mut Map<String, Value>, x: &Map<String, Value>) -> bool {
-    if x.keys().any(|k| m.contains_key(k)) {
+    // the same keyword with the same value on both sides (a description repeated outside the
+    // union) is no conflict
+    if x.iter().any(|(k, v)| m.get(k).is_some_and(|w| w != v)) {
         return false;
     }
     for (k, v) in x {
@@ -636,7 +651,16 @@ fn drop_defaults(m: &mut Map<String, Value>) {
             "properties" | "patternProperties" | "$defs" | "dependentSchemas" | "dependentRequired" => {
                 v.as_object().is_some_and(Map::is_empty)
             }
-            "propertyNames" | "then" | "else" => v.as_object().is_some_and(Map::is_empty),
+            "then" | "else" => v.as_object().is_some_and(Map::is_empty),
+            // object keys are always strings: `{type: string}` (zod 4 on every record) says nothing
+            "propertyNames" => v.as_object().is_some_and(|o| {
+                let string_only = match o.get("type") {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(a)) => a.len() == 1 && a[0] == "string",
+                    _ => false,
+                };
+                o.is_empty() || (o.len() == 1 && string_only)
+            }),
             _ => false,
         };
         if default {

@@ -1271,9 +1271,27 @@ impl<'a> Walker<'a> {
         let outer = |n: &Node<'a>| part(n, &|k| outside.contains(k), "#outside");
         self.walk(outer(a), outer(b), ptr, pos);
         let (alts, alt_ptrs) = self.alternatives(union, kw, ptr, !plain_old);
-        let one = vec![part(plain, &|k| !outside.contains(k), "#alternative")];
-        let one_ptr = vec![ptr.to_string()];
-        if plain_old && self.split(&one[0], &alts, &alt_ptrs, kw, ptr, pos, deeper) {
+        let body = part(plain, &|k| !outside.contains(k), "#alternative");
+        // A bare type set is a union of its types: `type: [string, number]` and
+        // `anyOf: [{type: string}, {type: number}]` accept the same values.
+        let bare_types: Option<Vec<String>> = body.obj().filter(|m| m.len() == 1).and_then(|m| match m.get("type") {
+            Some(Value::Array(ts)) if ts.len() > 1 => ts.iter().map(|t| t.as_str().map(str::to_string)).collect(),
+            _ => None,
+        });
+        let one: Vec<Node<'a>> = match &bare_types {
+            Some(ts) => ts
+                .iter()
+                .map(|t| Node {
+                    v: Cow::Owned(serde_json::json!({ "type": [t] })),
+                    id: format!("{}#type-{t}", body.id),
+                    raw: body.raw.clone(),
+                    site: body.site.clone(),
+                })
+                .collect(),
+            None => vec![body],
+        };
+        let one_ptr = vec![ptr.to_string(); one.len()];
+        if plain_old && one.len() == 1 && self.split(&one[0], &alts, &alt_ptrs, kw, ptr, pos, deeper) {
             return;
         }
         if plain_old {
@@ -1460,6 +1478,8 @@ impl<'a> Walker<'a> {
                         short(&n.v), self.label(ptr), self.of_tool(), short(&na[o].v)
                     ),
                 )
+            } else if is_null_only(&n.v) && !is_all {
+                (K::TypeNarrowed, format!("{}{} no longer accepts null", self.label(ptr), self.of_tool()))
             } else {
                 (K::BranchRemoved, format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()))
             };
@@ -1478,12 +1498,22 @@ impl<'a> Walker<'a> {
                         self.label(ptr), self.of_tool(), short(&n.v), short(&nb[o].v)
                     ),
                 )
+            } else if is_null_only(&n.v) {
+                // `null` joining a union: the same change as `null` joining a `type`
+                (K::TypeWidened, format!("{}{} now also accepts null", self.label(ptr), self.of_tool()))
             } else {
                 (K::BranchAdded, format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)))
             };
             self.emit(k, outer, cptr, msg, None, Some(n.v.clone().into_owned()));
         }
     }
+}
+
+/// `{type: [null]}` (normalised): an alternative that accepts only null.
+fn is_null_only(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.len() == 1 && matches!(m.get("type"), Some(Value::Array(t)) if t.len() == 1 && t[0] == "null")
+    })
 }
 
 /// Keywords whose value holds sub-schemas: equal text may still differ through a `$ref`.
