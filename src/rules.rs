@@ -441,7 +441,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
   (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the
   branches are then matched as usual. Inside `not` the direction flips. Changes inside an `if` condition are
-  reported as `pattern-changed` (direction unprovable). A `contains`, `not`, `if`/`then`/`else`,
+  reported as `pattern-changed` (direction unprovable). An `anyOf`/`oneOf` that appears where
+  there was none (and the schema is not itself just the union) is one `constraint-tightened`,
+  one that goes one `constraint-loosened`. A `contains`, `not`, `if`/`then`/`else`,
   `dependentSchemas` entry, `propertyNames` or `dependentRequired` that appears is
   `constraint-tightened`, one that disappears `constraint-loosened`; schemas present on both sides
   are walked.

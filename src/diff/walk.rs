@@ -599,6 +599,16 @@ impl<'a> Walker<'a> {
                             );
                             self.branches(&a, &b, ka, kb, ptr, deeper);
                         }
+                    } else if let (None, Some(Value::Array(alts))) | (Some(Value::Array(alts)), None) = (x, y) {
+                        // A union that appears where there was none narrows what is accepted
+                        // (every value must now match one alternative); one that goes widens it.
+                        let appeared = x.is_none();
+                        let (k, msg) = if appeared {
+                            (K::Tightened, format!("{}{} must now match one of {} `{key}` alternatives", self.label(ptr), self.of_tool(), alts.len()))
+                        } else {
+                            (K::Loosened, format!("{}{} no longer has to match one of {} `{key}` alternatives", self.label(ptr), self.of_tool(), alts.len()))
+                        };
+                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
                     } else {
                         self.branches(&a, &b, key, key, ptr, deeper);
                     }
