@@ -439,8 +439,9 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   not analysed.)
   `allOf` branches are matched the same way; an added `allOf` branch is `constraint-tightened`, a
   removed one `constraint-loosened`. Switching `anyOf` to `oneOf` is `constraint-tightened`
-  (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`; the
-  branches are then matched as usual. Inside `not` the direction flips. Changes inside an `if` condition are
+  (a value matching several alternatives now fails), `oneOf` to `anyOf` `constraint-loosened`, unless
+  no two alternatives can overlap (provably disjoint, as below: a tagged union spelled with either
+  keyword is no change); the branches are then matched as usual. Inside `not` the direction flips. Changes inside an `if` condition are
   reported as `pattern-changed` (direction unprovable). An `anyOf`/`oneOf` that appears where
   there was none (and the schema is not itself just the union) is one `constraint-tightened`,
   one that goes one `constraint-loosened`. A `contains`, `not`, `if`/`then`/`else`,

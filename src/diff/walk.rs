@@ -584,19 +584,28 @@ impl<'a> Walker<'a> {
                             let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
                             // oneOf rejects a value that matches two alternatives; anyOf accepts it
                             let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
-                            self.emit(
-                                k,
-                                pos,
-                                &format!("{ptr}/{kb}"),
-                                format!(
-                                    "alternatives of {}{} changed from {ka} to {kb} ({})",
-                                    self.label(ptr),
-                                    self.of_tool(),
-                                    if kb == "oneOf" { "a value matching several now fails" } else { "a value matching several is now accepted" }
-                                ),
-                                None,
-                                None,
-                            );
+                            // ... which makes no difference when no two alternatives can overlap
+                            // (a tagged union spelled with either keyword)
+                            let (one_of, one_of_side) = if kb == "oneOf" { (&b, false) } else { (&a, true) };
+                            let (alts, _) = self.alternatives(one_of, "oneOf", ptr, one_of_side);
+                            let overlap = |i: usize, j: usize| super::overlap::may_overlap(&alts[i].v, &alts[j].v);
+                            let disjoint = alts.len() <= super::overlap::MAX_ALTERNATIVES
+                                && (0..alts.len()).all(|i| (i + 1..alts.len()).all(|j| !overlap(i, j)));
+                            if !disjoint {
+                                self.emit(
+                                    k,
+                                    pos,
+                                    &format!("{ptr}/{kb}"),
+                                    format!(
+                                        "alternatives of {}{} changed from {ka} to {kb} ({})",
+                                        self.label(ptr),
+                                        self.of_tool(),
+                                        if kb == "oneOf" { "a value matching several now fails" } else { "a value matching several is now accepted" }
+                                    ),
+                                    None,
+                                    None,
+                                );
+                            }
                             self.branches(&a, &b, ka, kb, ptr, deeper);
                         }
                     } else if let (None, Some(Value::Array(alts))) | (Some(Value::Array(alts)), None) = (x, y) {
