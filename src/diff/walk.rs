@@ -770,6 +770,12 @@ impl<'a> Walker<'a> {
                 for (k, v) in &ka {
                     let null_with_type = v.is_null() && null_moved_with_type;
                     if !kb.contains_key(k) && !null_with_type {
+                        if v.is_null() {
+                            // null leaving a list of values is null no longer accepted: a type change
+                            let msg = format!("{}{} no longer accepts null", self.label(ptr), self.of_tool());
+                            self.emit(K::TypeNarrowed, pos, &kptr, msg, Some((*v).clone()), None);
+                            continue;
+                        }
                         let msg = format!("value {} is no longer in the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
                     }
@@ -777,6 +783,11 @@ impl<'a> Walker<'a> {
                 for (k, v) in &kb {
                     let null_with_type = v.is_null() && null_moved_with_type;
                     if !ka.contains_key(k) && !null_with_type {
+                        if v.is_null() {
+                            let msg = format!("{}{} now also accepts null", self.label(ptr), self.of_tool());
+                            self.emit(K::TypeWidened, pos, &kptr, msg, None, Some((*v).clone()));
+                            continue;
+                        }
                         let msg = format!("value {} was added to the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
                         self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
                     }
