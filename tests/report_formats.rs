@@ -419,6 +419,19 @@ fn human_report_cannot_be_forged_by_a_tool_name() {
         assert!(!line.contains('\u{1b}') && !line.contains('\r') && !line.contains('\u{2028}'), "raw control in {line:?}");
     }
     assert!(out.contains("evil\\u{000A}\\u{001B}[32mFORGED"), "{out}");
+    // --verbose adds each change's pointer: escaped too (a zero-width character in a key)
+    let mut after = mcp_pin::surface::ServerSurface::default();
+    let mut before = after.clone();
+    before.tools.insert("t".into(), json!({"name": "t", "inputSchema": {"type": "object", "properties": {"path": {}}}}));
+    after.tools.insert("t".into(), json!({"name": "t", "inputSchema": {"type": "object", "properties": {"pa\u{200B}th": {}}}}));
+    let mut s = ServerReport::ok("srv");
+    s.changes = mcp_pin::diff::diff_surfaces(&before, &after);
+    let report = Report { fail_on: FailOn::Silent, servers: vec![s] };
+    let mut ctx = RenderContext::default();
+    ctx.style.verbose = true;
+    let out = report::render(&report, Format::Human, &ctx);
+    assert!(out.contains("at /inputSchema/properties/pa\\u{200B}th"), "{out}");
+    assert!(!out.contains('\u{200B}'), "{out}");
 }
 
 #[test]

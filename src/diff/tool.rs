@@ -116,7 +116,8 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             }
             "_meta" => {
                 if x.map(canon) != y.map(canon) {
-                    out.push(change("meta-changed", name, p, format!("_meta of tool {t} changed"), x.cloned(), y.cloned()));
+                    let msg = format!("_meta of tool {t} changed from {} to {}", opt(x), opt(y));
+                    out.push(change("meta-changed", name, p, msg, x.cloned(), y.cloned()));
                 }
             }
             "execution" => execution(name, x, y, &mut out),
@@ -211,7 +212,8 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
             let (p, q) = (am.get(k.as_str()), bm.get(k.as_str()));
             let nb = |v: Option<&Value>| v.is_some_and(|v| !v.is_boolean());
             if (nb(p) || nb(q)) && p != q {
-                out.push(change("field-changed", name, format!("/annotations/{}", esc(k)), format!("annotation {k} of tool {t} changed"), p.cloned(), q.cloned()));
+                let msg = format!("annotation {k} of tool {t} changed from {} to {}", opt(p), opt(q));
+                out.push(change("field-changed", name, format!("/annotations/{}", esc(k)), msg, p.cloned(), q.cloned()));
             }
             continue;
         }
@@ -223,7 +225,8 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         if k == "title" {
             out.push(change("annotation-title-changed", name, ptr, format!("annotations.title of tool {t} changed from {} to {}", opt(p), opt(q)), p.cloned(), q.cloned()));
         } else {
-            out.push(change("field-changed", name, ptr, format!("annotation `{}` of tool {t} changed", escape_hidden(k)), p.cloned(), q.cloned()));
+            let msg = format!("annotation `{}` of tool {t} changed from {} to {}", escape_hidden(k), opt(p), opt(q));
+            out.push(change("field-changed", name, ptr, msg, p.cloned(), q.cloned()));
         }
     }
 }

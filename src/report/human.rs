@@ -98,9 +98,15 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
 /// The before and after text of a change worth a word diff: both strings, or, for a description
 /// or instructions appearing or disappearing (whose message does not quote them), one string and
 /// nothing.
+/// A change to text the model reads as prose (a description, the instructions), whose message
+/// does not quote it: its text is always worth showing, even one word.
+pub fn is_prose(c: &Change) -> bool {
+    c.rule.contains("description") || c.rule.contains("instructions")
+}
+
 pub fn texts(c: &Change) -> Option<(&str, &str)> {
     use serde_json::Value;
-    let prose = c.rule.contains("description") || c.rule.contains("instructions");
+    let prose = is_prose(c);
     match (&c.before, &c.after) {
         (Some(Value::String(b)), Some(Value::String(a))) => Some((b, a)),
         (Some(Value::String(b)), None | Some(Value::Null)) if prose => Some((b, "")),
@@ -163,7 +169,7 @@ pub fn render(report: &Report, style: &Style) -> String {
                 escape_for_display(&c.message)
             );
             if let Some((b, a)) = texts(c) {
-                if worth_word_diff(b, a) {
+                if worth_word_diff(b, a) || is_prose(c) {
                     let mut diff = word_diff(b, a, style.color);
                     if !style.verbose {
                         diff = clip_lines(&diff, 20);
@@ -172,7 +178,7 @@ pub fn render(report: &Report, style: &Style) -> String {
                 }
             }
             if style.verbose && !c.pointer.is_empty() {
-                let _ = writeln!(out, "             at {}", c.pointer);
+                let _ = writeln!(out, "             at {}", escape_line(&c.pointer));
             }
         }
         let mut probes_heading = false;

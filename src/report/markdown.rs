@@ -307,7 +307,7 @@ fn details(out: &mut String, c: &Change) {
     let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
     if let Some((b, a)) = super::human::texts(c) {
         // (One-word values such as versions: before and after say it all.)
-        if super::human::worth_word_diff(b, a) {
+        if super::human::worth_word_diff(b, a) || super::human::is_prose(c) {
             out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
             out.push_str(&fenced(&super::human::word_diff(b, a, false), "text"));
             out.push('\n');
