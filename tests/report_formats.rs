@@ -463,3 +463,13 @@ fn a_description_that_appears_or_goes_is_shown_as_text() {
     let title = mk("schema-title-changed", None, Some(json!("Fetch Arguments")));
     assert_eq!(report::human::texts(&title), None);
 }
+
+#[test]
+fn a_long_text_shows_only_its_changed_lines() {
+    let before: String = (1..=40).map(|i| format!("rule {i}: keep it.\n")).collect();
+    let after = before.replace("rule 30: keep it.", "rule 30: drop it.");
+    let diff = report::human::text_diff(&before, &after, false);
+    assert_eq!(diff, "(line 28)\nrule 28: keep it.\nrule 29: keep it.\nrule 30: [-keep-]{+drop+} it.\nrule 31: keep it.\nrule 32: keep it.");
+    // short texts keep the plain word diff
+    assert_eq!(report::human::text_diff("a b", "a c", false), "a [-b-]{+c+}");
+}

@@ -115,6 +115,31 @@ pub fn texts(c: &Change) -> Option<(&str, &str)> {
     }
 }
 
+/// The diff of two texts as shown under a change: a word diff, and for long texts (over 12 lines)
+/// only the changed lines with two lines of context around each change, each part headed by
+/// its line number in the new text.
+pub fn text_diff(before: &str, after: &str, color: bool) -> String {
+    if before.lines().count() <= 12 && after.lines().count() <= 12 {
+        return word_diff(before, after, color);
+    }
+    let diff = similar::TextDiff::from_lines(before, after);
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
+        (before.split_inclusive('\n').collect(), after.split_inclusive('\n').collect());
+    let mut parts = Vec::new();
+    for group in diff.grouped_ops(2) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let old = first.old_range().start..last.old_range().end;
+        let new = first.new_range().start..last.new_range().end;
+        let o: String = old_lines.get(old).map(|l| l.concat()).unwrap_or_default();
+        let n: String = new_lines.get(new.clone()).map(|l| l.concat()).unwrap_or_default();
+        parts.push(format!("(line {})\n{}", new.start + 1, word_diff(&o, &n, color).trim_end_matches('\n')));
+    }
+    if parts.is_empty() {
+        return word_diff(before, after, color);
+    }
+    parts.join("\n...\n")
+}
+
 /// At most `max` lines of `text`, then how many were left out.
 pub fn clip_lines(text: &str, max: usize) -> String {
     let total = text.lines().count();
@@ -170,7 +195,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             );
             if let Some((b, a)) = texts(c) {
                 if worth_word_diff(b, a) || is_prose(c) {
-                    let mut diff = word_diff(b, a, style.color);
+                    let mut diff = text_diff(b, a, style.color);
                     if !style.verbose {
                         diff = clip_lines(&diff, 20);
                     }

@@ -309,7 +309,7 @@ fn details(out: &mut String, c: &Change) {
         // (One-word values such as versions: before and after say it all.)
         if super::human::worth_word_diff(b, a) || super::human::is_prose(c) {
             out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
-            out.push_str(&fenced(&super::human::word_diff(b, a, false), "text"));
+            out.push_str(&fenced(&super::human::text_diff(b, a, false), "text"));
             out.push('\n');
         }
     }
