@@ -398,6 +398,10 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
   `deprecated: false`...), numbers by exact decimal value, and for `integer` schemas exclusive and
   fractional bounds as the inclusive integer bound inside them, and the safe-integer bounds
   `±9007199254740991` (2^53 - 1, which zod's `.int()` adds to every integer) as no bound.
+- **References resolve as written.** A local `$ref` whose path normalisation rewrote
+  (`#/properties/x/anyOf/0` once `x`'s nullable `anyOf` is a type, `#/properties/y/allOf/0` once a
+  single-branch `allOf` is merged) is looked up in the schema as sent and its target normalised,
+  so it is the same schema as the inline one, not a remote reference.
 - **Pointers are logical.** A change's pointer follows the schema as read: through local `$ref`s
   (`/inputSchema/properties/filter/properties/status/enum` even when `filter` is a `$ref`) and at
   normalised keywords (a titled-enum change is reported at `/enum`).

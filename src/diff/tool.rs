@@ -87,7 +87,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             }
             "inputSchema" => {
                 let (sa, sb) = (schema_of(x), schema_of(y));
-                let mut w = Walker::new(Some(name), Mode::Input, "/inputSchema", &sa, &sb);
+                let mut w = Walker::new(Some(name), Mode::Input, "/inputSchema", &sa, &sb).with_raw(x, y);
                 w.run();
                 out.extend(w.out);
             }
@@ -103,7 +103,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                 )),
                 _ => {
                     let (sa, sb) = (schema_of(x), schema_of(y));
-                    let mut w = Walker::new(Some(name), Mode::Output, "/outputSchema", &sa, &sb);
+                    let mut w = Walker::new(Some(name), Mode::Output, "/outputSchema", &sa, &sb).with_raw(x, y);
                     w.run();
                     out.extend(w.out);
                 }

@@ -294,6 +294,10 @@ pub struct Walker<'a> {
     base: String,
     old_doc: &'a Value,
     new_doc: &'a Value,
+    /// The documents as written, for a local `$ref` whose path normalisation removed
+    /// (`#/properties/x/anyOf/0` once `x`'s nullable `anyOf` became a type).
+    old_raw: Option<&'a Value>,
+    new_raw: Option<&'a Value>,
     visited: HashSet<(String, String, bool, bool)>,
     /// Nesting of trial walks (branch matching); bounded so matching stays cheap.
     trial: usize,
@@ -315,10 +319,19 @@ impl<'a> Walker<'a> {
             base: base.to_string(),
             old_doc,
             new_doc,
+            old_raw: None,
+            new_raw: None,
             visited: HashSet::new(),
             trial: 0,
             out: Vec::new(),
         }
+    }
+
+    /// The documents as written (before normalisation), to resolve references into them.
+    pub fn with_raw(mut self, old_raw: Option<&'a Value>, new_raw: Option<&'a Value>) -> Self {
+        self.old_raw = old_raw;
+        self.new_raw = new_raw;
+        self
     }
 
     /// Walk the two documents from their roots.
@@ -334,6 +347,8 @@ impl<'a> Walker<'a> {
             base: self.base.clone(),
             old_doc: self.old_doc,
             new_doc: self.new_doc,
+            old_raw: self.old_raw,
+            new_raw: self.new_raw,
             visited: HashSet::new(),
             trial: self.trial + 1,
             out: Vec::new(),
@@ -414,14 +429,22 @@ impl<'a> Walker<'a> {
             if !(ptr.is_empty() || ptr.starts_with('/')) {
                 return node;
             }
-            let Some(target) = lookup(doc, ptr) else { return node };
+            let raw = if old_side { self.old_raw } else { self.new_raw };
+            let target: Cow<'a, Value> = match lookup(doc, ptr) {
+                Some(t) => Cow::Borrowed(t),
+                // a path normalisation removed: found as written, then normalised
+                None => match raw.and_then(|r| lookup(r, ptr)) {
+                    Some(t) => Cow::Owned(super::normalize::normalize_schema(t)),
+                    None => return node,
+                },
+            };
             let siblings: Vec<(&String, &Value)> =
                 m.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$nullable").collect();
             let nullable = m.get("$nullable") == Some(&Value::Bool(true));
-            let target: Cow<'a, Value> = match target {
+            let target: Cow<'a, Value> = match target.as_ref() {
                 Value::Bool(true) => Cow::Owned(Value::Object(Map::new())),
                 Value::Bool(false) => Cow::Owned(super::normalize::nothing()),
-                t => Cow::Borrowed(t),
+                _ => target,
             };
             if siblings.is_empty() && !nullable {
                 node = Node { v: target, id: ptr.to_string(), raw: ptr.to_string(), site: None };
