@@ -165,7 +165,7 @@ pub static RULES: &[RuleInfo] = &[
       "mcp-pin cannot judge the meaning of these; reported without failing the gate.",
       r#""deprecated": false"#, r#""deprecated": true"#),
     r("schema-dialect-changed", C, I, "$schema changed and nothing present reads differently",
-      "Draft-07 to 2020-12 with the same keywords means the same thing. Array-form items is read as prefixItems in every dialect, so it is compared as read.",
+      "Draft-07 to 2020-12 with the same keywords means the same thing. Where a keyword present reads differently, what it means is compared as read, as its own change: array-form items is read as prefixItems in every dialect, but `additionalItems` is no keyword in 2020-12, so a draft-07 closed tuple (`items: [...]`, `additionalItems: false`) read as 2020-12 is open (`constraint-loosened`).",
       r#""$schema": "http://json-schema.org/draft-07/schema#""#, r#""$schema": "https://json-schema.org/draft/2020-12/schema""#),
     // ---- outputSchema (mirrored)
     r("output-schema-added", L, O, "the tool now declares an outputSchema",

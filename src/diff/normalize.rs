@@ -36,7 +36,11 @@ pub const ALL_TYPES: &[&str] = &["array", "boolean", "null", "number", "object",
 
 /// Normalise one schema (any JSON value; non-schemas are returned unchanged).
 pub fn normalize_schema(v: &Value) -> Value {
-    let mut out = norm(v, 0);
+    // Under 2020-12 `additionalItems` is no keyword: a draft-07 closed tuple
+    // (`items: [...]`, `additionalItems: false`) read in 2020-12 is open (RULES: a keyword that
+    // reads differently in the two dialects is compared as read).
+    let d2020 = v.get("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("2020-12"));
+    let mut out = norm(v, 0, d2020);
     // `definitions` pointers were rewritten; nothing else to do at the root.
     if let Value::Object(m) = &mut out {
         m.remove("$nullable");
@@ -44,11 +48,11 @@ pub fn normalize_schema(v: &Value) -> Value {
     out
 }
 
-fn norm(v: &Value, depth: usize) -> Value {
+fn norm(v: &Value, depth: usize, d2020: bool) -> Value {
     match v {
         Value::Bool(true) => Value::Object(Map::new()),
         Value::Bool(false) => nothing(),
-        Value::Object(m) if depth <= MAX_DEPTH => Value::Object(norm_object(m, depth)),
+        Value::Object(m) if depth <= MAX_DEPTH => Value::Object(norm_object(m, depth, d2020)),
         other => other.clone(),
     }
 }
@@ -60,7 +64,7 @@ pub fn nothing() -> Value {
     Value::Object(m)
 }
 
-fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
+fn norm_object(src: &Map<String, Value>, depth: usize, d2020: bool) -> Map<String, Value> {
     let mut m: Map<String, Value> = Map::new();
     // 1. children, and keyword spellings that move things around.
     for (k, v) in src {
@@ -71,7 +75,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                     if let Value::Object(e) = entry {
                         for (name, s) in defs {
                             if !e.contains_key(name) {
-                                e.insert(name.clone(), norm(s, depth + 1));
+                                e.insert(name.clone(), norm(s, depth + 1, d2020));
                             }
                         }
                     }
@@ -85,7 +89,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                     if let Value::Object(e) = entry {
                         // `$defs` wins over `definitions` for the same name.
                         for (name, s) in defs {
-                            e.insert(name.clone(), norm(s, depth + 1));
+                            e.insert(name.clone(), norm(s, depth + 1, d2020));
                         }
                     }
                 } else {
@@ -105,7 +109,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                             _ => {
                                 let e = m.entry("dependentSchemas").or_insert_with(|| Value::Object(Map::new()));
                                 if let Value::Object(e) = e {
-                                    e.entry(name.clone()).or_insert_with(|| norm(d, depth + 1));
+                                    e.entry(name.clone()).or_insert_with(|| norm(d, depth + 1, d2020));
                                 }
                             }
                         }
@@ -118,7 +122,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                 // merged with `dependencies`: the explicit keyword wins per name
                 if let (Some(Value::Object(e)), Value::Object(src)) = (m.get_mut(k.as_str()), v) {
                     for (name, s) in src {
-                        let s = if k == "dependentSchemas" { norm(s, depth + 1) } else { s.clone() };
+                        let s = if k == "dependentSchemas" { norm(s, depth + 1, d2020) } else { s.clone() };
                         e.insert(name.clone(), s);
                     }
                 }
@@ -126,7 +130,7 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
             key if MAP_KEYWORDS.contains(&key) => match v {
                 Value::Object(children) => {
                     let n: Map<String, Value> =
-                        children.iter().map(|(name, s)| (name.clone(), norm(s, depth + 1))).collect();
+                        children.iter().map(|(name, s)| (name.clone(), norm(s, depth + 1, d2020))).collect();
                     m.insert(k.clone(), Value::Object(n));
                 }
                 _ => {
@@ -134,18 +138,18 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                 }
             },
             "items" if v.is_array() => {
-                // draft-07 tuple form: read as prefixItems (the same in every dialect)
-                let arr = v.as_array().map(|a| a.iter().map(|s| norm(s, depth + 1)).collect()).unwrap_or_default();
+                // draft-07 tuple form: read as prefixItems (closed by `additionalItems` before 2020-12)
+                let arr = v.as_array().map(|a| a.iter().map(|s| norm(s, depth + 1, d2020)).collect()).unwrap_or_default();
                 m.insert("prefixItems".into(), Value::Array(arr));
-                if let Some(ai) = src.get("additionalItems") {
-                    if let Some(x) = closable(ai, depth) {
+                if let Some(ai) = src.get("additionalItems").filter(|_| !d2020) {
+                    if let Some(x) = closable(ai, depth, d2020) {
                         m.insert("items".into(), x);
                     }
                 }
             }
             "additionalItems" if src.get("items").is_some_and(Value::is_array) => {}
             key if CLOSABLE_KEYWORDS.contains(&key) => {
-                if let Some(x) = closable(v, depth) {
+                if let Some(x) = closable(v, depth, d2020) {
                     // `items` set by the tuple form above wins
                     if !(key == "items" && m.contains_key("items")) {
                         m.insert(k.clone(), x);
@@ -153,11 +157,11 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
                 }
             }
             key if SINGLE_KEYWORDS.contains(&key) => {
-                m.insert(k.clone(), norm(v, depth + 1));
+                m.insert(k.clone(), norm(v, depth + 1, d2020));
             }
             key if ARRAY_KEYWORDS.contains(&key) => match v {
                 Value::Array(a) => {
-                    let arr: Vec<Value> = a.iter().map(|s| norm(s, depth + 1)).collect();
+                    let arr: Vec<Value> = a.iter().map(|s| norm(s, depth + 1, d2020)).collect();
                     if key == "prefixItems" && m.contains_key("prefixItems") {
                         continue;
                     }
@@ -201,12 +205,12 @@ fn norm_object(src: &Map<String, Value>, depth: usize) -> Map<String, Value> {
 }
 
 /// Normalise a keyword where `false` means "closed": `None` when it is at its default (true / {}).
-fn closable(v: &Value, depth: usize) -> Option<Value> {
+fn closable(v: &Value, depth: usize, d2020: bool) -> Option<Value> {
     match v {
         Value::Bool(true) => None,
         Value::Bool(false) => Some(Value::Bool(false)),
         other => {
-            let n = norm(other, depth + 1);
+            let n = norm(other, depth + 1, d2020);
             if n.as_object().is_some_and(Map::is_empty) {
                 None
             } else if n == nothing() {
@@ -720,5 +724,14 @@ mod tests {
             n(json!({"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}))
         );
         assert_eq!(n(json!({"items": [{"type": "string"}]})), n(json!({"prefixItems": [{"type": "string"}]})));
+        // additionalItems closes a tuple before 2020-12, and is no keyword in 2020-12
+        let tuple = |dialect: &str| {
+            n(json!({"$schema": dialect, "items": [{"type": "string"}], "additionalItems": false}))
+                .as_object()
+                .unwrap()
+                .contains_key("items")
+        };
+        assert!(tuple("http://json-schema.org/draft-07/schema#"));
+        assert!(!tuple("https://json-schema.org/draft/2020-12/schema"));
     }
 }
