@@ -18,6 +18,21 @@ pub const MAX_ALTERNATIVES: usize = 256;
 /// How deep discriminator properties are followed.
 const MAX_DEPTH: usize = 8;
 
+/// The first alternative other than `all[i]` that may overlap it; `None` also when the union has
+/// more than [`MAX_ALTERNATIVES`] alternatives (not analysed).
+pub fn first_overlap(all: &[&Value], i: usize) -> Option<usize> {
+    if all.len() > MAX_ALTERNATIVES {
+        return None;
+    }
+    (0..all.len()).find(|&k| k != i && may_overlap(all[i], all[k]))
+}
+
+/// Whether no two alternatives can overlap (provably); `false` for a union of more than
+/// [`MAX_ALTERNATIVES`] alternatives (not analysed).
+pub fn pairwise_disjoint(all: &[&Value]) -> bool {
+    all.len() <= MAX_ALTERNATIVES && (0..all.len()).all(|i| (i + 1..all.len()).all(|j| !may_overlap(all[i], all[j])))
+}
+
 /// True unless the two schemas provably accept no common value.
 pub fn may_overlap(a: &Value, b: &Value) -> bool {
     !disjoint(a, b, 0)

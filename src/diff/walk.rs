@@ -611,10 +611,8 @@ impl<'a> Walker<'a> {
                             // (a tagged union spelled with either keyword)
                             let (one_of, one_of_side) = if kb == "oneOf" { (&b, false) } else { (&a, true) };
                             let (alts, _) = self.alternatives(one_of, "oneOf", ptr, one_of_side);
-                            let overlap = |i: usize, j: usize| super::overlap::may_overlap(&alts[i].v, &alts[j].v);
-                            let disjoint = alts.len() <= super::overlap::MAX_ALTERNATIVES
-                                && (0..alts.len()).all(|i| (i + 1..alts.len()).all(|j| !overlap(i, j)));
-                            if !disjoint {
+                            let values: Vec<&Value> = alts.iter().map(|n| n.v.as_ref()).collect();
+                            if !super::overlap::pairwise_disjoint(&values) {
                                 self.emit(
                                     k,
                                     pos,
@@ -1366,6 +1364,12 @@ impl<'a> Walker<'a> {
         if self.mode != Mode::Input || !(2..=64).contains(&alts.len()) || self.trial >= 3 {
             return false;
         }
+        // a change keyed without its alternative's pointer prefix, to compare across alternatives
+        let base = self.base.len();
+        let key = |c: &Change, alt_ptr: &str| {
+            let suffix = c.pointer[(base + alt_ptr.len()).min(c.pointer.len())..].to_string();
+            (c.rule.clone(), suffix, c.before.as_ref().map(canon).unwrap_or_default())
+        };
         let mut walks = Vec::with_capacity(alts.len());
         for (alt, p) in alts.iter().zip(alt_ptrs) {
             let mut s = self.scratch();
@@ -1378,12 +1382,7 @@ impl<'a> Walker<'a> {
             if !narrower || s.out.is_empty() {
                 return false; // wider somewhere, or one alternative is the old schema itself
             }
-            // keyed without the alternative's own pointer prefix, to compare across alternatives
-            let keys: BTreeSet<(String, String, String)> = s
-                .out
-                .iter()
-                .map(|c| (c.rule.clone(), c.pointer[(self.base.len() + p.len()).min(c.pointer.len())..].to_string(), c.before.as_ref().map(canon).unwrap_or_default()))
-                .collect();
+            let keys: BTreeSet<(String, String, String)> = s.out.iter().map(|c| key(c, p)).collect();
             walks.push((s.out, keys));
         }
         let msg = format!(
@@ -1398,12 +1397,8 @@ impl<'a> Walker<'a> {
             .iter()
             .filter(|c| matches!(c.rule.as_str(), "enum-value-removed" | "property-removed"))
             .filter(|c| {
-                let key = (
-                    c.rule.clone(),
-                    c.pointer[(self.base.len() + alt_ptrs[0].len()).min(c.pointer.len())..].to_string(),
-                    c.before.as_ref().map(canon).unwrap_or_default(),
-                );
-                walks.iter().all(|(_, keys)| keys.contains(&key))
+                let k = key(c, &alt_ptrs[0]);
+                walks.iter().all(|(_, keys)| keys.contains(&k))
             })
             .cloned()
             .collect();
@@ -1511,16 +1506,10 @@ impl<'a> Walker<'a> {
         let is_all = kb == "allOf";
         // In a `oneOf`, an alternative overlapping another decides which values fail (those that
         // match two): adding or removing it moves acceptance both ways.
-        // (Unions of more than overlap::MAX_ALTERNATIVES are not analysed: it is quadratic.)
-        let overlapping = |all: &[Node<'a>], i: usize| {
-            if all.len() > super::overlap::MAX_ALTERNATIVES {
-                return None;
-            }
-            (0..all.len()).find(|&k| k != i && super::overlap::may_overlap(&all[i].v, &all[k].v))
-        };
+        let (va, vb) = (oneof_values(na, ka), oneof_values(nb, kb));
         for (i, n) in na.iter().enumerate().filter(|(i, _)| !used_a[*i]) {
             let cptr = &pa[i];
-            let overlap = if ka == "oneOf" { overlapping(na, i) } else { None };
+            let overlap = if ka == "oneOf" { super::overlap::first_overlap(&va, i) } else { None };
             let (k, msg) = if is_all {
                 (K::Loosened, format!("a condition (`allOf` entry) of {}{} was removed: {}", self.label(ptr), self.of_tool(), short(&n.v)))
             } else if let Some(o) = overlap {
@@ -1531,7 +1520,7 @@ impl<'a> Walker<'a> {
                         short(&n.v), self.label(ptr), self.of_tool(), short(&na[o].v)
                     ),
                 )
-            } else if is_null_only(&n.v) && !is_all {
+            } else if is_null_only(&n.v) {
                 (K::TypeNarrowed, format!("{}{} no longer accepts null", self.label(ptr), self.of_tool()))
             } else {
                 (K::BranchRemoved, format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()))
@@ -1540,7 +1529,7 @@ impl<'a> Walker<'a> {
         }
         for (j, n) in nb.iter().enumerate().filter(|(j, _)| !used_b[*j]) {
             let cptr = &pb[j];
-            let overlap = if kb == "oneOf" { overlapping(nb, j) } else { None };
+            let overlap = if kb == "oneOf" { super::overlap::first_overlap(&vb, j) } else { None };
             let (k, msg) = if is_all {
                 (K::Tightened, format!("{}{} has a new condition (`allOf` entry): {}", self.label(ptr), self.of_tool(), short(&n.v)))
             } else if let Some(o) = overlap {
@@ -1559,6 +1548,16 @@ impl<'a> Walker<'a> {
             };
             self.emit(k, outer, cptr, msg, None, Some(n.v.clone().into_owned()));
         }
+    }
+}
+
+/// The alternatives' schemas when they are `oneOf`'s, for the overlap check (which only `oneOf`
+/// needs); nothing otherwise.
+fn oneof_values<'n>(all: &'n [Node<'_>], kw: &str) -> Vec<&'n Value> {
+    if kw == "oneOf" {
+        all.iter().map(|n| n.v.as_ref()).collect()
+    } else {
+        Vec::new()
     }
 }
 
