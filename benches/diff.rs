@@ -14,7 +14,11 @@ use serde_json::{json, Value};
 fn tool(i: usize, variant: u32) -> Value {
     let status = if variant == 1 { json!(["open", "closed"]) } else { json!(["open", "closed", "archived"]) };
     let limit_max = if variant == 2 { 500 } else { 100 };
-    let desc = if variant == 3 { format!("Search records of kind {i}. Use it first.") } else { format!("Search records of kind {i}.") };
+    let desc = if variant == 3 {
+        format!("Search records of kind {i}. Use it first.")
+    } else {
+        format!("Search records of kind {i}.")
+    };
     json!({
         "name": format!("tool_{i:05}"),
         "title": format!("Tool {i}"),
@@ -67,7 +71,9 @@ fn surface(n: usize, every: usize) -> Value {
 
 fn main() {
     println!("{:>8} {:>9} {:>10} {:>12} {:>10}", "tools", "changed", "changes", "diff ms", "us/tool");
-    for (n, every) in [(100usize, 100usize), (1_000, 100), (5_000, 100), (10_000, 100), (100, 1), (1_000, 1), (5_000, 1), (10_000, 1)] {
+    for (n, every) in
+        [(100usize, 100usize), (1_000, 100), (5_000, 100), (10_000, 100), (100, 1), (1_000, 1), (5_000, 1), (10_000, 1)]
+    {
         let old = surface_from_json(&surface(n, 0));
         let new = surface_from_json(&surface(n, every));
         // warm up once, then take the best of three

@@ -41,6 +41,7 @@ impl AppError {
                 "write one (see docs/config.md), run `mcp-pin init` to convert a client config, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
                     .into(),
             ),
+            AppError::Config(e @ (ConfigError::NotAllowed { .. } | ConfigError::ShortSecret { .. })) => e.hint(),
             AppError::Config(ConfigError::Io { .. }) => Some(
                 "create mcp-pin.toml (see docs/config.md), pass --config FILE, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
                     .into(),
@@ -66,7 +67,15 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { config: None, lockfile: None, servers: vec![], jobs: default_jobs(), probe: true, shard: None, tools: vec![] }
+        Options {
+            config: None,
+            lockfile: None,
+            servers: vec![],
+            jobs: default_jobs(),
+            probe: true,
+            shard: None,
+            tools: vec![],
+        }
     }
 }
 
@@ -75,32 +84,11 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map(|n| n.get() * 4).unwrap_or(8).clamp(4, 32)
 }
 
-/// Scrubs a server's secret values out of any text before it is shown or written.
-pub struct Redactor(Vec<String>);
-
-impl Redactor {
-    pub fn for_server(server: &ServerConfig) -> Redactor {
-        let mut s = server.secrets();
-        s.sort_by_key(|x| std::cmp::Reverse(x.len()));
-        Redactor(s)
-    }
-
-    pub fn scrub(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for secret in &self.0 {
-            out = out.replace(secret.as_str(), "***");
-        }
-        out
-    }
-}
-
 /// Load the config (or build the ad-hoc one) and resolve the lockfile path.
 pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf), AppError> {
     let config = if !ad_hoc.is_empty() {
         if opts.config.is_some() {
-            return Err(AppError::Usage(
-                "give either --config or an ad-hoc command after `--`, not both".into(),
-            ));
+            return Err(AppError::Usage("give either --config or an ad-hoc command after `--`, not both".into()));
         }
         let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
         Config::ad_hoc(cwd, ad_hoc.to_vec())
@@ -121,10 +109,10 @@ pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf
         };
         let loaded = Config::load_detailed(&path)?;
         if opts.config.is_none() && loaded.format != crate::config::Format::McpPin {
-            eprintln!("using {} ({})", path.display(), loaded.source);
+            crate::tell!("using {} ({})", path.display(), loaded.source);
         }
         for w in &loaded.warnings {
-            eprintln!("warning: {w}");
+            crate::tell!("warning: {w}");
         }
         loaded.config
     };
@@ -201,15 +189,15 @@ impl Progress {
     }
 }
 
-/// The live surface of one server, with errors scrubbed of its secrets.
+/// The live surface of one server (errors are masked of every secret at the sink).
 pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
-    let red = Redactor::for_server(server);
-    let session = Session::connect(server).await.map_err(|e| red.scrub(&e.to_string()))?;
+    let plain = |e: crate::client::ClientError| crate::client::plain_error(&e.to_string());
+    let session = Session::connect(server).await.map_err(plain)?;
     match session.take_surface().await {
         Ok(surface) => Ok((surface, session)),
         Err(e) => {
             session.close().await;
-            Err(red.scrub(&e.to_string()))
+            Err(plain(e))
         }
     }
 }
@@ -235,8 +223,27 @@ pub struct LockOutcome {
     pub removed: Vec<String>,
 }
 
+/// Take the lockfile's write lock (waiting, with a line saying so, while another run holds it).
+async fn write_guard(path: &Path) -> Result<crate::lockfile::WriteGuard, AppError> {
+    let p = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        crate::lockfile::WriteGuard::acquire(&p, |sidecar| {
+            crate::tell!(
+                "waiting: another mcp-pin run is updating {} (it holds {}); this run goes on when it has written",
+                p.display(),
+                sidecar.display()
+            )
+        })
+    })
+    .await
+    .map_err(|e| AppError::Io(e.to_string()))?
+    .map_err(|e| AppError::Io(format!("cannot lock {} for writing: {e}", path.display())))
+}
+
 pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Result<LockOutcome, AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
+    // Held until the new lock is written: a concurrent `lock` reads what this one wrote.
+    let _guard = write_guard(&path).await?;
     let old = match Lockfile::read(&path) {
         Ok(l) => l,
         Err(LockfileError::Missing { .. }) => Lockfile::new(),
@@ -251,20 +258,19 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
             let outcome = match take(server).await {
                 Ok((surface, session)) => {
                     for w in session.warnings() {
-                        eprintln!("warning: server `{}`: {w}", server.name);
+                        crate::tell!("warning: server `{}`: {w}", server.name);
                     }
                     // The probes record each tool's result shape; a failure is shown, not fatal:
                     // the lock pins what the server does today.
                     let probes = if opts.probe {
                         let run = crate::probe::run(&session, server, &surface.tools, None).await;
-                        let red = Redactor::for_server(server);
                         for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
-                            eprintln!(
+                            crate::tell!(
                                 "warning: server `{}`: probe {} of `{}` failed: {}",
                                 server.name,
                                 p.rule.as_deref().unwrap_or(""),
                                 p.tool,
-                                red.scrub(&p.message)
+                                p.message
                             );
                         }
                         run.shapes
@@ -352,10 +358,8 @@ pub fn today() -> String {
     if let Ok(t) = std::env::var("MCP_PIN_TODAY") {
         return t;
     }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
     let z = secs.div_euclid(86_400) + 719_468;
     let era = z.div_euclid(146_097);
@@ -438,6 +442,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
         ));
     }
     let (config, path) = load_config(opts, &[])?;
+    let _guard = write_guard(&path).await?;
     let pinned = Lockfile::read(&path)?;
     let mut new = pinned.clone();
     let mut accept_all = false;
@@ -447,13 +452,13 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
     let mut code = 0;
     'servers: for server in selected(&config, opts) {
         let Some(prev) = pinned.servers.get(&server.name) else {
-            eprintln!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
+            crate::tell!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
             continue;
         };
         let (surface, session) = match take(server).await {
             Ok(x) => x,
             Err(e) => {
-                eprintln!("error: server `{}`: {e}", server.name);
+                crate::tell!("error: server `{}`: {e}", server.name);
                 code = 2;
                 continue;
             }
@@ -476,7 +481,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
             groups.entry(c.tool.clone()).or_default().push(c);
         }
         if groups.is_empty() {
-            eprintln!("{}: no pending changes", server.name);
+            crate::tell!("{}: no pending changes", server.name);
             continue;
         }
         for (tool, changes) in groups {
@@ -493,11 +498,11 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
                 .filter(|l| !l.starts_with("PASS") && !l.starts_with("FAIL"))
                 .map(|l| format!("{l}\n"))
                 .collect();
-            eprint!("{body}");
+            crate::tell_raw!("{body}");
             let answer = if accept_all {
                 "y".to_string()
             } else {
-                eprint!("accept {what} of {}? [y]es [n]o [s]kip [a]ll [q]uit: ", server.name);
+                crate::tell_raw!("accept {what} of {}? [y]es [n]o [s]kip [a]ll [q]uit: ", server.name);
                 let _ = std::io::stderr().flush();
                 match lines.next() {
                     Some(Ok(l)) => l.trim().to_lowercase(),
@@ -519,25 +524,30 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
                     };
                     new.servers.insert(server.name.clone(), merged);
                     accepted_any = true;
-                    eprintln!("  accepted");
+                    crate::tell!("  accepted");
                 }
                 "q" | "quit" => break 'servers,
-                "n" | "no" => eprintln!("  rejected: the lock keeps the pinned definition"),
-                _ => eprintln!("  skipped"),
+                "n" | "no" => crate::tell!("  rejected: the lock keeps the pinned definition"),
+                _ => crate::tell!("  skipped"),
             }
         }
     }
     if accepted_any {
         new.write(&path)?;
-        eprintln!("wrote {}", path.display());
+        crate::tell!("wrote {}", path.display());
     } else {
-        eprintln!("nothing accepted; {} unchanged", path.display());
+        crate::tell!("nothing accepted; {} unchanged", path.display());
     }
     Ok(code)
 }
 
 /// Diff one server's live surface against its lock entry.
-async fn check_server(server: &ServerConfig, entry: Option<PendingEntry>, lockfile: &Path, probe: bool) -> ServerReport {
+async fn check_server(
+    server: &ServerConfig,
+    entry: Option<PendingEntry>,
+    lockfile: &Path,
+    probe: bool,
+) -> ServerReport {
     let Some(pending) = entry else {
         return ServerReport::error(
             &server.name,
@@ -591,8 +601,7 @@ pub async fn check(
     let (mut pending, gone) = {
         let text = LockText::read(&path)?;
         let scanned = ScannedLock::scan(text.as_str(), &path)?;
-        let gone: Vec<String> =
-            scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
+        let gone: Vec<String> = scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
         (scanned.pending(&|server| wanted.contains(server))?, gone)
     };
     biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
@@ -666,14 +675,36 @@ pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, App
                 (Some(_), None) => r.notes.push("server removed from the lockfile".into()),
                 _ => {}
             }
-            r.changes = crate::diff::diff_surfaces(
-                &o.unwrap_or(&empty).surface,
-                &n.unwrap_or(&empty).surface,
-            );
+            r.changes = crate::diff::diff_surfaces(&o.unwrap_or(&empty).surface, &n.unwrap_or(&empty).surface);
             r
         })
         .collect();
     Ok(Report { fail_on, servers })
+}
+
+/// On SIGINT or SIGTERM: end every server mcp-pin started (they lead their own process groups,
+/// so a terminal's Ctrl-C does not reach them), then exit with the usual code (128 + signal).
+pub fn on_signal() {
+    #[cfg(unix)]
+    tokio::spawn(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+            return;
+        };
+        let code = tokio::select! {
+            _ = int.recv() => 130,
+            _ = term.recv() => 143,
+        };
+        crate::client::stdio::running::end_all();
+        crate::tell!("mcp-pin: stopped by a signal; every server it started was ended");
+        std::process::exit(code);
+    });
+}
+
+/// Whether this run is under CI: `CI` set to anything but empty, `0` or `false` (GitHub
+/// Actions, GitLab, CircleCI and most others set `CI=true`).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
 }
 
 fn fail_on(arg: FailOnArg) -> FailOn {
@@ -693,9 +724,9 @@ fn use_color(choice: ColorChoice) -> bool {
 }
 
 fn print_error(e: &AppError) {
-    eprintln!("error: {e}");
+    crate::tell!("error: {e}");
     if let Some(h) = e.hint() {
-        eprintln!("hint: {h}");
+        crate::tell!("hint: {h}");
     }
 }
 
@@ -707,20 +738,20 @@ fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: 
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);
         }
-        if let Err(e) = crate::lockfile::write_atomic(&path, report::render(report, f, ctx).as_bytes()) {
-            eprintln!("error: cannot write report {}: {e}", path.display());
+        if let Err(e) = crate::sink::write_file(&path, Some(f), &report::render(report, f, ctx)) {
+            crate::tell!("error: cannot write report {}: {e}", path.display());
             return 2;
         }
     }
     if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !args.no_step_summary {
         if let Err(e) = report::step_summary_append(report, ctx) {
-            eprintln!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
+            crate::tell!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
         }
     }
     if args.output.is_some() || format == report::Format::Human {
         print_out(&quiet_filter(&report::render(report, report::Format::Human, ctx), quiet));
     } else {
-        print_out(&report::render(report, format, ctx));
+        crate::sink::print_report(format, &report::render(report, format, ctx));
     }
     report.exit_code()
 }
@@ -729,20 +760,26 @@ fn quiet_filter(human: &str, quiet: bool) -> String {
     if !quiet {
         return human.to_string();
     }
-    human.lines().filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.contains("error:")).map(|l| format!("{l}\n")).collect()
+    human
+        .lines()
+        .filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.contains("error:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
-/// Print to stdout; a closed pipe (`| head`) is not an error.
+/// Print to stdout through the sink (masked, terminal-safe); a closed pipe is not an error.
 fn print_out(s: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(s.as_bytes());
-    let _ = out.flush();
+    crate::sink::print_out(s);
 }
 
 /// Run a parsed command line; returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
     let g = &cli.global;
+    on_signal();
+    crate::secrets::set_policy(crate::secrets::EnvPolicy::for_run(
+        in_ci(),
+        g.allow_env.iter().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+    ));
     let style = report::human::Style { color: use_color(g.color), verbose: g.verbose };
     let mut opts = Options {
         config: g.config.clone(),
@@ -805,12 +842,13 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Report { action: ReportAction::Merge { files, report: args } } => {
             let mut values = vec![];
             for f in files {
-                match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| {
-                    serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string())
-                }) {
+                match std::fs::read_to_string(f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
+                {
                     Ok(v) => values.push(v),
                     Err(e) => {
-                        eprintln!("error: cannot read report {}: {e}", f.display());
+                        crate::tell!("error: cannot read report {}: {e}", f.display());
                         return 2;
                     }
                 }
@@ -824,7 +862,7 @@ pub async fn run(cli: Cli) -> i32 {
                     emit(&merged, args, &ctx, g.quiet)
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    crate::tell!("error: {e}");
                     2
                 }
             }
@@ -832,6 +870,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
+            // Our own script, no foreign text: written as generated.
             clap_complete::generate(*shell, &mut cmd, "mcp-pin", &mut std::io::stdout());
             0
         }
@@ -858,8 +897,8 @@ fn explain(rule: Option<&str>) -> i32 {
                 0
             }
             None => {
-                eprintln!("error: no rule `{id}`");
-                eprintln!("hint: `mcp-pin explain` lists every rule");
+                crate::tell!("error: no rule `{id}`");
+                crate::tell!("hint: `mcp-pin explain` lists every rule");
                 2
             }
         },
@@ -903,9 +942,9 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
             }
             Err(e) => {
                 code = 2;
-                eprintln!("error: server `{}`: {}", r.name, e);
+                crate::tell!("error: server `{}`: {}", r.name, e);
                 if r.previous {
-                    eprintln!("hint: its previous entry in {} is kept untouched", outcome.lockfile.display());
+                    crate::tell!("hint: its previous entry in {} is kept untouched", outcome.lockfile.display());
                 }
             }
         }
@@ -917,7 +956,9 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
         let line = match (outcome.written, outcome.existed) {
             (true, _) => format!("wrote {}", outcome.lockfile.display()),
             (false, true) => format!("unchanged: {}", outcome.lockfile.display()),
-            (false, false) => format!("not written: no server could be pinned, so there is no {}", outcome.lockfile.display()),
+            (false, false) => {
+                format!("not written: no server could be pinned, so there is no {}", outcome.lockfile.display())
+            }
         };
         out.push_str(&line);
         out.push('\n');
@@ -935,17 +976,14 @@ async fn conformance_client(url: &str) -> i32 {
             url: url.to_string(),
             url_template: url.to_string(),
             headers: BTreeMap::new(),
+            allow_redirects: vec![],
         }),
     );
     server.timeout = std::time::Duration::from_secs(20);
     server.probe = crate::config::ProbePolicy::All;
     match take(&server).await {
         Ok((surface, session)) => {
-            eprintln!(
-                "conformance: protocol {}, {} tools",
-                surface.protocol_version,
-                surface.tools.len()
-            );
+            crate::tell!("conformance: protocol {}, {} tools", surface.protocol_version, surface.tools.len());
             conformance_probe(&session, &server, &surface).await;
             // Schema preservation (after the probes, whose synthesised call would overwrite it):
             // echo the focal tool's inputSchema, exactly as pinned, back to
@@ -957,13 +995,13 @@ async fn conformance_client(url: &str) -> i32 {
                 let mut args = serde_json::Map::new();
                 args.insert("schema".into(), focal["inputSchema"].clone());
                 let r = session.call_tool("json_schema_echo", args, server.timeout).await;
-                eprintln!("conformance: json_schema_echo: {}", if r.is_ok() { "sent" } else { "failed" });
+                crate::tell!("conformance: json_schema_echo: {}", if r.is_ok() { "sent" } else { "failed" });
             }
             session.close().await;
             0
         }
         Err(e) => {
-            eprintln!("conformance: {e}");
+            crate::tell!("conformance: {e}");
             1
         }
     }
@@ -974,45 +1012,42 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
     let cwd = match std::env::current_dir() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::tell!("error: {e}");
             return 2;
         }
     };
     let source = match from {
         Some(p) => p.to_path_buf(),
-        None => match crate::config::clients::DISCOVER_ORDER
-            .iter()
-            .skip(1)
-            .map(|f| cwd.join(f))
-            .find(|p| p.is_file())
-        {
-            Some(p) => p,
-            None => {
-                eprintln!("error: no client config here (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)");
-                eprintln!("hint: pass one with `mcp-pin init --from PATH` (e.g. claude_desktop_config.json)");
-                return 2;
+        None => {
+            match crate::config::clients::DISCOVER_ORDER.iter().skip(1).map(|f| cwd.join(f)).find(|p| p.is_file()) {
+                Some(p) => p,
+                None => {
+                    crate::tell!("error: no client config here (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)");
+                    crate::tell!("hint: pass one with `mcp-pin init --from PATH` (e.g. claude_desktop_config.json)");
+                    return 2;
+                }
             }
-        },
+        }
     };
     let target = cwd.join("mcp-pin.toml");
     if target.exists() && !force {
-        eprintln!("error: {} exists", target.display());
-        eprintln!("hint: `mcp-pin init --force` overwrites it");
+        crate::tell!("error: {} exists", target.display());
+        crate::tell!("hint: `mcp-pin init --force` overwrites it");
         return 2;
     }
     let loaded = match Config::load_unresolved(&source) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::tell!("error: {e}");
             return 2;
         }
     };
     let text = crate::config::init_toml(&loaded.config, &source);
-    if let Err(e) = crate::lockfile::write_atomic(&target, text.as_bytes()) {
-        eprintln!("error: cannot write {}: {e}", target.display());
+    if let Err(e) = crate::sink::write_file(&target, None, &text) {
+        crate::tell!("error: cannot write {}: {e}", target.display());
         return 2;
     }
-    eprintln!(
+    crate::tell!(
         "wrote {} from {} ({}, {} server{}); next: `mcp-pin lock`",
         target.display(),
         source.display(),
@@ -1027,7 +1062,7 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
 async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &ServerSurface) {
     let run = crate::probe::run(session, server, &surface.tools, None).await;
     for p in &run.probes {
-        eprintln!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
+        crate::tell!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
     }
 }
 

@@ -42,6 +42,11 @@ pub struct GlobalArgs {
     /// More output: cosmetic changes, timings, server stderr
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// Under CI (`CI` set), the environment variables a config may read, by name (repeatable or
+    /// comma-separated; also `MCP_PIN_ALLOW_ENV`). Without it a CI run reads none: a config from a
+    /// pull request could otherwise send any job secret to a server it chooses (docs/security.md)
+    #[arg(long = "allow-env", global = true, value_name = "VAR", value_delimiter = ',', env = "MCP_PIN_ALLOW_ENV")]
+    pub allow_env: Vec<String>,
     /// Colour: auto (terminal and NO_COLOR unset), always, never
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -109,9 +114,7 @@ pub enum Command {
     /// Adapter for the official MCP conformance suite (`conformance client --command`): connect to
     /// URL, take the surface, probe every tool, always exit 0 unless the connection failed.
     #[command(hide = true, name = "conformance-client")]
-    ConformanceClient {
-        url: String,
-    },
+    ConformanceClient { url: String },
     /// Write a commented mcp-pin.toml from a client config found here (.mcp.json, .vscode/mcp.json,
     /// .cursor/mcp.json) or given with --from (e.g. claude_desktop_config.json)
     Init {
@@ -127,9 +130,7 @@ pub enum Command {
         action: ReportAction,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
-    Completions {
-        shell: clap_complete::Shell,
-    },
+    Completions { shell: clap_complete::Shell },
     /// Explain a rule: its class, why, and a before/after example
     Explain {
         /// Rule id (e.g. required-removed); omit to list every rule

@@ -15,9 +15,13 @@ use crate::lockfile::{line_of, Lockfile, ScannedLock};
 /// Lockfile parsing: anything that parses writes back to canonical text that parses to the
 /// same lock, diffs against itself to nothing, and has a line for every tool.
 pub fn lockfile(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let path = Path::new("mcp.lock");
-    let Ok(lock) = Lockfile::parse(text, path) else { return };
+    let Ok(lock) = Lockfile::parse(text, path) else {
+        return;
+    };
     let canonical = lock.to_text();
     let again = Lockfile::parse(&canonical, path).expect("the canonical text of a parsed lock parses");
     assert_eq!(again.to_text(), canonical, "canonical text is a fixed point");
@@ -48,7 +52,9 @@ pub fn lockfile(data: &[u8]) {
 /// Config parsing: `mcp-pin.toml` and every client config format, with and without the
 /// environment, never panic.
 pub fn config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let env = |name: &str| name.len().is_multiple_of(2).then(|| "x".to_string());
     for file in ["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", "claude_desktop_config.json", ".cursor/mcp.json"] {
         let _ = Config::parse_with(text, Path::new(file), Some(&env));
@@ -59,7 +65,9 @@ pub fn config(data: &[u8]) {
 /// The diff engine, on `[before, after]` surfaces (`{"tools": [...], "serverInfo": ...}`, as in
 /// `tests/cases`); any other JSON value is diffed against itself.
 pub fn diff(data: &[u8]) {
-    let Ok(v) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(v) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
     let (a, b) = match &v {
         Value::Array(pair) if pair.len() == 2 => (pair[0].clone(), pair[1].clone()),
         _ => (v.clone(), v.clone()),
@@ -88,7 +96,9 @@ pub fn diff(data: &[u8]) {
 /// Argument synthesis for the probes, on an arbitrary `inputSchema` (alone and as a required
 /// property), never panics; what it returns is an object.
 pub fn synth(data: &[u8]) {
-    let Ok(v) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(v) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
     let _ = crate::probe::synthesize_args(&v);
     let _ = crate::probe::synthesize_args(&json!({"type": "object", "properties": {"a": v}, "required": ["a"]}));
 }
@@ -96,12 +106,16 @@ pub fn synth(data: &[u8]) {
 /// `report merge` on arbitrary JSON reports never panics, and merging a merged report again
 /// changes nothing.
 pub fn merge(data: &[u8]) {
-    let Ok(v) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(v) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
     let reports = match v {
         Value::Array(a) => a,
         other => vec![other],
     };
-    let Ok(merged) = crate::report::merge_json(&reports, None) else { return };
+    let Ok(merged) = crate::report::merge_json(&reports, None) else {
+        return;
+    };
     let json = crate::report::json::to_value(&merged);
     let again = crate::report::merge_json(std::slice::from_ref(&json), None).expect("a merged report merges");
     assert_eq!(crate::report::json::to_value(&again), json, "merge is idempotent");

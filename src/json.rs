@@ -145,8 +145,7 @@ mod tests {
 
     #[test]
     fn sorts_keys_keeps_number_spelling_and_escapes_hidden() {
-        let v: Value =
-            serde_json::from_str(r#"{"b":1e3,"a":{"z":[1.0,2],"y":"x\u200by"},"c":[],"d":{}}"#).unwrap();
+        let v: Value = serde_json::from_str(r#"{"b":1e3,"a":{"z":[1.0,2],"y":"x\u200by"},"c":[],"d":{}}"#).unwrap();
         let s = to_canonical_string(&v);
         assert_eq!(
             s,

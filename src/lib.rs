@@ -10,11 +10,13 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod diff;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod json;
 pub mod lockfile;
 pub mod probe;
 pub mod report;
 pub mod rules;
+pub mod secrets;
+pub mod sink;
 pub mod surface;
-#[doc(hidden)]
-pub mod fuzzing;

@@ -37,7 +37,9 @@ pub enum LockfileError {
     Syntax { path: PathBuf, line: usize, column: usize, message: String },
     #[error("lockfile {path}: {message}")]
     Invalid { path: PathBuf, message: String },
-    #[error("lockfile {path} has lockfileVersion {found}, newer than this mcp-pin supports ({supported}); upgrade mcp-pin")]
+    #[error(
+        "lockfile {path} has lockfileVersion {found}, newer than this mcp-pin supports ({supported}); upgrade mcp-pin"
+    )]
     TooNew { path: PathBuf, found: u64, supported: u64 },
     #[error("cannot write lockfile {path}: {source}")]
     Write {
@@ -134,7 +136,8 @@ impl Lockfile {
     /// Write atomically: a temp file in the same folder, fsync, rename over the old lock, fsync
     /// the folder. A crash at any moment leaves the old lock or the new one, never a mix.
     pub fn write(&self, path: &Path) -> Result<(), LockfileError> {
-        write_atomic(path, self.to_text().as_bytes())
+        // Masked like every output: a server that echoes a secret into its surface does not get it committed.
+        write_atomic(path, crate::secrets::mask(&self.to_text()).as_bytes())
             .map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
     }
 }
@@ -156,17 +159,16 @@ impl LockText {
             std::io::ErrorKind::NotFound => LockfileError::Missing { path: path.to_path_buf() },
             _ => LockfileError::Io { path: path.to_path_buf(), source },
         };
-        let file = std::fs::File::open(path).map_err(io)?;
+        let file = open_regular(path, MAX_LOCKFILE).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        if meta.is_file() && meta.len() >= Self::MAP_FROM {
+        if meta.len() >= Self::MAP_FROM {
             // SAFETY: the map is read-only. mcp-pin itself replaces a lockfile by renaming a new
             // file over it (`write_atomic`), as git does on checkout, which leaves this mapping on
             // the old inode. Only a writer truncating the file in place while it is being read
             // could change it underneath (the process would then stop with SIGBUS, never read
             // a mix); the map lives only while the lock is scanned.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            std::str::from_utf8(&map)
-                .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+            std::str::from_utf8(&map).map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
             return Ok(LockText::Mapped(map));
         }
         let mut text = String::new();
@@ -229,10 +231,8 @@ impl<'a> ScannedLock<'a> {
                 supported: LOCKFILE_VERSION,
             });
         }
-        let normalizer_version = top
-            .normalizer_version
-            .and_then(|r| serde_json::from_str::<u64>(r.get()).ok())
-            .unwrap_or(1);
+        let normalizer_version =
+            top.normalizer_version.and_then(|r| serde_json::from_str::<u64>(r.get()).ok()).unwrap_or(1);
         let server_map = match top.servers {
             None => BTreeMap::new(),
             Some(ObjectOr::Object(m)) => m,
@@ -287,7 +287,12 @@ impl<'a> ScannedLock<'a> {
         Ok(out)
     }
 
-    fn entry(&self, name: &str, raw: &RawServer<'a>, keep: &dyn Fn(&str, &str) -> bool) -> Result<ServerEntry, LockfileError> {
+    fn entry(
+        &self,
+        name: &str,
+        raw: &RawServer<'a>,
+        keep: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<ServerEntry, LockfileError> {
         let invalid = |message: String| LockfileError::Invalid { path: self.path.clone(), message };
         let value = |key: &str| -> Value {
             raw.fields.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
@@ -356,10 +361,8 @@ impl PendingEntry {
                     continue;
                 }
             }
-            let v: Value = serde_json::from_str(&text).map_err(|e| LockfileError::Invalid {
-                path: path.clone(),
-                message: format!("tool `{name}`: {e}"),
-            })?;
+            let v: Value = serde_json::from_str(&text)
+                .map_err(|e| LockfileError::Invalid { path: path.clone(), message: format!("tool `{name}`: {e}") })?;
             entry.surface.tools.insert(name, v);
         }
         Ok(entry)
@@ -507,23 +510,128 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawServerFields<'a> {
     }
 }
 
+/// An advisory lock held while a run reads, updates and writes one lockfile (`lock`, `review`):
+/// a second run on the same lockfile waits until the first has written, then reads what it
+/// wrote, so no update is lost. Held on a sidecar file (`.mcp.lock.lock` beside `mcp.lock`),
+/// because the lockfile itself is replaced by rename on every write.
+pub struct WriteGuard {
+    _file: std::fs::File,
+}
+
+impl WriteGuard {
+    /// Take the lock for `lockfile`, calling `waiting` once if another run holds it.
+    pub fn acquire(lockfile: &Path, waiting: impl FnOnce(&Path)) -> std::io::Result<WriteGuard> {
+        let sidecar = Self::sidecar(lockfile);
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&sidecar)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                waiting(&sidecar);
+                file.lock()?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        Ok(WriteGuard { _file: file })
+    }
+
+    /// The sidecar file of `lockfile`.
+    pub fn sidecar(lockfile: &Path) -> PathBuf {
+        let name = lockfile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "mcp.lock".into());
+        lockfile.with_file_name(format!(".{name}.lock"))
+    }
+}
+
+/// The largest lockfile read (a lock of 100,000 tools is about 100 MB).
+pub const MAX_LOCKFILE: u64 = 1 << 30;
+
+/// Open `path` for reading only if it is a regular file of at most `max` bytes: a lockfile or
+/// config from a pull request may be a symlink to `/dev/zero`, a FIFO or a device, which would
+/// be read forever (or block the open itself). The open does not block (`O_NONBLOCK`), and the
+/// opened file is checked again, so a swap between the check and the open changes nothing.
+pub fn open_regular(path: &Path, max: u64) -> std::io::Result<std::fs::File> {
+    let not_regular = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "it is {what}, not a regular file; mcp-pin reads only regular files (replace it with the file itself)"
+            ),
+        )
+    };
+    let kind = |m: &std::fs::Metadata| {
+        let t = m.file_type();
+        if t.is_dir() {
+            "a directory"
+        } else {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                if t.is_fifo() {
+                    return "a FIFO (named pipe)";
+                }
+                if t.is_char_device() || t.is_block_device() {
+                    return "a device";
+                }
+                if t.is_socket() {
+                    return "a socket";
+                }
+            }
+            "not a regular file"
+        }
+    };
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(kind(&meta)));
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits());
+    }
+    let file = opts.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(kind(&meta)));
+    }
+    if meta.len() > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it is {} bytes, over the limit of {max}; it is not a file mcp-pin wrote", meta.len()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Read a regular file of at most `max` bytes as UTF-8 text (see [`open_regular`]).
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
+    let file = open_regular(path, max)?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(&file, max + 1), &mut text)?;
+    if text.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it grew past {max} bytes while being read"),
+        ));
+    }
+    Ok(text)
+}
+
 /// Atomically replace `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".mcp-pin-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".mcp-pin-").suffix(".tmp").tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     // The temp file is created 0600; the result keeps the permissions of the file it replaces,
     // or gets the usual 0644 (a lockfile is committed and read by others).
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let perms = std::fs::metadata(path).map(|m| m.permissions()).unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+        let perms =
+            std::fs::metadata(path).map(|m| m.permissions()).unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
         tmp.as_file().set_permissions(perms)?;
     }
     tmp.as_file().sync_all()?;
@@ -543,10 +651,7 @@ pub fn source_of(server: &ServerConfig) -> Value {
         Transport::Stdio(s) => {
             m.insert("transport".into(), "stdio".into());
             m.insert("command".into(), Value::String(s.command_template.clone()));
-            m.insert(
-                "args".into(),
-                Value::Array(s.args_template.iter().cloned().map(Value::String).collect()),
-            );
+            m.insert("args".into(), Value::Array(s.args_template.iter().cloned().map(Value::String).collect()));
             if !s.env.is_empty() {
                 m.insert("env".into(), Value::Array(s.env.keys().cloned().map(Value::String).collect()));
             }
@@ -558,10 +663,7 @@ pub fn source_of(server: &ServerConfig) -> Value {
             m.insert("transport".into(), "http".into());
             m.insert("url".into(), Value::String(redact_url(&h.url_template)));
             if !h.headers.is_empty() {
-                m.insert(
-                    "headers".into(),
-                    Value::Array(h.headers.keys().cloned().map(Value::String).collect()),
-                );
+                m.insert("headers".into(), Value::Array(h.headers.keys().cloned().map(Value::String).collect()));
             }
         }
     }
@@ -580,8 +682,11 @@ pub fn line_of(text: &str, server: &str, tool: Option<&str>) -> Option<usize> {
     let server_open = format!("    {}: {{", key(server));
     let tool_open = tool.map(|t| format!("        {}: {{", key(t)));
     let mut lines = text.lines().enumerate();
-    let (server_line, empty) = lines.by_ref().find(|(_, l)| l.starts_with(&server_open)).map(|(i, l)| (i + 1, l.len() > server_open.len()))?;
-    let Some(tool_open) = tool_open.filter(|_| !empty) else { return Some(server_line) };
+    let (server_line, empty) =
+        lines.by_ref().find(|(_, l)| l.starts_with(&server_open)).map(|(i, l)| (i + 1, l.len() > server_open.len()))?;
+    let Some(tool_open) = tool_open.filter(|_| !empty) else {
+        return Some(server_line);
+    };
     let mut in_tools = false;
     for (i, line) in lines {
         if line.starts_with("    }") {
@@ -611,7 +716,10 @@ mod tests {
     fn sample() -> Lockfile {
         let mut lock = Lockfile::new();
         let mut tools = BTreeMap::new();
-        tools.insert("b".to_string(), json!({"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}));
+        tools.insert(
+            "b".to_string(),
+            json!({"name":"b","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}),
+        );
         tools.insert("a".to_string(), json!({"name":"a","inputSchema":{"type":"object"}}));
         lock.servers.insert(
             "srv".into(),
@@ -687,8 +795,14 @@ mod tests {
             (r#"{"lockfileVersion": 1, "servers": {"a": 3}}"#, "server `a` is not an object"),
             (r#"{"lockfileVersion": 1, "servers": {"a": 3.5e2}}"#, "server `a` is not an object"),
             (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": 7}}}"#, "server `a`: `tools` is not an object"),
-            (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {"t": [1]}}}}"#, "server `a`, tool `t` is not an object"),
-            (r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {}, "instructions": 1}}}"#, "`instructions` is not a string"),
+            (
+                r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {"t": [1]}}}}"#,
+                "server `a`, tool `t` is not an object",
+            ),
+            (
+                r#"{"lockfileVersion": 1, "servers": {"a": {"tools": {}, "instructions": 1}}}"#,
+                "`instructions` is not a string",
+            ),
             // The version is judged before the shape: a newer lock may be shaped differently.
             (r#"{"lockfileVersion": 2, "servers": 5}"#, "upgrade mcp-pin"),
         ];
@@ -708,7 +822,10 @@ mod tests {
         let mut lock = sample();
         let entry = lock.servers.get_mut("srv").unwrap();
         for i in 0..400 {
-            entry.surface.tools.insert(format!("t{i}"), json!({"name": format!("t{i}"), "description": "x".repeat(4000)}));
+            entry
+                .surface
+                .tools
+                .insert(format!("t{i}"), json!({"name": format!("t{i}"), "description": "x".repeat(4000)}));
         }
         let p = dir.path().join("mcp.lock");
         lock.write(&p).unwrap();
@@ -728,7 +845,12 @@ mod tests {
     #[test]
     fn pending_entries_parse_only_the_tools_that_changed() {
         let mut lock = sample();
-        lock.servers.get_mut("srv").unwrap().surface.tools.insert("n".into(), serde_json::from_str(r#"{"name":"n","inputSchema":{"maximum":1e3}}"#).unwrap());
+        lock.servers
+            .get_mut("srv")
+            .unwrap()
+            .surface
+            .tools
+            .insert("n".into(), serde_json::from_str(r#"{"name":"n","inputSchema":{"maximum":1e3}}"#).unwrap());
         let text = lock.to_text();
         let scanned = ScannedLock::scan(&text, Path::new("mcp.lock")).unwrap();
         let pending = scanned.pending(&|s| s == "srv").unwrap();

@@ -64,8 +64,8 @@ pub static RULES: &[RuleInfo] = &[
     r("tool-added", L, T, "a tool appears",
       "New capability. Nothing that worked before changes meaning; review it, but the gate passes.",
       r#"tools: [search]"#, r#"tools: [search, delete_all]"#),
-    r("tool-removed", L, T, "a tool disappears",
-      "Calls to a tool that is gone fail with an unknown-tool error: somebody sees it.",
+    r("tool-removed", S, T, "a tool disappears (or every tool: one line)",
+      "The model reads tools/list as the list of what it can do: it never calls a tool it is not shown, gets no error, and answers without it (only a caller that hard-coded the name sees an error). Same reasoning as enum-value-removed. A server that lists no tools at all where it had some (usually a start-up or authentication failure) is reported in one line.",
       r#"tools: [search, fetch]"#, r#"tools: [search]"#),
     r("tool-renamed", L, T, "a tool disappears and another appears with the same or nearly the same definition (or the same name respelled)",
       "Calls to the old name fail with an error. Reported once, with any difference between the two definitions diffed as usual.",
@@ -354,7 +354,9 @@ pub fn rules_markdown() -> String {
     let mut s = String::new();
     s.push_str("<!-- Generated from src/rules.rs by `UPDATE_DOCS=1 cargo test --test diff_cases`. Do not edit. -->\n");
     s.push_str("# mcp-pin rules\n\n");
-    s.push_str("Every change mcp-pin reports carries one rule id and one class. **silent** fails the gate by default, ");
+    s.push_str(
+        "Every change mcp-pin reports carries one rule id and one class. **silent** fails the gate by default, ",
+    );
     s.push_str("**loud** is reported and passes, **cosmetic** is shown only with `--verbose`. Move a rule to another ");
     s.push_str("class in `mcp-pin.toml` under `[rules]`; `mcp-pin explain RULE` prints one entry.\n\n");
     for (surface, title) in [
@@ -545,10 +547,18 @@ mod tests {
         }
         // Direction table of RULES.md.
         for (id, c) in [
-            ("output-property-removed", S), ("output-required-removed", S), ("output-type-widened", S),
-            ("output-enum-value-added", S), ("output-constraint-loosened", S), ("output-property-added", L),
-            ("output-required-added", L), ("output-type-narrowed", L), ("output-enum-value-removed", L),
-            ("output-constraint-tightened", L), ("output-schema-removed", S), ("output-schema-added", L),
+            ("output-property-removed", S),
+            ("output-required-removed", S),
+            ("output-type-widened", S),
+            ("output-enum-value-added", S),
+            ("output-constraint-loosened", S),
+            ("output-property-added", L),
+            ("output-required-added", L),
+            ("output-type-narrowed", L),
+            ("output-enum-value-removed", L),
+            ("output-constraint-tightened", L),
+            ("output-schema-removed", S),
+            ("output-schema-added", L),
         ] {
             assert_eq!(lookup(id).unwrap().class, c, "{id}");
         }

@@ -17,7 +17,9 @@ use std::process::{Command, Output};
 
 use mcp_pin::change::{Change, Class};
 use mcp_pin::report::human::Style;
-use mcp_pin::report::{self, FailOn, Format, Probe, ProbeKind, ProbeOutcome, LazyText, RenderContext, Report, ServerReport};
+use mcp_pin::report::{
+    self, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport,
+};
 use serde_json::{json, Value};
 
 fn repo() -> &'static Path {
@@ -180,9 +182,9 @@ exit {code}
     script
 }
 
-
 fn assert_valid_sarif(v: &Value) {
-    let errors: Vec<String> = sarif_schema().iter_errors(v).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> =
+        sarif_schema().iter_errors(v).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "SARIF does not validate:\n{}", errors.join("\n"));
 }
 
@@ -251,12 +253,16 @@ fn run_sh_sets_outputs_summary_annotations_and_sarif_and_exits_with_checks_code(
 
         let stdout = String::from_utf8_lossy(&out.stdout);
         // search is on line 11 of LOCK, fetch on line 8.
-        assert!(stdout.contains("::error file=mcp.lock,line=11,title=mcp-pin%3A required-removed (search)::"), "{stdout}");
+        assert!(
+            stdout.contains("::error file=mcp.lock,line=11,title=mcp-pin%3A required-removed (search)::"),
+            "{stdout}"
+        );
         assert!(stdout.contains("::error file=mcp.lock,line=8,title=mcp-pin%3A call-failed (fetch)::"), "{stdout}");
         assert!(stdout.contains("FAIL: 1 silent, 1 loud"), "the human report is in the log: {stdout}");
 
         let sarif: Value =
-            serde_json::from_str(&std::fs::read_to_string(r.workspace().join("sub/reports/mcp-pin.sarif")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(r.workspace().join("sub/reports/mcp-pin.sarif")).unwrap())
+                .unwrap();
         assert_valid_sarif(&sarif);
     }
 }
@@ -294,7 +300,8 @@ fn run_sh_without_a_report_is_an_error_with_outputs() {
     let bin = stand_in(&r, None, 2);
     let out = r.run("run.sh", &[("MCP_PIN", bin.to_str().unwrap())]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("::error title=mcp-pin::mcp-pin check exited with code 2 and wrote no report"));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("::error title=mcp-pin::mcp-pin check exited with code 2 and wrote no report"));
     assert_eq!(r.outputs()["verdict"], "error");
     let missing = r.run("run.sh", &[("MCP_PIN", bin.to_str().unwrap()), ("INPUT_WORKING_DIRECTORY", "nope")]);
     assert_eq!(missing.status.code(), Some(2));
@@ -308,7 +315,8 @@ fn run_sh_server_error_makes_the_verdict_error() {
     let out = r.run("run.sh", &[("MCP_PIN", bin.to_str().unwrap())]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert_eq!(r.outputs()["verdict"], "error");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("::error file=mcp.lock,line=5,title=mcp-pin%3A server-error (server docs)::"));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("::error file=mcp.lock,line=5,title=mcp-pin%3A server-error (server docs)::"));
 }
 
 fn have(cmd: &str) -> bool {
@@ -339,7 +347,11 @@ fn install_sh_takes_a_checksummed_release_binary_or_falls_back_to_source() {
     std::fs::create_dir_all(&v).unwrap();
     let asset = v.join("mcp-pin-x86_64-unknown-linux-gnu");
     std::fs::write(&asset, "#!/bin/sh\necho mcp-pin 1.2.3\n").unwrap();
-    std::fs::write(v.join("mcp-pin-x86_64-unknown-linux-gnu.sha256"), format!("{}  mcp-pin-x86_64-unknown-linux-gnu\n", sha256(&asset))).unwrap();
+    std::fs::write(
+        v.join("mcp-pin-x86_64-unknown-linux-gnu.sha256"),
+        format!("{}  mcp-pin-x86_64-unknown-linux-gnu\n", sha256(&asset)),
+    )
+    .unwrap();
     let base = format!("file://{}", releases.path().display());
     let r = Runner::new();
     let out = r.run("install.sh", &[("INPUT_VERSION", "1.2.3"), ("MCP_PIN_DOWNLOAD_BASE", &base)]);
@@ -356,7 +368,11 @@ fn install_sh_takes_a_checksummed_release_binary_or_falls_back_to_source() {
     let out = r.run("install.sh", &[("ACTION_REF", "v1.2.3"), ("MCP_PIN_DOWNLOAD_BASE", &base)]);
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(r.outputs()["method"], "source");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("::warning title=mcp-pin::checksum mismatch"), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("::warning title=mcp-pin::checksum mismatch"),
+        "{}",
+        show(&out)
+    );
     assert_eq!(r.read("env"), "");
 
     // From a branch: build from source. An unknown platform: build from source.
@@ -364,7 +380,8 @@ fn install_sh_takes_a_checksummed_release_binary_or_falls_back_to_source() {
     let out = r.run("install.sh", &[("ACTION_REF", "main")]);
     assert_eq!(r.outputs()["method"], "source", "{}", show(&out));
     let r = Runner::new();
-    let out = r.run("install.sh", &[("INPUT_VERSION", "1.2.3"), ("RUNNER_OS", "Plan9"), ("MCP_PIN_DOWNLOAD_BASE", &base)]);
+    let out =
+        r.run("install.sh", &[("INPUT_VERSION", "1.2.3"), ("RUNNER_OS", "Plan9"), ("MCP_PIN_DOWNLOAD_BASE", &base)]);
     assert_eq!(r.outputs()["method"], "source", "{}", show(&out));
     // A missing release: build from source.
     let r = Runner::new();
@@ -420,7 +437,8 @@ fn run_sh_end_to_end_with_the_fixture_server() {
     let line = mcp_pin::lockfile::line_of(&lock, "docs", Some("search")).unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains(&format!("::error file={sub}/mcp.lock,line={line},title=mcp-pin%3A required-removed (search)::")),
+        stdout
+            .contains(&format!("::error file={sub}/mcp.lock,line={line},title=mcp-pin%3A required-removed (search)::")),
         "the lockfile is named from the workspace root: {stdout}"
     );
     let sarif: Value = serde_json::from_str(&p.read("mcp-pin.sarif")).unwrap();

@@ -78,7 +78,10 @@ fn dropped_required_entry_fails_the_gate_naming_server_tool_property() {
     assert_eq!(report["verdict"], "fail");
     let c = changes(&report);
     assert!(
-        c.iter().any(|(srv, tool, rule, ptr)| srv == "cat" && tool == "search" && rule == "required-removed" && ptr.contains("status")),
+        c.iter().any(|(srv, tool, rule, ptr)| srv == "cat"
+            && tool == "search"
+            && rule == "required-removed"
+            && ptr.contains("status")),
         "{c:?}"
     );
     // The human report names server, tool and property too.
@@ -188,10 +191,10 @@ fn diff_of_two_lockfiles_uses_the_same_engine() {
     let out = p.run(&["diff", "old.lock", "mcp.lock", "--format", "json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(changes(&report).iter().any(|c| c.1 == "fetch" && c.2 == "tool-removed"), "{report:#}");
-    // tool-removed is loud: the default gate passes, --fail-on loud fails.
-    assert_eq!(out.status.code(), Some(0));
-    let out = p.run(&["diff", "old.lock", "mcp.lock", "--fail-on", "loud"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // tool-removed is silent (RULES.md): the default gate fails; a config may move it back to loud.
+    assert_eq!(out.status.code(), Some(1));
+    let out = p.run(&["diff", "old.lock", "mcp.lock", "--fail-on", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
 #[test]
@@ -242,7 +245,11 @@ fn policy_overrides_and_ignores_apply_and_expire() {
     p.write("mcp-pin.toml", &format!("{base}\n[rules]\ndescription-changed = \"loud\"\n"));
     let (code, report) = p.check_json(&["--no-probe"]);
     assert_eq!(code, 0, "{report:#}");
-    assert!(report["servers"][0]["changes"].as_array().unwrap().iter().any(|c| c["rule"] == "description-changed" && c["class"] == "loud"));
+    assert!(report["servers"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["rule"] == "description-changed" && c["class"] == "loud"));
     // An ignore with a reason silences it; after its date it stops applying and check says so.
     let ignore = "\n[[ignore]]\nrule = \"description-changed\"\nserver = \"cat\"\ntool = \"fetch\"\nreason = \"vendor rewrites descriptions\"\nuntil = \"2026-12-31\"\n";
     p.write("mcp-pin.toml", &format!("{base}{ignore}"));
@@ -328,7 +335,18 @@ fn shards_cover_every_server_once_and_merge_into_one_report() {
     let mut names = vec![];
     for k in 1..=2 {
         let shard = format!("{k}/2");
-        let out = p.run(&["check", "--no-probe", "--fail-on", "never", "--shard", &shard, "--output", &format!("r{k}.json"), "--format", "json"]);
+        let out = p.run(&[
+            "check",
+            "--no-probe",
+            "--fail-on",
+            "never",
+            "--shard",
+            &shard,
+            "--output",
+            &format!("r{k}.json"),
+            "--format",
+            "json",
+        ]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
         let r: Value = serde_json::from_str(&p.read(&format!("r{k}.json"))).unwrap();
         names.extend(r["servers"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()));
@@ -361,7 +379,10 @@ fn lock_accepts_one_tool_non_interactively() {
     let out = p.run(&["lock", "--no-probe", "--server", "cat", "--tool", "fetch"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.contains("description-changed") && !printed.contains("required-removed"), "prints only what it accepts: {printed}");
+    assert!(
+        printed.contains("description-changed") && !printed.contains("required-removed"),
+        "prints only what it accepts: {printed}"
+    );
     let (code, report) = p.check_json(&["--no-probe"]);
     assert_eq!(code, 1);
     let c = changes(&report);

@@ -10,8 +10,9 @@ const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d4f60";
 
 fn env(name: &str) -> Option<String> {
     match name {
-        "WEATHER_KEY" | "MCP_TOKEN" | "GITHUB_PAT" | "LINEAR_TOKEN" | "WEATHER_API_KEY"
-        | "URL_TOKEN" => Some(CANARY.to_string()),
+        "WEATHER_KEY" | "MCP_TOKEN" | "GITHUB_PAT" | "LINEAR_TOKEN" | "WEATHER_API_KEY" | "URL_TOKEN" => {
+            Some(CANARY.to_string())
+        }
         "MCP_PIN_INPUT_PERPLEXITY_KEY" => Some(CANARY.to_string()),
         "HOME_FOR_TEST" => Some("/home/tester".into()),
         "HOME" => Some("/home/tester".into()),
@@ -40,17 +41,9 @@ fn load_toml(text: &str) -> Result<Config, ConfigError> {
 fn err_line(text: &str) -> (usize, String) {
     let e = load_toml(text).expect_err("expected an error");
     let msg = e.to_string();
-    assert!(
-        msg.contains("mcp-pin.toml"),
-        "error must name the file: {msg}"
-    );
-    let line = e
-        .line()
-        .unwrap_or_else(|| panic!("error has no line: {msg}"));
-    assert!(
-        msg.contains(&format!("mcp-pin.toml:{line}:")),
-        "message shows the line: {msg}"
-    );
+    assert!(msg.contains("mcp-pin.toml"), "error must name the file: {msg}");
+    let line = e.line().unwrap_or_else(|| panic!("error has no line: {msg}"));
+    assert!(msg.contains(&format!("mcp-pin.toml:{line}:")), "message shows the line: {msg}");
     (line, msg)
 }
 
@@ -86,10 +79,7 @@ fn toml_fixture_loads_with_everything() {
     let c = loaded.config;
     assert_eq!(c.path.as_deref(), Some(path.as_path()));
     assert_eq!(c.dir, fixtures().join("toml"));
-    assert_eq!(
-        c.servers.keys().collect::<Vec<_>>(),
-        ["local", "remote", "weather"]
-    );
+    assert_eq!(c.servers.keys().collect::<Vec<_>>(), ["local", "remote", "weather"]);
 
     let w = &c.servers["weather"];
     assert_eq!(w.timeout, Duration::from_millis(500));
@@ -98,42 +88,24 @@ fn toml_fixture_loads_with_everything() {
     let s = stdio(&c, "weather");
     assert_eq!(s.command, "node", "bare command names stay for PATH lookup");
     assert_eq!(s.command_template, "node");
-    assert_eq!(
-        s.args,
-        ["build/index.js", "--key-file", "/etc/keys/weather"]
-    );
-    assert_eq!(
-        s.args_template,
-        [
-            "build/index.js",
-            "--key-file",
-            "${KEYS_DIR:-/etc/keys}/weather"
-        ]
-    );
+    assert_eq!(s.args, ["build/index.js", "--key-file", "/etc/keys/weather"]);
+    assert_eq!(s.args_template, ["build/index.js", "--key-file", "${KEYS_DIR:-/etc/keys}/weather"]);
     assert_eq!(s.env["API_KEY"], CANARY);
     assert_eq!(s.env["MODE"], "prod$1", "$$ escapes a $");
-    assert_eq!(
-        s.cwd.as_deref(),
-        Some(fixtures().join("toml/servers/weather").as_path())
-    );
+    assert_eq!(s.cwd.as_deref(), Some(fixtures().join("toml/servers/weather").as_path()));
     assert_eq!(s.cwd_template.as_deref(), Some("servers/weather"));
 
     let f = &w.tools["forecast"];
     assert_eq!(
         f.args,
-        Some(
-            json!({"city": "Oslo", "days": 3, "opts": {"metric": true, "ratio": 0.5}, "tags": ["a", "b"]})
-        )
+        Some(json!({"city": "Oslo", "days": 3, "opts": {"metric": true, "ratio": 0.5}, "tags": ["a", "b"]}))
     );
     assert_eq!(f.probe, Some(ProbePolicy::None));
     assert_eq!(w.tools["alerts"].probe, Some(ProbePolicy::ReadOnly));
     assert_eq!(w.tools["alerts"].args, None);
 
     let l = stdio(&c, "local");
-    assert_eq!(
-        l.command,
-        fixtures().join("toml/bin/server").to_string_lossy()
-    );
+    assert_eq!(l.command, fixtures().join("toml/bin/server").to_string_lossy());
     assert_eq!(l.command_template, "./bin/server");
     assert_eq!(c.servers["local"].timeout, config::DEFAULT_TIMEOUT);
     assert_eq!(c.servers["local"].probe, ProbePolicy::ReadOnly);
@@ -141,16 +113,10 @@ fn toml_fixture_loads_with_everything() {
 
     let r = http(&c, "remote");
     assert_eq!(r.url, format!("https://mcp.example.com/mcp?token={CANARY}"));
-    assert_eq!(
-        r.url_template,
-        "https://mcp.example.com/mcp?token=${URL_TOKEN}"
-    );
+    assert_eq!(r.url_template, "https://mcp.example.com/mcp?token=${URL_TOKEN}");
     assert_eq!(r.headers["Authorization"], format!("Bearer {CANARY}"));
     assert_eq!(c.servers["remote"].timeout, Duration::from_secs(120));
-    assert!(c.servers["remote"]
-        .secrets()
-        .iter()
-        .any(|s| s.contains(CANARY)));
+    assert!(c.servers["remote"].secrets().iter().any(|s| s.contains(CANARY)));
 }
 
 #[test]
@@ -186,16 +152,7 @@ headers = { "X-Key" = "${MCP_TOKEN}" }
     .unwrap();
     let a = stdio(&c, "a");
     assert_eq!(a.command, "/home/tester/bin/srv");
-    assert_eq!(
-        a.args,
-        [
-            format!("--k={CANARY}"),
-            "${literal}".into(),
-            "fallback".into(),
-            "e".into(),
-            "xy".into()
-        ]
-    );
+    assert_eq!(a.args, [format!("--k={CANARY}"), "${literal}".into(), "fallback".into(), "e".into(), "xy".into()]);
     assert_eq!(a.cwd.as_deref(), Some(Path::new("/home/tester")));
     assert_eq!(http(&c, "b").url, "https://h.example/mcp");
     assert_eq!(http(&c, "b").headers["X-Key"], CANARY);
@@ -203,10 +160,7 @@ headers = { "X-Key" = "${MCP_TOKEN}" }
 
 #[test]
 fn toml_missing_var_names_server_file_and_variable() {
-    let e = load_toml(
-        "[servers.weather]\ncommand = \"node\"\nenv = { KEY = \"${NOT_SET_ANYWHERE}\" }\n",
-    )
-    .unwrap_err();
+    let e = load_toml("[servers.weather]\ncommand = \"node\"\nenv = { KEY = \"${NOT_SET_ANYWHERE}\" }\n").unwrap_err();
     match &e {
         ConfigError::MissingVar { path, server, var } => {
             assert!(path.ends_with("mcp-pin.toml"));
@@ -216,24 +170,12 @@ fn toml_missing_var_names_server_file_and_variable() {
         other => panic!("{other:?}"),
     }
     let msg = e.to_string();
-    assert!(
-        msg.contains("mcp-pin.toml") && msg.contains("weather") && msg.contains("NOT_SET_ANYWHERE"),
-        "{msg}"
-    );
+    assert!(msg.contains("mcp-pin.toml") && msg.contains("weather") && msg.contains("NOT_SET_ANYWHERE"), "{msg}");
     for (field, text) in [
-        (
-            "header",
-            "[servers.r]\nurl = \"https://x/mcp\"\nheaders = { A = \"${NOT_SET_H}\" }\n",
-        ),
+        ("header", "[servers.r]\nurl = \"https://x/mcp\"\nheaders = { A = \"${NOT_SET_H}\" }\n"),
         ("url", "[servers.r]\nurl = \"https://x/${NOT_SET_H}\"\n"),
-        (
-            "args",
-            "[servers.r]\ncommand = \"x\"\nargs = [\"${NOT_SET_H}\"]\n",
-        ),
-        (
-            "cwd",
-            "[servers.r]\ncommand = \"x\"\ncwd = \"${NOT_SET_H}\"\n",
-        ),
+        ("args", "[servers.r]\ncommand = \"x\"\nargs = [\"${NOT_SET_H}\"]\n"),
+        ("cwd", "[servers.r]\ncommand = \"x\"\ncwd = \"${NOT_SET_H}\"\n"),
         ("command", "[servers.r]\ncommand = \"${NOT_SET_H}\"\n"),
     ] {
         assert!(
@@ -249,11 +191,7 @@ fn toml_load_uses_process_environment() {
     std::env::set_var("MCP_PIN_CONFIG_TEST_PROCESS_ENV", "from-process");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcp-pin.toml");
-    std::fs::write(
-        &path,
-        "[servers.a]\ncommand = \"x\"\nargs = [\"${MCP_PIN_CONFIG_TEST_PROCESS_ENV}\"]\n",
-    )
-    .unwrap();
+    std::fs::write(&path, "[servers.a]\ncommand = \"x\"\nargs = [\"${MCP_PIN_CONFIG_TEST_PROCESS_ENV}\"]\n").unwrap();
     let c = Config::load(&path).unwrap();
     assert_eq!(stdio(&c, "a").args, ["from-process"]);
 }
@@ -262,11 +200,7 @@ fn toml_load_uses_process_environment() {
 fn toml_template_mode_never_fails_on_missing_vars() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcp-pin.toml");
-    std::fs::write(
-        &path,
-        "[servers.a]\ncommand = \"x\"\nenv = { K = \"${NOT_SET_T}\" }\n",
-    )
-    .unwrap();
+    std::fs::write(&path, "[servers.a]\ncommand = \"x\"\nenv = { K = \"${NOT_SET_T}\" }\n").unwrap();
     let l = Config::load_unresolved(&path).unwrap();
     assert_eq!(stdio(&l.config, "a").env["K"], "${NOT_SET_T}");
 }
@@ -289,13 +223,9 @@ fn err_toml_syntax() {
 
 #[test]
 fn err_unknown_top_level_key_with_hint() {
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n\n[rule]\ndescription-changed = \"loud\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[rule]\ndescription-changed = \"loud\"\n");
     assert_eq!(line, 4, "{msg}");
-    assert!(
-        msg.contains("unknown key `rule`") && msg.contains("did you mean `rules`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("unknown key `rule`") && msg.contains("did you mean `rules`?"), "{msg}");
     let (line, msg) = err_line("[server.a]\ncommand = \"x\"\n");
     assert_eq!(line, 1, "{msg}");
     assert!(msg.contains("did you mean `servers`?"), "{msg}");
@@ -305,28 +235,18 @@ fn err_unknown_top_level_key_with_hint() {
 fn err_unknown_server_key_with_hint() {
     let (line, msg) = err_line("[servers.weather]\ncommand = \"node\"\narg = [\"x\"]\n");
     assert_eq!(line, 3);
-    assert!(
-        msg.contains("unknown key `arg` in [servers.weather]; did you mean `args`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("unknown key `arg` in [servers.weather]; did you mean `args`?"), "{msg}");
     assert!(msg.contains(":3:1:"), "column: {msg}");
-    let (line, msg) =
-        err_line("[servers.weather]\ncommand = \"node\"\n\nclient_capability = [\"roots\"]\n");
+    let (line, msg) = err_line("[servers.weather]\ncommand = \"node\"\n\nclient_capability = [\"roots\"]\n");
     assert_eq!(line, 4);
     assert!(msg.contains("did you mean `client_capabilities`?"), "{msg}");
     let (line, msg) = err_line("[servers.weather]\ncommand = \"node\"\nenv = {}\nzzzzzz = 1\n");
     assert_eq!(line, 4);
-    assert!(
-        msg.contains("expected one of: command, args"),
-        "no near miss lists the keys: {msg}"
-    );
+    assert!(msg.contains("expected one of: command, args"), "no near miss lists the keys: {msg}");
     // Inline-table key, with a column.
     let (line, msg) = err_line("[servers]\nweather = { command = \"node\", timout = \"3s\" }\n");
     assert_eq!(line, 2);
-    assert!(
-        msg.contains(":2:31:") && msg.contains("did you mean `timeout`?"),
-        "{msg}"
-    );
+    assert!(msg.contains(":2:31:") && msg.contains("did you mean `timeout`?"), "{msg}");
 }
 
 #[test]
@@ -338,40 +258,27 @@ fn err_type_key_explained() {
 
 #[test]
 fn err_unknown_tool_key_with_hint() {
-    let (line, msg) = err_line(
-        "[servers.w]\ncommand = \"n\"\n\n[servers.w.tools.forecast]\nargz = { city = \"Oslo\" }\n",
-    );
+    let (line, msg) =
+        err_line("[servers.w]\ncommand = \"n\"\n\n[servers.w.tools.forecast]\nargz = { city = \"Oslo\" }\n");
     assert_eq!(line, 5);
-    assert!(
-        msg.contains("[servers.w.tools.forecast]") && msg.contains("did you mean `args`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("[servers.w.tools.forecast]") && msg.contains("did you mean `args`?"), "{msg}");
 }
 
 #[test]
 fn err_command_and_url_both_or_neither() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nurl = \"https://x/mcp\"\n");
     assert_eq!(line, 3);
-    assert!(
-        msg.contains("both `command`") && msg.contains("`a`"),
-        "{msg}"
-    );
+    assert!(msg.contains("both `command`") && msg.contains("`a`"), "{msg}");
     let (line, msg) = err_line("# c\n\n[servers.a]\ntimeout = \"3s\"\n");
     assert_eq!(line, 3, "{msg}");
-    assert!(
-        msg.contains("needs `command`") && msg.contains("`url`"),
-        "{msg}"
-    );
+    assert!(msg.contains("needs `command`") && msg.contains("`url`"), "{msg}");
 }
 
 #[test]
 fn err_transport_specific_keys() {
     let (line, msg) = err_line("[servers.a]\nurl = \"https://x/mcp\"\nenv = { A = \"b\" }\n");
     assert_eq!(line, 3);
-    assert!(
-        msg.contains("`env` is for stdio servers") && msg.contains("headers"),
-        "{msg}"
-    );
+    assert!(msg.contains("`env` is for stdio servers") && msg.contains("headers"), "{msg}");
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n");
     assert_eq!(line, 3);
     assert!(msg.contains("`headers` is for HTTP servers"), "{msg}");
@@ -381,10 +288,7 @@ fn err_transport_specific_keys() {
 fn err_bad_timeout() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\ntimeout = \"30\"\n");
     assert_eq!(line, 3);
-    assert!(
-        msg.contains("invalid `timeout` \"30\"") && msg.contains("\"30s\""),
-        "{msg}"
-    );
+    assert!(msg.contains("invalid `timeout` \"30\"") && msg.contains("\"30s\""), "{msg}");
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\ntimeout = 30\n");
     assert_eq!(line, 4);
     assert!(msg.contains("\"30s\""), "{msg}");
@@ -396,27 +300,28 @@ fn err_bad_timeout() {
 fn err_bad_probe() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nprobe = \"readonly\"\n");
     assert_eq!(line, 3);
-    assert!(msg.contains("invalid `probe` \"readonly\": expected \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"), "{msg}");
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nprobe = \"sometimes\"\n");
-    assert_eq!(line, 4);
     assert!(
-        msg.contains("tool `t`") && msg.contains("\"read-only\", \"all\" or \"none\""),
+        msg.contains(
+            "invalid `probe` \"readonly\": expected \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"
+        ),
         "{msg}"
     );
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nprobe = \"sometimes\"\n");
+    assert_eq!(line, 4);
+    assert!(msg.contains("tool `t`") && msg.contains("\"read-only\", \"all\" or \"none\""), "{msg}");
 }
 
 #[test]
 fn err_bad_client_capability() {
-    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nclient_capabilities = [\n  \"roots\",\n  \"sampeling\",\n]\n");
+    let (line, msg) =
+        err_line("[servers.a]\ncommand = \"x\"\nclient_capabilities = [\n  \"roots\",\n  \"sampeling\",\n]\n");
     assert_eq!(line, 5);
     assert!(msg.contains("unknown client capability `sampeling`: expected one of: elicitation, roots, sampling; did you mean `sampling`?"), "{msg}");
 }
 
 #[test]
 fn err_bad_server_name() {
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n[servers.\"my server\"]\ncommand = \"x\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n[servers.\"my server\"]\ncommand = \"x\"\n");
     assert_eq!(line, 3);
     assert!(msg.contains("invalid server name `my server`"), "{msg}");
 }
@@ -433,18 +338,14 @@ fn err_no_servers() {
 fn err_wrong_types() {
     let (line, msg) = err_line("[servers.a]\ncommand = [\"x\"]\n");
     assert_eq!(line, 2);
-    assert!(
-        msg.contains("`command` must be a string, found an array"),
-        "{msg}"
-    );
+    assert!(msg.contains("`command` must be a string, found an array"), "{msg}");
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nargs = [\"a\", 3]\n");
     assert_eq!(line, 3);
     assert!(msg.contains("array of strings"), "{msg}");
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nenv = { A = 1 }\n");
     assert_eq!(line, 3);
     assert!(msg.contains("`env.A` must be a string"), "{msg}");
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nargs = \"city=Oslo\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n[servers.a.tools.t]\nargs = \"city=Oslo\"\n");
     assert_eq!(line, 4);
     assert!(msg.contains("must be a table"), "{msg}");
     let (line, msg) = err_line("[servers.a]\nurl = \"ftp://x/mcp\"\n");
@@ -456,16 +357,12 @@ fn err_wrong_types() {
 fn err_bad_variable_syntax() {
     let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\nargs = [\"${UNCLOSED\"]\n");
     assert_eq!(line, 3);
-    assert!(
-        msg.contains("unterminated") && msg.contains("`$$`"),
-        "{msg}"
-    );
+    assert!(msg.contains("unterminated") && msg.contains("`$$`"), "{msg}");
 }
 
 #[test]
 fn err_unknown_rule_id_in_rules_and_ignore() {
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n\n[rules]\nno-such-rule = \"loud\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[rules]\nno-such-rule = \"loud\"\n");
     assert_eq!(line, 5);
     assert!(msg.contains("unknown rule id `no-such-rule`"), "{msg}");
     let (line, msg) =
@@ -483,13 +380,9 @@ fn err_ignore_needs_rule() {
 
 #[test]
 fn err_ignore_unknown_key() {
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"x\"\nreasn = \"r\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"x\"\nreasn = \"r\"\n");
     assert_eq!(line, 6);
-    assert!(
-        msg.contains("[[ignore]]") && msg.contains("did you mean `reason`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("[[ignore]]") && msg.contains("did you mean `reason`?"), "{msg}");
 }
 
 #[test]
@@ -571,10 +464,12 @@ fn err_bad_class_in_rules() {
     if !rules_table_ready() {
         return;
     }
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n\n[rules]\ndescription-changed = \"laud\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[rules]\ndescription-changed = \"laud\"\n");
     assert_eq!(line, 5);
-    assert!(msg.contains("invalid class \"laud\": expected \"silent\", \"loud\" or \"cosmetic\"; did you mean `loud`?"), "{msg}");
+    assert!(
+        msg.contains("invalid class \"laud\": expected \"silent\", \"loud\" or \"cosmetic\"; did you mean `loud`?"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -582,8 +477,7 @@ fn err_rule_id_near_miss_hint() {
     if !rules_table_ready() {
         return;
     }
-    let (_, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n[rules]\ndescription-change = \"loud\"\n");
+    let (_, msg) = err_line("[servers.a]\ncommand = \"x\"\n[rules]\ndescription-change = \"loud\"\n");
     assert!(msg.contains("did you mean `description-changed`?"), "{msg}");
 }
 
@@ -592,13 +486,10 @@ fn err_ignore_reason_missing_or_empty() {
     if !rules_table_ready() {
         return;
     }
-    let (line, msg) =
-        err_line("[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\n");
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\n");
     assert_eq!(line, 4, "{msg}");
     assert!(msg.contains("needs `reason`"), "{msg}");
-    let (line, msg) = err_line(
-        "[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\nreason = \"  \"\n",
-    );
+    let (line, msg) = err_line("[servers.a]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\nreason = \"  \"\n");
     assert_eq!(line, 6);
     assert!(msg.contains("`reason` is empty"), "{msg}");
 }
@@ -608,23 +499,16 @@ fn err_ignore_bad_until_server_pointer() {
     if !rules_table_ready() {
         return;
     }
-    let base =
-        "[servers.weather]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\nreason = \"r\"\n";
+    let base = "[servers.weather]\ncommand = \"x\"\n\n[[ignore]]\nrule = \"tool-added\"\nreason = \"r\"\n";
     let (line, msg) = err_line(&format!("{base}until = \"2027-02-30\"\n"));
     assert_eq!(line, 7);
-    assert!(
-        msg.contains("`until` \"2027-02-30\" is not a valid date") && msg.contains("YYYY-MM-DD"),
-        "{msg}"
-    );
+    assert!(msg.contains("`until` \"2027-02-30\" is not a valid date") && msg.contains("YYYY-MM-DD"), "{msg}");
     let (line, msg) = err_line(&format!("{base}until = \"31/01/2027\"\n"));
     assert_eq!(line, 7);
     assert!(msg.contains("not a valid date"), "{msg}");
     let (line, msg) = err_line(&format!("{base}server = \"waether\"\n"));
     assert_eq!(line, 7);
-    assert!(
-        msg.contains("not in `[servers]`; did you mean `weather`?"),
-        "{msg}"
-    );
+    assert!(msg.contains("not in `[servers]`; did you mean `weather`?"), "{msg}");
     let (line, msg) = err_line(&format!("{base}pointer = \"inputSchema/x\"\n"));
     assert_eq!(line, 7);
     assert!(msg.contains("JSON pointer"), "{msg}");
@@ -639,16 +523,10 @@ fn assert_no_canary(s: &str) {
 
 #[test]
 fn canary_secret_never_in_debug() {
-    let c = load_file(&fixtures().join("toml/mcp-pin.toml"))
-        .unwrap()
-        .config;
+    let c = load_file(&fixtures().join("toml/mcp-pin.toml")).unwrap().config;
     assert_no_canary(&format!("{c:?}"));
     assert_no_canary(&format!("{c:#?}"));
-    for f in [
-        "claude-code/.mcp.json",
-        "vscode/.vscode/mcp.json",
-        "cursor/.cursor/mcp.json",
-    ] {
+    for f in ["claude-code/.mcp.json", "vscode/.vscode/mcp.json", "cursor/.cursor/mcp.json"] {
         let l = load_file(&fixtures().join(f)).unwrap();
         assert_no_canary(&format!("{l:?}"));
     }
@@ -688,14 +566,10 @@ fn canary_secret_never_in_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(".mcp.json");
     for text in [
-        format!(
-            r#"{{"mcpServers": {{"a": {{"command": "x", "env": {{"K": "{CANARY}", "B": [1]}}}}}}}}"#
-        ),
+        format!(r#"{{"mcpServers": {{"a": {{"command": "x", "env": {{"K": "{CANARY}", "B": [1]}}}}}}}}"#),
         format!(r#"{{"mcpServers": {{"a": {{"type": "sse", "url": "https://h/?t={CANARY}"}}}}}}"#),
         format!(r#"{{"mcpServers": {{"a": {{"url": "ftp://h/?t={CANARY}"}}}}}}"#),
-        format!(
-            r#"{{"mcpServers": {{"a": {{"url": "https://h/", "headers": {{"A": "{CANARY}${{config:x}}"}}}}}}}}"#
-        ),
+        format!(r#"{{"mcpServers": {{"a": {{"url": "https://h/", "headers": {{"A": "{CANARY}${{config:x}}"}}}}}}}}"#),
         format!(r#"{{"mcpServers": {{"a": {{"command": "x", "env": {{"K": "{CANARY}"}}}}, }}"#),
     ] {
         std::fs::write(&path, &text).unwrap();
@@ -715,33 +589,18 @@ fn claude_code_mcp_json() {
     assert!(l.source.contains("Claude Code"), "{}", l.source);
     let c = &l.config;
     assert_eq!(c.dir, fixtures().join("claude-code"));
-    assert_eq!(
-        c.servers.keys().collect::<Vec<_>>(),
-        ["filesystem", "github", "weather"]
-    );
+    assert_eq!(c.servers.keys().collect::<Vec<_>>(), ["filesystem", "github", "weather"]);
     let fs = stdio(c, "filesystem");
     assert_eq!(fs.command, "npx");
-    assert_eq!(
-        fs.args,
-        ["-y", "@modelcontextprotocol/server-filesystem", "."]
-    );
+    assert_eq!(fs.args, ["-y", "@modelcontextprotocol/server-filesystem", "."]);
     assert_eq!(fs.args_template[2], "${PROJECT_ROOT:-.}");
     let w = stdio(c, "weather");
-    assert_eq!(
-        w.command,
-        fixtures()
-            .join("claude-code/bin/weather-server")
-            .to_string_lossy()
-    );
+    assert_eq!(w.command, fixtures().join("claude-code/bin/weather-server").to_string_lossy());
     assert_eq!(w.env["WEATHER_API_KEY"], CANARY);
     let g = http(c, "github");
     assert_eq!(g.url, "https://api.githubcopilot.com/mcp/");
     assert_eq!(g.headers["Authorization"], format!("Bearer {CANARY}"));
-    assert_eq!(
-        c.servers["github"].probe,
-        ProbePolicy::ReadOnly,
-        "defaults apply"
-    );
+    assert_eq!(c.servers["github"].probe, ProbePolicy::ReadOnly, "defaults apply");
     assert_eq!(c.servers["github"].timeout, config::DEFAULT_TIMEOUT);
     assert!(c.rules.is_empty() && c.ignores.is_empty());
 }
@@ -751,19 +610,9 @@ fn claude_desktop_config() {
     let l = load_file(&fixtures().join("claude-desktop/claude_desktop_config.json")).unwrap();
     assert_eq!(l.format, Format::McpServers);
     assert!(l.source.contains("Claude Desktop"), "{}", l.source);
-    assert_eq!(
-        l.config.servers.keys().collect::<Vec<_>>(),
-        ["brave-search", "sqlite"]
-    );
-    assert!(
-        l.warnings.iter().any(|w| w.contains("`old` is disabled")),
-        "{:?}",
-        l.warnings
-    );
-    assert_eq!(
-        stdio(&l.config, "sqlite").args,
-        ["mcp-server-sqlite", "--db-path", "/Users/alice/test.db"]
-    );
+    assert_eq!(l.config.servers.keys().collect::<Vec<_>>(), ["brave-search", "sqlite"]);
+    assert!(l.warnings.iter().any(|w| w.contains("`old` is disabled")), "{:?}", l.warnings);
+    assert_eq!(stdio(&l.config, "sqlite").args, ["mcp-server-sqlite", "--db-path", "/Users/alice/test.db"]);
 }
 
 #[test]
@@ -775,17 +624,11 @@ fn vscode_mcp_json() {
     let ws = fixtures().join("vscode");
     assert_eq!(c.dir, ws, "workspaceFolder is the folder holding .vscode");
     let p = stdio(c, "perplexity");
-    assert_eq!(
-        p.env["PERPLEXITY_API_KEY"], CANARY,
-        "from MCP_PIN_INPUT_PERPLEXITY_KEY"
-    );
+    assert_eq!(p.env["PERPLEXITY_API_KEY"], CANARY, "from MCP_PIN_INPUT_PERPLEXITY_KEY");
     let local = stdio(c, "local");
     assert_eq!(local.command, ws.join("tools/server.py").to_string_lossy());
     assert_eq!(local.command_template, "./tools/server.py");
-    assert_eq!(
-        local.args,
-        ["--root".to_string(), ws.to_string_lossy().into_owned()]
-    );
+    assert_eq!(local.args, ["--root".to_string(), ws.to_string_lossy().into_owned()]);
     assert_eq!(local.env["HOME_DIR"], "/home/tester");
     assert_eq!(local.env["LOG_LEVEL"], "debug");
     assert_eq!(local.env["EXTRA_SECRET"], CANARY, "read from envFile");
@@ -820,11 +663,8 @@ fn vscode_input_missing_is_explained() {
 
 #[test]
 fn vscode_env_file_missing_is_an_error() {
-    let e = load_json(
-        "mcp.json",
-        r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/nope.env"}}}"#,
-    )
-    .unwrap_err();
+    let e = load_json("mcp.json", r#"{"servers": {"a": {"command": "x", "envFile": "${workspaceFolder}/nope.env"}}}"#)
+        .unwrap_err();
     assert!(e.to_string().contains("cannot read `envFile`"), "{e}");
 }
 
@@ -836,18 +676,10 @@ fn cursor_mcp_json() {
     let ws = fixtures().join("cursor");
     assert_eq!(l.config.dir, ws);
     let linear = http(&l.config, "linear");
-    assert_eq!(
-        linear.url, "https://mcp.linear.app/mcp",
-        "url without type is Streamable HTTP"
-    );
+    assert_eq!(linear.url, "https://mcp.linear.app/mcp", "url without type is Streamable HTTP");
     assert_eq!(linear.headers["Authorization"], format!("Bearer {CANARY}"));
     let docs = stdio(&l.config, "docs");
-    assert_eq!(
-        docs.args,
-        [ws.join("scripts/docs_server.py")
-            .to_string_lossy()
-            .into_owned()]
-    );
+    assert_eq!(docs.args, [ws.join("scripts/docs_server.py").to_string_lossy().into_owned()]);
     assert_eq!(docs.env["DOCS_DIR"], ws.join("docs").to_string_lossy());
 }
 
@@ -860,62 +692,30 @@ fn load_json(name: &str, text: &str) -> Result<Loaded, ConfigError> {
 
 #[test]
 fn client_sse_is_refused() {
-    let e = load_json(
-        ".mcp.json",
-        r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#,
-    )
-    .unwrap_err();
+    let e = load_json(".mcp.json", r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#).unwrap_err();
     let msg = e.to_string();
-    assert!(
-        msg.contains("Streamable HTTP only") && msg.contains("`old`") && msg.contains(".mcp.json"),
-        "{msg}"
-    );
-    let e = load_json(
-        "mcp.json",
-        r#"{"servers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#,
-    )
-    .unwrap_err();
+    assert!(msg.contains("Streamable HTTP only") && msg.contains("`old`") && msg.contains(".mcp.json"), "{msg}");
+    let e = load_json("mcp.json", r#"{"servers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#).unwrap_err();
     assert!(e.to_string().contains("Streamable HTTP only"));
 }
 
 #[test]
 fn client_errors() {
     let cases = [
-        (
-            r#"{"mcpServers": {"a": {"command": "x", "url": "https://x"}}}"#,
-            "both `command` and `url`",
-        ),
+        (r#"{"mcpServers": {"a": {"command": "x", "url": "https://x"}}}"#, "both `command` and `url`"),
         (r#"{"mcpServers": {"a": {"args": []}}}"#, "needs `command`"),
-        (
-            r#"{"mcpServers": {"a": {"type": "websocket", "url": "wss://x"}}}"#,
-            "unknown `type`",
-        ),
-        (
-            r#"{"mcpServers": {"a": {"command": "x", "args": "y"}}}"#,
-            "array of strings",
-        ),
-        (
-            r#"{"mcpServers": {"a b": {"command": "x"}}}"#,
-            "invalid server name",
-        ),
-        (
-            r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOT_SET_J}"}}}}"#,
-            "NOT_SET_J",
-        ),
+        (r#"{"mcpServers": {"a": {"type": "websocket", "url": "wss://x"}}}"#, "unknown `type`"),
+        (r#"{"mcpServers": {"a": {"command": "x", "args": "y"}}}"#, "array of strings"),
+        (r#"{"mcpServers": {"a b": {"command": "x"}}}"#, "invalid server name"),
+        (r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOT_SET_J}"}}}}"#, "NOT_SET_J"),
         (r#"{"mcpServers": {}}"#, "no servers"),
         (r#"{"other": 1}"#, "neither `mcpServers`"),
-        (
-            r#"{"servers": {"a": {"command": "${command:pick}"}}}"#,
-            "editor",
-        ),
+        (r#"{"servers": {"a": {"command": "${command:pick}"}}}"#, "editor"),
     ];
     for (text, want) in cases {
         let e = load_json(".mcp.json", text).unwrap_err();
         let msg = e.to_string();
-        assert!(
-            msg.contains(want) && msg.contains(".mcp.json"),
-            "{text}: {msg}"
-        );
+        assert!(msg.contains(want) && msg.contains(".mcp.json"), "{text}: {msg}");
     }
     // Errors about one server point at its entry.
     let e = load_json(
@@ -929,32 +729,22 @@ fn client_errors() {
 
 #[test]
 fn client_json_syntax_error_has_line() {
-    let e = load_json(
-        ".mcp.json",
-        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"\n  }\n",
-    )
-    .unwrap_err();
+    let e = load_json(".mcp.json", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"\n  }\n").unwrap_err();
     assert!(e.line().is_some(), "{e}");
     assert!(e.to_string().contains("invalid JSON"), "{e}");
 }
 
 #[test]
 fn client_unknown_keys_warn_not_fail() {
-    let l = load_json(
-        ".mcp.json",
-        r#"{"mcpServers": {"a": {"command": "x", "autoApprove": ["t"], "fancy": 1}}}"#,
-    )
-    .unwrap();
+    let l =
+        load_json(".mcp.json", r#"{"mcpServers": {"a": {"command": "x", "autoApprove": ["t"], "fancy": 1}}}"#).unwrap();
     assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
 }
 
 #[test]
 fn vscode_settings_json_form() {
-    let l = load_json(
-        "settings.json",
-        r#"{"editor.fontSize": 12, "mcp": {"servers": {"a": {"command": "x"}}}}"#,
-    )
-    .unwrap();
+    let l =
+        load_json("settings.json", r#"{"editor.fontSize": 12, "mcp": {"servers": {"a": {"command": "x"}}}}"#).unwrap();
     assert_eq!(l.format, Format::VsCode);
     assert!(l.config.servers.contains_key("a"));
 }
@@ -997,21 +787,12 @@ fn init_from_client_configs_round_trips() {
     ] {
         let src = fixtures().join(f);
         // Both from a template-mode load (what `mcp-pin init` does) and a resolved one.
-        for loaded in [
-            Config::load_unresolved(&src).unwrap(),
-            load_file(&src).unwrap(),
-        ] {
+        for loaded in [Config::load_unresolved(&src).unwrap(), load_file(&src).unwrap()] {
             let text = config::init_toml(&loaded.config, &src);
             assert_no_canary(&text);
-            assert!(
-                !text.contains("BSAcanary"),
-                "{f}: literal secret copied:\n{text}"
-            );
+            assert!(!text.contains("BSAcanary"), "{f}: literal secret copied:\n{text}");
             assert!(text.contains("probe"), "{f}: commented probe example");
-            assert!(
-                text.contains("[[ignore]]") && text.contains("[rules]"),
-                "{f}"
-            );
+            assert!(text.contains("[[ignore]]") && text.contains("[rules]"), "{f}");
             // The result is a valid mcp-pin.toml with the same servers.
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("mcp-pin.toml");
@@ -1032,25 +813,13 @@ fn init_turns_secrets_into_references() {
     let src = fixtures().join("claude-desktop/claude_desktop_config.json");
     let l = Config::load_unresolved(&src).unwrap();
     let text = config::init_toml(&l.config, &src);
-    assert!(
-        text.contains("BRAVE_API_KEY = \"${BRAVE_API_KEY}\""),
-        "{text}"
-    );
+    assert!(text.contains("BRAVE_API_KEY = \"${BRAVE_API_KEY}\""), "{text}");
     let src = fixtures().join("vscode/.vscode/mcp.json");
     let l = Config::load_unresolved(&src).unwrap();
     let text = config::init_toml(&l.config, &src);
     assert!(text.contains("${MCP_PIN_INPUT_PERPLEXITY_KEY}"), "{text}");
     assert!(text.contains("Bearer ${MCP_TOKEN}"), "{text}");
-    assert!(
-        text.contains("LOG_LEVEL = \"debug\""),
-        "non-secrets are kept, env wins over envFile: {text}"
-    );
-    assert!(
-        text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""),
-        "envFile entries by name: {text}"
-    );
-    assert!(
-        text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"),
-        "names the source"
-    );
+    assert!(text.contains("LOG_LEVEL = \"debug\""), "non-secrets are kept, env wins over envFile: {text}");
+    assert!(text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""), "envFile entries by name: {text}");
+    assert!(text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"), "names the source");
 }

@@ -86,13 +86,20 @@ fn corpus() {
         got.sort();
         let want = expected_keys(&c.expected);
         if got != want {
-            let detail: Vec<String> =
-                changes.iter().map(|x| format!("    {} {} {:?} {}  | {}", x.rule, x.class, x.tool, x.pointer, x.message)).collect();
+            let detail: Vec<String> = changes
+                .iter()
+                .map(|x| format!("    {} {} {:?} {}  | {}", x.rule, x.class, x.tool, x.pointer, x.message))
+                .collect();
             failures.push(format!("{}:\n  want {:?}\n  got  {:?}\n{}", c.name, want, got, detail.join("\n")));
         }
         for x in &changes {
             assert!(rules::lookup(&x.rule).is_some(), "{}: rule {} is not in the catalogue", c.name, x.rule);
-            assert!(!x.message.chars().any(is_hidden), "{}: message shows a hidden character raw: {}", c.name, x.message);
+            assert!(
+                !x.message.chars().any(is_hidden),
+                "{}: message shows a hidden character raw: {}",
+                c.name,
+                x.message
+            );
             assert!(!x.message.contains('\n'), "{}: message is not one line: {}", c.name, x.message);
         }
         // deterministic order
@@ -184,10 +191,7 @@ fn messages_golden() {
     let mut stale = Vec::new();
     for c in all_cases() {
         let changes = diff_surfaces(&surface_from_json(&c.before), &surface_from_json(&c.after));
-        let text: String = changes
-            .iter()
-            .map(|x| format!("[{}] {}: {}\n", x.class, x.rule, x.message))
-            .collect();
+        let text: String = changes.iter().map(|x| format!("[{}] {}: {}\n", x.class, x.rule, x.message)).collect();
         let path = cases_dir().join(&c.name).join("messages.txt");
         if update {
             std::fs::write(&path, &text).unwrap();

@@ -39,8 +39,7 @@ fn leaf() -> impl Strategy<Value = Value> {
             }
             Value::Object(m)
         }),
-        proptest::sample::subsequence(WORDS.to_vec(), 1..5)
-            .prop_map(|vals| json!({"type": "string", "enum": vals})),
+        proptest::sample::subsequence(WORDS.to_vec(), 1..5).prop_map(|vals| json!({"type": "string", "enum": vals})),
         Just(json!({"type": "boolean", "default": false})),
         Just(json!({"type": ["number", "null"], "default": 1.5})),
     ]
@@ -49,7 +48,11 @@ fn leaf() -> impl Strategy<Value = Value> {
 fn schema() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
-            (proptest::collection::btree_map(proptest::sample::select(NAMES.to_vec()), inner.clone(), 1..4), any::<u8>(), any::<bool>())
+            (
+                proptest::collection::btree_map(proptest::sample::select(NAMES.to_vec()), inner.clone(), 1..4),
+                any::<u8>(),
+                any::<bool>()
+            )
                 .prop_map(|(props, req_mask, closed)| object(props, req_mask, closed)),
             inner.clone().prop_map(|i| json!({"type": "array", "items": i})),
             (inner.clone(), inner).prop_map(|(a, b)| json!({"anyOf": [a, b]})),
@@ -58,7 +61,8 @@ fn schema() -> impl Strategy<Value = Value> {
 }
 
 fn object(props: BTreeMap<&str, Value>, req_mask: u8, closed: bool) -> Value {
-    let required: Vec<&str> = props.keys().enumerate().filter(|(i, _)| req_mask & (1 << i) != 0).map(|(_, k)| *k).collect();
+    let required: Vec<&str> =
+        props.keys().enumerate().filter(|(i, _)| req_mask & (1 << i) != 0).map(|(_, k)| *k).collect();
     let mut m = Map::new();
     m.insert("type".into(), json!("object"));
     m.insert("properties".into(), Value::Object(props.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
@@ -72,7 +76,12 @@ fn object(props: BTreeMap<&str, Value>, req_mask: u8, closed: bool) -> Value {
 }
 
 fn tool_strategy(name: &'static str) -> impl Strategy<Value = Value> {
-    (proptest::collection::btree_map(proptest::sample::select(NAMES.to_vec()), schema(), 1..5), any::<u8>(), any::<bool>(), proptest::option::of(schema()))
+    (
+        proptest::collection::btree_map(proptest::sample::select(NAMES.to_vec()), schema(), 1..5),
+        any::<u8>(),
+        any::<bool>(),
+        proptest::option::of(schema()),
+    )
         .prop_map(move |(props, mask, ro, out)| {
             let mut t = json!({
                 "name": name,
@@ -88,12 +97,13 @@ fn tool_strategy(name: &'static str) -> impl Strategy<Value = Value> {
 }
 
 fn surface_strategy() -> impl Strategy<Value = Value> {
-    (tool_strategy("search"), tool_strategy("fetch"), proptest::option::of(tool_strategy("write")))
-        .prop_map(|(a, b, c)| {
+    (tool_strategy("search"), tool_strategy("fetch"), proptest::option::of(tool_strategy("write"))).prop_map(
+        |(a, b, c)| {
             let mut tools = vec![a, b];
             tools.extend(c);
             json!({"tools": tools, "instructions": "Use search first.", "serverInfo": {"name": "s", "version": "1"}})
-        })
+        },
+    )
 }
 
 // ---------------------------------------------------------------- metamorphic transforms
@@ -179,8 +189,12 @@ fn inline_refs(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(Value::Array(tools)) = v.get_mut("tools") {
         for t in tools {
-            let Some(schema) = t.get_mut("inputSchema").and_then(Value::as_object_mut) else { continue };
-            let Some(Value::Object(props)) = schema.get("properties").cloned() else { continue };
+            let Some(schema) = t.get_mut("inputSchema").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let Some(Value::Object(props)) = schema.get("properties").cloned() else {
+                continue;
+            };
             let mut defs = Map::new();
             let mut new_props = Map::new();
             for (i, (k, s)) in props.into_iter().enumerate() {
@@ -207,7 +221,10 @@ fn nullable_as_anyof(v: Value) -> Value {
                     m.remove("type");
                     let default = m.remove("default");
                     let mut out = Map::new();
-                    out.insert("anyOf".into(), json!([Value::Object({ let mut b = m; b.insert("type".into(), other); b }), {"type": "null"}]));
+                    out.insert(
+                        "anyOf".into(),
+                        json!([Value::Object({ let mut b = m; b.insert("type".into(), other); b }), {"type": "null"}]),
+                    );
                     if let Some(d) = default {
                         out.insert("default".into(), d);
                     }
@@ -251,7 +268,11 @@ fn mutate(surface: &Value, m: Mutation) -> Option<(Value, &'static str)> {
         return Some((s, "description-changed"));
     }
     let schema = tool.get_mut("inputSchema")?.as_object_mut()?;
-    let required: Vec<String> = schema.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
     let props = schema.get_mut("properties")?.as_object_mut()?;
     let names: Vec<String> = props.keys().cloned().collect();
     let rule = match m {
@@ -278,7 +299,9 @@ fn mutate(surface: &Value, m: Mutation) -> Option<(Value, &'static str)> {
             "property-removed"
         }
         Mutation::EnumValueAdded | Mutation::EnumValueRemoved => {
-            let (_, p) = props.iter_mut().find(|(_, p)| p.get("enum").and_then(Value::as_array).is_some_and(|e| e.len() >= 2))?;
+            let (_, p) = props
+                .iter_mut()
+                .find(|(_, p)| p.get("enum").and_then(Value::as_array).is_some_and(|e| e.len() >= 2))?;
             let e = p.get_mut("enum")?.as_array_mut()?;
             if matches!(m, Mutation::EnumValueAdded) {
                 e.push(json!("zz_added"));
@@ -305,7 +328,9 @@ fn mutate(surface: &Value, m: Mutation) -> Option<(Value, &'static str)> {
             }
         }
         Mutation::DefaultAdded => {
-            let (_, p) = props.iter_mut().find(|(_, p)| p.is_object() && p.get("default").is_none() && p.get("anyOf").is_none())?;
+            let (_, p) = props
+                .iter_mut()
+                .find(|(_, p)| p.is_object() && p.get("default").is_none() && p.get("anyOf").is_none())?;
             p["default"] = json!("zz_default");
             "default-added"
         }
@@ -320,17 +345,54 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|i| json!(i)),
         "[a-z$#/]{0,8}".prop_map(Value::String),
-        proptest::sample::select(vec!["type", "properties", "$ref", "#", "#/$defs/a", "items", "anyOf", "required", "enum", "object", "null", "\u{200b}"])
-            .prop_map(|s| Value::String(s.to_string())),
+        proptest::sample::select(vec![
+            "type",
+            "properties",
+            "$ref",
+            "#",
+            "#/$defs/a",
+            "items",
+            "anyOf",
+            "required",
+            "enum",
+            "object",
+            "null",
+            "\u{200b}"
+        ])
+        .prop_map(|s| Value::String(s.to_string())),
     ];
     leaf.prop_recursive(5, 64, 6, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
             proptest::collection::btree_map(
                 proptest::sample::select(vec![
-                    "type", "properties", "required", "enum", "const", "items", "prefixItems", "anyOf", "oneOf", "allOf", "not",
-                    "$ref", "$defs", "definitions", "additionalProperties", "maximum", "exclusiveMaximum", "minimum", "nullable",
-                    "default", "description", "if", "then", "else", "dependencies", "a", "b",
+                    "type",
+                    "properties",
+                    "required",
+                    "enum",
+                    "const",
+                    "items",
+                    "prefixItems",
+                    "anyOf",
+                    "oneOf",
+                    "allOf",
+                    "not",
+                    "$ref",
+                    "$defs",
+                    "definitions",
+                    "additionalProperties",
+                    "maximum",
+                    "exclusiveMaximum",
+                    "minimum",
+                    "nullable",
+                    "default",
+                    "description",
+                    "if",
+                    "then",
+                    "else",
+                    "dependencies",
+                    "a",
+                    "b",
                 ]),
                 inner,
                 0..5
@@ -394,7 +456,6 @@ proptest! {
     }
 }
 
-
 /// Nested deeper than the walker goes: a change below the cap is `schema-too-deep`, an equal deep
 /// schema is nothing, and neither overflows the stack of a default 2 MiB thread. (serde_json parses
 /// at most 128 nested levels, so parsed input never gets this deep; these are built in memory.)
@@ -431,9 +492,17 @@ fn mutations_apply_somewhere() {
     let s = json!({"tools": [{"name": "x", "description": "d", "inputSchema": {"type": "object", "properties": {
         "a": {"type": "integer"}, "b": {"type": "string", "enum": ["red", "blue"], "maxLength": 9}, "c": {"type": "string"}}, "required": ["a"]}}]});
     for m in [
-        Mutation::RequiredRemoved, Mutation::RequiredAdded, Mutation::PropertyAdded, Mutation::PropertyRemoved,
-        Mutation::DescriptionChanged, Mutation::EnumValueAdded, Mutation::EnumValueRemoved, Mutation::TypeWidened,
-        Mutation::ConstraintLoosened, Mutation::ConstraintTightened, Mutation::DefaultAdded,
+        Mutation::RequiredRemoved,
+        Mutation::RequiredAdded,
+        Mutation::PropertyAdded,
+        Mutation::PropertyRemoved,
+        Mutation::DescriptionChanged,
+        Mutation::EnumValueAdded,
+        Mutation::EnumValueRemoved,
+        Mutation::TypeWidened,
+        Mutation::ConstraintLoosened,
+        Mutation::ConstraintTightened,
+        Mutation::DefaultAdded,
     ] {
         let (t, rule) = mutate(&s, m).unwrap_or_else(|| panic!("{m:?} does not apply"));
         let got: Vec<String> = keys(&s, &t).into_iter().map(|k| k.0).collect();

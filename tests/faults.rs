@@ -71,7 +71,10 @@ fn server_that_never_answers_times_out_and_is_killed() {
     let bad_rel = "bad.json";
     let left: Vec<&str> = ps
         .lines()
-        .filter(|l| l.contains("mcp-pin-fixture") && (l.contains(&bad) || (l.contains(bad_rel) && l.contains(&p.dir.path().display().to_string()))))
+        .filter(|l| {
+            l.contains("mcp-pin-fixture")
+                && (l.contains(&bad) || (l.contains(bad_rel) && l.contains(&p.dir.path().display().to_string())))
+        })
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
 }
@@ -173,7 +176,10 @@ fn http_401_says_to_set_headers() {
     let err = lock_fails_clearly(&p, &["needs credentials", "headers"]);
     assert!(!err.contains("wrong-secret-value"));
     // With the right header it works.
-    p.write("mcp-pin.toml", &format!("[servers.bad]\nurl = {:?}\nheaders = {{ Authorization = \"Bearer right\" }}\n", fx.url));
+    p.write(
+        "mcp-pin.toml",
+        &format!("[servers.bad]\nurl = {:?}\nheaders = {{ Authorization = \"Bearer right\" }}\n", fx.url),
+    );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
@@ -256,7 +262,10 @@ fn http_403_404_and_5xx_are_clear_errors() {
         "HTTP/1.1 403 Forbidden\r\nWWW-Authenticate: Bearer error=\"insufficient_scope\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
         &["needs credentials", "403"],
     );
-    http_fault("HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot found", &["404"]);
+    http_fault(
+        "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot found",
+        &["404"],
+    );
     http_fault(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown",
         &["503"],

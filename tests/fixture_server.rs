@@ -5,20 +5,18 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-pin-fixture");
 const T: Duration = Duration::from_secs(10);
 
 fn surface(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/surfaces")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/surfaces").join(name)
 }
 
 /// The exact line of a compact tool in a surface file (without the trailing comma).
@@ -48,10 +46,7 @@ fn raw_page(line: &str) -> (Vec<String>, Option<String>) {
         next_cursor: Option<String>,
     }
     let m: Msg<'_> = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    (
-        m.result.tools.iter().map(|t| t.get().to_owned()).collect(),
-        m.result.next_cursor,
-    )
+    (m.result.tools.iter().map(|t| t.get().to_owned()).collect(), m.result.next_cursor)
 }
 
 fn raw_result(line: &str) -> String {
@@ -69,10 +64,7 @@ fn json(line: &str) -> Value {
 }
 
 fn names(tools: &[String]) -> Vec<String> {
-    tools
-        .iter()
-        .map(|t| json(t)["name"].as_str().unwrap().to_owned())
-        .collect()
+    tools.iter().map(|t| json(t)["name"].as_str().unwrap().to_owned()).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -141,11 +133,8 @@ impl StdioServer {
     }
 
     fn request(&mut self, id: u64, method: &str, params: &str) -> String {
-        self.send(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
-        ));
-        self.response(id, T)
-            .unwrap_or_else(|| panic!("no response to {method} (id {id})"))
+        self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#));
+        self.response(id, T).unwrap_or_else(|| panic!("no response to {method} (id {id})"))
     }
 
     fn initialize(&mut self, version: &str) -> Value {
@@ -161,11 +150,7 @@ impl StdioServer {
     }
 
     fn call(&mut self, id: u64, tool: &str, args: &str) -> String {
-        self.request(
-            id,
-            "tools/call",
-            &format!(r#"{{"name":"{tool}","arguments":{args}}}"#),
-        )
+        self.request(id, "tools/call", &format!(r#"{{"name":"{tool}","arguments":{args}}}"#))
     }
 }
 
@@ -176,10 +161,7 @@ fn stdio_serves_raw_tools_byte_for_byte() {
     let init = s.initialize("2025-11-25");
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(init["result"]["serverInfo"]["name"], "fixture-raw");
-    assert_eq!(
-        init["result"]["instructions"],
-        "A fixture surface with unusual tools."
-    );
+    assert_eq!(init["result"]["instructions"], "A fixture surface with unusual tools.");
     assert!(init["result"]["capabilities"]["tools"].is_object());
 
     let line = s.request(1, "tools/list", "{}");
@@ -346,10 +328,7 @@ fn stdio_faults() {
     // neverAnswer: nothing comes back, and closing stdin still ends the process.
     let mut s = StdioServer::start(&surface("fault-neverAnswer.json"));
     s.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#);
-    assert_eq!(
-        s.next_line(Duration::from_millis(500)),
-        Err(RecvTimeoutError::Timeout)
-    );
+    assert_eq!(s.next_line(Duration::from_millis(500)), Err(RecvTimeoutError::Timeout));
     drop(s.stdin.take());
     let started = Instant::now();
     assert_eq!(s.next_line(T), Err(RecvTimeoutError::Disconnected));
@@ -416,11 +395,7 @@ struct HttpReply {
 impl HttpReply {
     /// The JSON-RPC message with this id, from a JSON body or from an SSE stream.
     fn message(&self, id: u64) -> String {
-        let ct = self
-            .headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
+        let ct = self.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
         if ct.starts_with("text/event-stream") {
             for line in self.body.lines() {
                 if let Some(data) = line.strip_prefix("data:") {
@@ -452,22 +427,14 @@ impl HttpServer {
             .spawn()
             .expect("spawn fixture");
         let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
         let url = first
             .trim_end()
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
             .to_owned();
         assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-        HttpServer {
-            child,
-            url,
-            client: reqwest::Client::new(),
-            session: None,
-            auth: None,
-        }
+        HttpServer { child, url, client: reqwest::Client::new(), session: None, auth: None }
     }
 
     async fn post(&self, body: &str) -> HttpReply {
@@ -478,9 +445,7 @@ impl HttpServer {
             .header("accept", "application/json, text/event-stream")
             .body(body.to_owned());
         if let Some(s) = &self.session {
-            req = req
-                .header("mcp-session-id", s)
-                .header("mcp-protocol-version", "2025-11-25");
+            req = req.header("mcp-session-id", s).header("mcp-protocol-version", "2025-11-25");
         }
         if let Some((k, v)) = self.auth {
             req = req.header(k, v);
@@ -489,19 +454,11 @@ impl HttpServer {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let body = tokio::time::timeout(T, resp.text()).await.unwrap().unwrap();
-        HttpReply {
-            status,
-            headers,
-            body,
-        }
+        HttpReply { status, headers, body }
     }
 
     async fn request(&self, id: u64, method: &str, params: &str) -> String {
-        let reply = self
-            .post(&format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
-            ))
-            .await;
+        let reply = self.post(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#)).await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         reply.message(id)
     }
@@ -511,14 +468,9 @@ impl HttpServer {
             .post(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fixture-test","version":"0"}}}"#)
             .await;
         assert_eq!(reply.status, 200, "{}", reply.body);
-        self.session = reply
-            .headers
-            .get("mcp-session-id")
-            .map(|v| v.to_str().unwrap().to_owned());
+        self.session = reply.headers.get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
         let init = json(&reply.message(0));
-        let r = self
-            .post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .await;
+        let r = self.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
         assert_eq!(r.status, 202, "{}", r.body);
         init
     }
@@ -547,10 +499,8 @@ async fn http_session_mode_serves_raw_tools() {
 
 #[tokio::test]
 async fn http_stateless_json_with_required_header_and_pages() {
-    let mut h = HttpServer::start(
-        &surface("paged.json"),
-        &["--stateless", "--require-header", "Authorization: Bearer xyz"],
-    );
+    let mut h =
+        HttpServer::start(&surface("paged.json"), &["--stateless", "--require-header", "Authorization: Bearer xyz"]);
     // Without the header: 401 and a Bearer challenge.
     let r = h
         .post(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#)
@@ -566,26 +516,13 @@ async fn http_stateless_json_with_required_header_and_pages() {
     assert_eq!(init["result"]["serverInfo"]["name"], "fixture-paged");
     assert!(h.session.is_none(), "stateless mode has no session");
 
-    let reply = h
-        .post(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#)
-        .await;
-    assert!(
-        reply.headers["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("application/json")
-    );
+    let reply = h.post(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#).await;
+    assert!(reply.headers["content-type"].to_str().unwrap().starts_with("application/json"));
     let (p1, c1) = raw_page(&reply.message(1));
     assert_eq!(names(&p1), ["t1", "t2"]);
-    let (p2, c2) = raw_page(
-        &h.request(2, "tools/list", &format!(r#"{{"cursor":"{}"}}"#, c1.unwrap()))
-            .await,
-    );
+    let (p2, c2) = raw_page(&h.request(2, "tools/list", &format!(r#"{{"cursor":"{}"}}"#, c1.unwrap())).await);
     assert_eq!(names(&p2), ["t3", "t4"]);
-    let (p3, c3) = raw_page(
-        &h.request(3, "tools/list", &format!(r#"{{"cursor":"{}"}}"#, c2.unwrap()))
-            .await,
-    );
+    let (p3, c3) = raw_page(&h.request(3, "tools/list", &format!(r#"{{"cursor":"{}"}}"#, c2.unwrap())).await);
     assert_eq!(names(&p3), ["t5"]);
     assert_eq!(c3, None);
 }
@@ -607,21 +544,11 @@ async fn http_2026_stateless_requests_and_huge_list() {
     };
     let read = |resp: reqwest::Response| async move {
         assert_eq!(resp.status().as_u16(), 200);
-        HttpReply {
-            status: 200,
-            headers: resp.headers().clone(),
-            body: resp.text().await.unwrap(),
-        }
+        HttpReply { status: 200, headers: resp.headers().clone(), body: resp.text().await.unwrap() }
     };
     let discover = read(send(1, "server/discover").await.unwrap()).await;
     let v = json(&discover.message(1));
-    assert!(
-        v["result"]["supportedVersions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|x| x == "2026-07-28")
-    );
+    assert!(v["result"]["supportedVersions"].as_array().unwrap().iter().any(|x| x == "2026-07-28"));
     let list = read(send(2, "tools/list").await.unwrap()).await;
     let line = list.message(2);
     assert!(line.len() > 2_000_000);
@@ -634,29 +561,17 @@ async fn http_2026_stateless_requests_and_huge_list() {
 // Interop: rmcp's own client, with its default lifecycle, against the fixture.
 
 async fn rmcp_client_lists(file: &Path) -> (Vec<String>, String) {
-    use rmcp::ServiceExt;
     use rmcp::model::CallToolRequestParams;
     use rmcp::transport::TokioChildProcess;
+    use rmcp::ServiceExt;
     let mut cmd = tokio::process::Command::new(BIN);
     cmd.arg("--surface").arg(file).stderr(Stdio::null());
-    let client = tokio::time::timeout(T, ().serve(TokioChildProcess::new(cmd).unwrap()))
-        .await
-        .unwrap()
-        .unwrap();
-    let tools = tokio::time::timeout(T, client.list_all_tools())
-        .await
-        .unwrap()
-        .unwrap();
+    let client = tokio::time::timeout(T, ().serve(TokioChildProcess::new(cmd).unwrap())).await.unwrap().unwrap();
+    let tools = tokio::time::timeout(T, client.list_all_tools()).await.unwrap().unwrap();
     let names = tools.iter().map(|t| t.name.to_string()).collect();
     let first = tools[0].name.to_string();
-    let result = tokio::time::timeout(T, client.call_tool(CallToolRequestParams::new(first)))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = serde_json::to_value(&result).unwrap()["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let result = tokio::time::timeout(T, client.call_tool(CallToolRequestParams::new(first))).await.unwrap().unwrap();
+    let text = serde_json::to_value(&result).unwrap()["content"][0]["text"].as_str().unwrap_or_default().to_owned();
     let _ = client.cancel().await;
     (names, text)
 }

@@ -26,11 +26,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// as it would in a server's thread, and name the file if it panics.
 fn replay(name: &str, target: Target, file: &Path) -> Option<String> {
     let bytes = std::fs::read(file).unwrap();
-    let r = std::thread::Builder::new()
-        .stack_size(2 * 1024 * 1024)
-        .spawn(move || target(&bytes))
-        .unwrap()
-        .join();
+    let r = std::thread::Builder::new().stack_size(2 * 1024 * 1024).spawn(move || target(&bytes)).unwrap().join();
     r.err().map(|e| {
         let msg = e
             .downcast_ref::<String>()
@@ -79,7 +75,9 @@ fn diff_corpus_pairs_hold_the_diff_targets_invariants() {
 fn targets_take_edge_cases() {
     mcp_pin::fuzzing::lockfile(br#"{"lockfileVersion": 1, "servers": {"s": {"tools": {"t": {"name": "t"}}}}}"#);
     // Numbers the writer respells (1e3 -> 1e+3) are still the same surface.
-    mcp_pin::fuzzing::diff(br#"[{"tools": [{"name": "t", "inputSchema": {"type": "integer", "maximum": 1e3}}]}, {"tools": []}]"#);
+    mcp_pin::fuzzing::diff(
+        br#"[{"tools": [{"name": "t", "inputSchema": {"type": "integer", "maximum": 1e3}}]}, {"tools": []}]"#,
+    );
     // Bytes that are not UTF-8 / not JSON are ignored by every target.
     for (_, target) in TARGETS {
         target(b"\xff\xfe{");

@@ -37,7 +37,11 @@ fn stateless_python_server_over_stdio_is_pinned_at_2026_07_28() {
     let p = Project::new();
     p.write(
         "mcp-pin.toml",
-        &format!("[servers.py]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout = \"30s\"\n", py.display().to_string(), py_server()),
+        &format!(
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout = \"30s\"\n",
+            py.display().to_string(),
+            py_server()
+        ),
     );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -106,7 +110,10 @@ fn published_python_time_server_is_pinned_and_checked() {
     let p = Project::new();
     p.write(
         "mcp-pin.toml",
-        &format!("[servers.time]\ncommand = {:?}\nargs = [\"--local-timezone\", \"UTC\"]\ntimeout = \"60s\"\n", exe.display().to_string()),
+        &format!(
+            "[servers.time]\ncommand = {:?}\nargs = [\"--local-timezone\", \"UTC\"]\ntimeout = \"60s\"\n",
+            exe.display().to_string()
+        ),
     );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -135,7 +142,11 @@ fn legacy_revisions_are_negotiated_recorded_and_diffed() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
     assert_eq!(lock["servers"]["old"]["protocolVersion"], "2025-06-18");
-    for (versions, expect) in [(&["2025-03-26"][..], "2025-03-26"), (&["2024-11-05"][..], "2024-11-05"), (&["2025-11-25", "2025-06-18"][..], "2025-11-25")] {
+    for (versions, expect) in [
+        (&["2025-03-26"][..], "2025-03-26"),
+        (&["2024-11-05"][..], "2024-11-05"),
+        (&["2025-11-25", "2025-06-18"][..], "2025-11-25"),
+    ] {
         p.write_json("s.json", &surface(versions));
         let (code, report) = p.check_json(&["--no-probe"]);
         assert_eq!(code, 0, "{report:#}");

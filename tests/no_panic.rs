@@ -13,19 +13,40 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
         "[a-z$#/0-9 \\-_]{0,12}".prop_map(Value::String),
-        prop_oneof![Just("type"), Just("object"), Just("required"), Just("properties"), Just("$ref"), Just("#/$defs/a"), Just("enum"), Just("tools"), Just("servers"), Just("lockfileVersion")]
-            .prop_map(|s| Value::String(s.into())),
+        prop_oneof![
+            Just("type"),
+            Just("object"),
+            Just("required"),
+            Just("properties"),
+            Just("$ref"),
+            Just("#/$defs/a"),
+            Just("enum"),
+            Just("tools"),
+            Just("servers"),
+            Just("lockfileVersion")
+        ]
+        .prop_map(|s| Value::String(s.into())),
     ];
     leaf.prop_recursive(5, 64, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
             prop::collection::btree_map(
                 prop_oneof![
-                    Just("type".to_string()), Just("properties".to_string()), Just("required".to_string()),
-                    Just("items".to_string()), Just("$ref".to_string()), Just("$defs".to_string()),
-                    Just("anyOf".to_string()), Just("enum".to_string()), Just("minimum".to_string()),
-                    Just("pattern".to_string()), Just("servers".to_string()), Just("tools".to_string()),
-                    Just("inputSchema".to_string()), Just("mcpServers".to_string()), Just("command".to_string()),
+                    Just("type".to_string()),
+                    Just("properties".to_string()),
+                    Just("required".to_string()),
+                    Just("items".to_string()),
+                    Just("$ref".to_string()),
+                    Just("$defs".to_string()),
+                    Just("anyOf".to_string()),
+                    Just("enum".to_string()),
+                    Just("minimum".to_string()),
+                    Just("pattern".to_string()),
+                    Just("servers".to_string()),
+                    Just("tools".to_string()),
+                    Just("inputSchema".to_string()),
+                    Just("mcpServers".to_string()),
+                    Just("command".to_string()),
                     "[a-z]{1,6}"
                 ],
                 inner,

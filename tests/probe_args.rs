@@ -83,9 +83,23 @@ fn keyword_precedence() {
 
 #[test]
 fn formats() {
-    for f in ["date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname", "duration", "uri-reference", "json-pointer"] {
+    for f in [
+        "date",
+        "date-time",
+        "time",
+        "email",
+        "uri",
+        "uuid",
+        "ipv4",
+        "ipv6",
+        "hostname",
+        "duration",
+        "uri-reference",
+        "json-pointer",
+    ] {
         for dialect in [None, Some(D7)] {
-            let mut s = json!({"type": "object", "required": ["v"], "properties": {"v": {"type": "string", "format": f}}});
+            let mut s =
+                json!({"type": "object", "required": ["v"], "properties": {"v": {"type": "string", "format": f}}});
             if let Some(d) = dialect {
                 s["$schema"] = json!(d);
             }
@@ -148,10 +162,7 @@ fn refs_nested_objects_and_arrays() {
             "opt": {"type": "string"}
         }
     });
-    assert_eq!(
-        synth(s),
-        json!({"from": {"x": 0, "y": 0}, "path": [{"x": 0, "y": 0}, {"x": 0, "y": 0}], "tags": []})
-    );
+    assert_eq!(synth(s), json!({"from": {"x": 0, "y": 0}, "path": [{"x": 0, "y": 0}, {"x": 0, "y": 0}], "tags": []}));
     let s = json!({
         "type": "object",
         "$defs": {"kind": {"enum": ["a", "b", "c"]}, "node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
@@ -206,9 +217,15 @@ fn impossible_schemas_say_which_property() {
     assert!(e.contains("`x`"), "{e}");
     let e = synthesize_args(&json!({"type": "object", "required": ["x"], "additionalProperties": false})).unwrap_err();
     assert!(e.contains("`x`"), "{e}");
-    let e = synthesize_args(&json!({"type": "object", "required": ["x"], "properties": {"x": {"type": "string", "pattern": "^(?=a)b$"}}})).unwrap_err();
+    let e = synthesize_args(
+        &json!({"type": "object", "required": ["x"], "properties": {"x": {"type": "string", "pattern": "^(?=a)b$"}}}),
+    )
+    .unwrap_err();
     assert!(e.contains("`x`") && e.contains("pattern"), "{e}");
-    let e = synthesize_args(&json!({"type": "object", "required": ["x"], "properties": {"x": {"$ref": "https://example.invalid/s.json"}}})).unwrap_err();
+    let e = synthesize_args(
+        &json!({"type": "object", "required": ["x"], "properties": {"x": {"$ref": "https://example.invalid/s.json"}}}),
+    )
+    .unwrap_err();
     assert!(e.contains("cannot be compiled") || e.contains("$ref"), "{e}");
 }
 
@@ -217,8 +234,28 @@ fn impossible_schemas_say_which_property() {
 fn leaf() -> impl Strategy<Value = Value> {
     let string = (0u64..4, 0u64..6, prop::option::of(0usize..12), prop::option::of(0usize..6)).prop_map(
         |(min, extra, format, pattern)| {
-            const FORMATS: [&str; 12] = ["date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname", "duration", "uri-reference", "regex"];
-            const PATTERNS: [&str; 6] = ["^[a-z]+$", "^\\d{3}$", "^(foo|bar)-[0-9]+$", "[A-Z]", "^v\\d+\\.\\d+\\.\\d+$", "^[a-f0-9]{8}(-[a-f0-9]{4}){3}$"];
+            const FORMATS: [&str; 12] = [
+                "date",
+                "date-time",
+                "time",
+                "email",
+                "uri",
+                "uuid",
+                "ipv4",
+                "ipv6",
+                "hostname",
+                "duration",
+                "uri-reference",
+                "regex",
+            ];
+            const PATTERNS: [&str; 6] = [
+                "^[a-z]+$",
+                "^\\d{3}$",
+                "^(foo|bar)-[0-9]+$",
+                "[A-Z]",
+                "^v\\d+\\.\\d+\\.\\d+$",
+                "^[a-f0-9]{8}(-[a-f0-9]{4}){3}$",
+            ];
             if let Some(f) = format {
                 json!({"type": "string", "format": FORMATS[f]})
             } else if let Some(p) = pattern {
@@ -271,7 +308,8 @@ fn schema() -> impl Strategy<Value = Value> {
             // object with some required properties
             (prop::collection::btree_map("[a-z]{1,6}", inner.clone(), 0..4), prop::collection::vec(any::<bool>(), 4))
                 .prop_map(|(props, req)| {
-                    let required: Vec<&String> = props.keys().zip(req.iter()).filter(|(_, r)| **r).map(|(k, _)| k).collect();
+                    let required: Vec<&String> =
+                        props.keys().zip(req.iter()).filter(|(_, r)| **r).map(|(k, _)| k).collect();
                     json!({"type": "object", "properties": props, "required": required})
                 }),
             // arrays with a minimum count
@@ -351,25 +389,64 @@ fn soup() -> impl Strategy<Value = Value> {
         (-5i64..100).prop_map(|n| json!(n)),
         (-10.0f64..10.0).prop_map(|f| json!(f)),
         prop_oneof![
-            Just("string"), Just("integer"), Just("number"), Just("object"), Just("array"), Just("null"),
-            Just("boolean"), Just("date"), Just("uri"), Just("^[a-z]*$"), Just("(a|b"), Just("#/$defs/x"),
-            Just("#"), Just("#/properties/a"), Just("a"), Just("")
+            Just("string"),
+            Just("integer"),
+            Just("number"),
+            Just("object"),
+            Just("array"),
+            Just("null"),
+            Just("boolean"),
+            Just("date"),
+            Just("uri"),
+            Just("^[a-z]*$"),
+            Just("(a|b"),
+            Just("#/$defs/x"),
+            Just("#"),
+            Just("#/properties/a"),
+            Just("a"),
+            Just("")
         ]
         .prop_map(|s| json!(s)),
     ];
     scalar.prop_recursive(4, 40, 5, |inner| {
         const KEYS: [&str; 30] = [
-            "type", "properties", "required", "items", "prefixItems", "enum", "const", "default", "anyOf", "oneOf",
-            "allOf", "not", "$ref", "$defs", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-            "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-            "additionalProperties", "minProperties", "contains", "examples",
+            "type",
+            "properties",
+            "required",
+            "items",
+            "prefixItems",
+            "enum",
+            "const",
+            "default",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "not",
+            "$ref",
+            "$defs",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "format",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "additionalProperties",
+            "minProperties",
+            "contains",
+            "examples",
         ];
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((0usize..30, inner.clone()), 0..5).prop_map(|kv| {
-                Value::Object(kv.into_iter().map(|(k, v)| (KEYS[k].to_string(), v)).collect())
-            }),
-            prop::collection::btree_map("[a-c]", inner, 0..3).prop_map(|m| json!({"type": "object", "properties": m, "required": m.keys().collect::<Vec<_>>()})),
+            prop::collection::vec((0usize..30, inner.clone()), 0..5)
+                .prop_map(|kv| { Value::Object(kv.into_iter().map(|(k, v)| (KEYS[k].to_string(), v)).collect()) }),
+            prop::collection::btree_map("[a-c]", inner, 0..3)
+                .prop_map(|m| json!({"type": "object", "properties": m, "required": m.keys().collect::<Vec<_>>()})),
         ]
     })
 }

@@ -36,9 +36,11 @@ fn npx_server(name: &str, args: Vec<String>, env: BTreeMap<String, String>) -> S
             env,
             cwd: None,
             cwd_template: None,
+            inherit_env: Default::default(),
         }),
         // npx may have to fetch the package on the first run.
         timeout: Duration::from_secs(60),
+        max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
@@ -49,7 +51,10 @@ fn tool_cfg(args: Option<Value>, probe: Option<ProbePolicy>) -> ToolConfig {
     ToolConfig { args, probe }
 }
 
-async fn probe_server(server: &ServerConfig, pinned: Option<&BTreeMap<String, Value>>) -> (BTreeMap<String, Value>, ProbeRun) {
+async fn probe_server(
+    server: &ServerConfig,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> (BTreeMap<String, Value>, ProbeRun) {
     let session = Session::connect(server).await.expect("connect");
     let tools = session.list_tools().await.expect("tools/list");
     let run = probe::run(&session, server, &tools, pinned).await;
@@ -63,11 +68,7 @@ fn find<'a>(run: &'a ProbeRun, tool: &str, kind: ProbeKind) -> Vec<&'a Probe> {
 
 fn assert_pass(run: &ProbeRun, tool: &str, kind: ProbeKind) {
     let ps = find(run, tool, kind);
-    assert!(
-        ps.len() == 1 && ps[0].outcome == ProbeOutcome::Pass,
-        "{tool} {kind:?}: {ps:#?}\nall: {:#?}",
-        run.probes
-    );
+    assert!(ps.len() == 1 && ps[0].outcome == ProbeOutcome::Pass, "{tool} {kind:?}: {ps:#?}\nall: {:#?}", run.probes);
 }
 
 fn assert_skipped(run: &ProbeRun, tool: &str, needle: &str) {
@@ -90,10 +91,9 @@ async fn server_everything_passes_end_to_end() {
     // Never call get-env: it returns the whole environment.
     server.tools.insert("get-env".into(), tool_cfg(None, Some(ProbePolicy::None)));
     // A fixture: read-only, but it sleeps `duration` seconds by default (10).
-    server.tools.insert(
-        "trigger-long-running-operation".into(),
-        tool_cfg(Some(json!({"duration": 1, "steps": 1})), None),
-    );
+    server
+        .tools
+        .insert("trigger-long-running-operation".into(), tool_cfg(Some(json!({"duration": 1, "steps": 1})), None));
     // Enabled, but it requires tasks: skipped without a call.
     server.tools.insert("simulate-research-query".into(), tool_cfg(None, Some(ProbePolicy::All)));
 
@@ -243,8 +243,10 @@ fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
             env: BTreeMap::new(),
             cwd: None,
             cwd_template: None,
+            inherit_env: Default::default(),
         }),
         timeout: Duration::from_secs(30),
+        max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
@@ -338,4 +340,3 @@ async fn python_git_server_passes_end_to_end() {
     assert!(assert_all_pass(&tools, &run) >= 5);
     assert_eq!(std::fs::read_to_string(repo.join(".git/HEAD")).unwrap(), head_before);
 }
-

@@ -72,7 +72,10 @@ fn every_probe_rule_fires_on_its_scenario() {
     p.write_json("surface.json", &surface);
     p.write(
         "mcp-pin.toml",
-        &format!("[servers.fx]\ncommand = {:?}\nargs = [\"--surface\", \"surface.json\"]\ntimeout = \"2s\"\n", fixture_bin()),
+        &format!(
+            "[servers.fx]\ncommand = {:?}\nargs = [\"--surface\", \"surface.json\"]\ntimeout = \"2s\"\n",
+            fixture_bin()
+        ),
     );
     let started = std::time::Instant::now();
     let out = p.run(&["lock"]);
@@ -140,7 +143,10 @@ fn result_shape_change_between_lock_and_check() {
     assert_eq!(p.run(&["lock"]).status.code(), Some(0));
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
-    p.write_json("surface.json", &surface(json!({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]})));
+    p.write_json(
+        "surface.json",
+        &surface(json!({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]})),
+    );
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 1, "{report:#}");
     assert!(has(&probes(&report), "img", "call", "fail", "result-shape-changed"), "{report:#}");

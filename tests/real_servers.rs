@@ -39,8 +39,19 @@ fn server_everything_over_stdio_is_pinned_and_checked() {
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     let probes = report["servers"][0]["probes"].as_array().unwrap();
-    for tool in ["echo", "get-sum", "get-structured-content", "get-tiny-image", "get-resource-links", "get-resource-reference", "get-annotated-message"] {
-        assert!(probes.iter().any(|p| p["tool"] == tool && p["kind"] == "call" && p["outcome"] == "pass"), "{tool}: {probes:#?}");
+    for tool in [
+        "echo",
+        "get-sum",
+        "get-structured-content",
+        "get-tiny-image",
+        "get-resource-links",
+        "get-resource-reference",
+        "get-annotated-message",
+    ] {
+        assert!(
+            probes.iter().any(|p| p["tool"] == tool && p["kind"] == "call" && p["outcome"] == "pass"),
+            "{tool}: {probes:#?}"
+        );
     }
     assert!(probes.iter().any(|p| p["tool"] == "get-env" && p["outcome"] == "skipped"));
     assert_eq!(entry["serverInfo"]["name"], "mcp-servers/everything");
@@ -96,7 +107,10 @@ fn server_everything_over_streamable_http_is_pinned_and_checked() {
     }
     rx.recv_timeout(std::time::Duration::from_secs(120)).expect("server-everything did not start");
     let p = Project::new();
-    p.write("mcp-pin.toml", &format!("[servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\n"));
+    p.write(
+        "mcp-pin.toml",
+        &format!("[servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\n"),
+    );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
@@ -116,10 +130,7 @@ fn declared_client_capabilities_change_the_surface_and_are_labelled() {
     p.write("mcp-pin.toml", &base);
     assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
     let plain: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
-    p.write(
-        "mcp-pin.toml",
-        &format!("{base}client_capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n"),
-    );
+    p.write("mcp-pin.toml", &format!("{base}client_capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n"));
     // Checking the old lock with new capabilities: a configuration change, labelled as such.
     let (_, report) = p.check_json(&["--no-probe"]);
     let notes = report["servers"][0]["notes"].to_string();

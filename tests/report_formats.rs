@@ -12,12 +12,20 @@ use mcp_pin::change::{Change, Class};
 use mcp_pin::lockfile::{line_of, Lockfile, ServerEntry};
 use mcp_pin::report::human::Style;
 use mcp_pin::report::{
-    self, github, markdown, sarif, FailOn, Format, Probe, ProbeKind, ProbeOutcome, LazyText, RenderContext, Report,
+    self, github, markdown, sarif, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report,
     ServerReport,
 };
 use serde_json::{json, Value};
 
-fn change(rule: &str, class: Class, tool: Option<&str>, pointer: &str, message: &str, before: Option<Value>, after: Option<Value>) -> Change {
+fn change(
+    rule: &str,
+    class: Class,
+    tool: Option<&str>,
+    pointer: &str,
+    message: &str,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Change {
     Change {
         rule: rule.into(),
         class,
@@ -37,7 +45,15 @@ fn sample(fail_on: FailOn) -> Report {
     let mut alpha = ServerReport::ok("alpha");
     alpha.notes.push("configuration change: client capabilities were [] when locked and are [roots] now".into());
     alpha.changes = vec![
-        change("server-version-changed", Class::Loud, None, "/serverInfo/version", "server version 1.0.0 -> 1.1.0", Some(json!("1.0.0")), Some(json!("1.1.0"))),
+        change(
+            "server-version-changed",
+            Class::Loud,
+            None,
+            "/serverInfo/version",
+            "server version 1.0.0 -> 1.1.0",
+            Some(json!("1.0.0")),
+            Some(json!("1.1.0")),
+        ),
         change(
             "description-changed",
             Class::Silent,
@@ -56,7 +72,15 @@ fn sample(fail_on: FailOn) -> Report {
             Some(json!("Fetch one record by id.")),
             Some(json!("Fetch one\u{200B} record by id.")),
         ),
-        change("property-added", Class::Loud, Some("search"), "/inputSchema/properties/cursor", "new optional property `cursor`", None, Some(json!({"type": "string"}))),
+        change(
+            "property-added",
+            Class::Loud,
+            Some("search"),
+            "/inputSchema/properties/cursor",
+            "new optional property `cursor`",
+            None,
+            Some(json!({"type": "string"})),
+        ),
         change(
             "required-removed",
             Class::Silent,
@@ -71,23 +95,40 @@ fn sample(fail_on: FailOn) -> Report {
     ];
     alpha.probes = vec![
         probe("fetch", ProbeKind::Call, ProbeOutcome::Pass, None, "ok"),
-        probe("fetch", ProbeKind::Incomplete, ProbeOutcome::Fail, Some("incomplete-call-accepted"), "a call without `id` succeeded"),
+        probe(
+            "fetch",
+            ProbeKind::Incomplete,
+            ProbeOutcome::Fail,
+            Some("incomplete-call-accepted"),
+            "a call without `id` succeeded",
+        ),
         probe("search", ProbeKind::Call, ProbeOutcome::Skipped, None, "not read-only; probe policy read-only"),
     ];
-    let beta = ServerReport::error("beta", "cannot start `beta-server`: No such file or directory (os error 2)\nhint: is it installed?".into());
+    let beta = ServerReport::error(
+        "beta",
+        "cannot start `beta-server`: No such file or directory (os error 2)\nhint: is it installed?".into(),
+    );
     let gamma = ServerReport::ok("gamma, \"the:third\"");
     Report { fail_on, servers: vec![alpha, beta, gamma] }
 }
 
 fn lock_text() -> String {
     let mut lock = Lockfile::new();
-    for (server, tools) in [("alpha", &["fetch", "search", "web-old"][..]), ("beta", &["x"][..]), ("gamma, \"the:third\"", &[][..])] {
-        let mut entry = ServerEntry { source: json!({"transport": "stdio", "command": "srv", "args": []}), ..ServerEntry::default() };
+    for (server, tools) in
+        [("alpha", &["fetch", "search", "web-old"][..]), ("beta", &["x"][..]), ("gamma, \"the:third\"", &[][..])]
+    {
+        let mut entry = ServerEntry {
+            source: json!({"transport": "stdio", "command": "srv", "args": []}),
+            ..ServerEntry::default()
+        };
         entry.surface.protocol_version = "2025-11-25".into();
         entry.surface.server_info = json!({"name": server, "version": "1.0.0"});
         entry.surface.capabilities = json!({"tools": {}});
         for t in tools {
-            entry.surface.tools.insert(t.to_string(), json!({"name": t, "description": "d", "inputSchema": {"type": "object"}}));
+            entry
+                .surface
+                .tools
+                .insert(t.to_string(), json!({"name": t, "description": "d", "inputSchema": {"type": "object"}}));
         }
         lock.servers.insert(server.to_string(), entry);
     }
@@ -221,13 +262,41 @@ fn github_annotations_point_at_the_tools_line_one_per_tool_worst_first() {
     let alpha = line_of(&text, "alpha", None).unwrap();
     let beta = line_of(&text, "beta", None).unwrap();
     assert_eq!(text.lines().nth(fetch - 1).unwrap().trim(), "\"fetch\": {");
-    assert!(lines[0].starts_with(&format!("::error file=dir/mcp.lock,line={beta},title=mcp-pin%3A server-error (server beta)::")), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with(&format!(
+            "::error file=dir/mcp.lock,line={beta},title=mcp-pin%3A server-error (server beta)::"
+        )),
+        "{}",
+        lines[0]
+    );
     assert!(lines[0].contains("%0Ahint%3A") || lines[0].contains("%0Ahint:"), "newlines escaped: {}", lines[0]);
-    assert!(lines[1].starts_with(&format!("::error file=dir/mcp.lock,line={fetch},title=mcp-pin%3A description-changed (fetch)::")), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with(&format!(
+            "::error file=dir/mcp.lock,line={fetch},title=mcp-pin%3A description-changed (fetch)::"
+        )),
+        "{}",
+        lines[1]
+    );
     assert!(lines[1].ends_with("(+2 more in the step summary)"), "{}", lines[1]);
-    assert!(lines[2].starts_with(&format!("::error file=dir/mcp.lock,line={search},title=mcp-pin%3A required-removed (search)::")), "{}", lines[2]);
-    assert!(lines[3].starts_with(&format!("::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A server-version-changed (server alpha)::")), "{}", lines[3]);
-    assert!(lines[4].starts_with(&format!("::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A tool-added (web)::")), "{}", lines[4]);
+    assert!(
+        lines[2].starts_with(&format!(
+            "::error file=dir/mcp.lock,line={search},title=mcp-pin%3A required-removed (search)::"
+        )),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with(&format!(
+            "::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A server-version-changed (server alpha)::"
+        )),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[4].starts_with(&format!("::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A tool-added (web)::")),
+        "{}",
+        lines[4]
+    );
     assert!(!out.contains("icons-changed"), "cosmetic changes are not annotated");
     // Without the lock text there is no line.
     assert!(github::render(&sample(FailOn::Silent), "mcp.lock", None).starts_with("::error file=mcp.lock,title="));
@@ -240,7 +309,15 @@ fn github_annotations_point_at_the_tools_line_one_per_tool_worst_first() {
 fn github_caps_at_ten_errors_and_ten_warnings_then_a_notice() {
     let mut s = ServerReport::ok("many");
     for i in 0..25 {
-        s.changes.push(change("required-removed", Class::Silent, Some(&format!("t{i:02}")), "/inputSchema/required", "gone", None, None));
+        s.changes.push(change(
+            "required-removed",
+            Class::Silent,
+            Some(&format!("t{i:02}")),
+            "/inputSchema/required",
+            "gone",
+            None,
+            None,
+        ));
     }
     for i in 0..13 {
         s.changes.push(change("tool-added", Class::Loud, Some(&format!("u{i:02}")), "", "new", None, None));
@@ -287,8 +364,10 @@ fn sarif_snapshot_and_structure() {
     assert_eq!(desc["locations"][0]["physicalLocation"]["region"]["startLine"], fetch);
     assert_eq!(desc["level"], "error");
     // Fingerprints: unique, and unchanged when the lockfile's lines move.
-    let fps: std::collections::BTreeSet<String> =
-        results.iter().map(|r| r["partialFingerprints"][sarif::FINGERPRINT_KEY].as_str().unwrap().to_string()).collect();
+    let fps: std::collections::BTreeSet<String> = results
+        .iter()
+        .map(|r| r["partialFingerprints"][sarif::FINGERPRINT_KEY].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(fps.len(), results.len());
     let mut moved = ctx(false);
     moved.lock_text = LazyText::text(format!("\n\n\n{}", lock_text()));
@@ -298,7 +377,6 @@ fn sarif_snapshot_and_structure() {
         assert_ne!(a["locations"], b["locations"]);
     }
 }
-
 
 pub fn assert_valid_sarif(v: &Value) {
     let validator = sarif_schema();
@@ -312,7 +390,8 @@ fn sarif_validates_against_the_official_schema() {
     assert!(!validator.is_valid(&json!({"version": "2.1.0", "runs": [{"tool": {}}]})), "the schema rejects junk");
     for fail_on in [FailOn::Silent, FailOn::Never] {
         for verbose in [false, true] {
-            let v: Value = serde_json::from_str(&report::render(&sample(fail_on), Format::Sarif, &ctx(verbose))).unwrap();
+            let v: Value =
+                serde_json::from_str(&report::render(&sample(fail_on), Format::Sarif, &ctx(verbose))).unwrap();
             assert_valid_sarif(&v);
         }
     }
@@ -361,10 +440,7 @@ fn json_contract_fields() {
     assert_eq!(v["verdict"], "fail");
     assert_eq!(v["failOn"], "silent");
     let counts: BTreeMap<String, Value> = serde_json::from_value(v["counts"].clone()).unwrap();
-    assert_eq!(
-        counts.keys().cloned().collect::<Vec<_>>(),
-        ["cosmetic", "errors", "loud", "probeFailures", "silent"]
-    );
+    assert_eq!(counts.keys().cloned().collect::<Vec<_>>(), ["cosmetic", "errors", "loud", "probeFailures", "silent"]);
     assert_eq!(v["counts"]["silent"], 3);
     assert_eq!(v["counts"]["probeFailures"], 1);
     let c = &v["servers"][0]["changes"][0];
@@ -416,14 +492,22 @@ fn human_report_cannot_be_forged_by_a_tool_name() {
     let out = report::render(&report, Format::Human, &RenderContext::default());
     for line in out.lines() {
         assert!(!line.trim_start().starts_with("FORGED"), "forged line {line:?} in\n{out}");
-        assert!(!line.contains('\u{1b}') && !line.contains('\r') && !line.contains('\u{2028}'), "raw control in {line:?}");
+        assert!(
+            !line.contains('\u{1b}') && !line.contains('\r') && !line.contains('\u{2028}'),
+            "raw control in {line:?}"
+        );
     }
     assert!(out.contains("evil\\u{000A}\\u{001B}[32mFORGED"), "{out}");
     // --verbose adds each change's pointer: escaped too (a zero-width character in a key)
     let mut after = mcp_pin::surface::ServerSurface::default();
     let mut before = after.clone();
-    before.tools.insert("t".into(), json!({"name": "t", "inputSchema": {"type": "object", "properties": {"path": {}}}}));
-    after.tools.insert("t".into(), json!({"name": "t", "inputSchema": {"type": "object", "properties": {"pa\u{200B}th": {}}}}));
+    before
+        .tools
+        .insert("t".into(), json!({"name": "t", "inputSchema": {"type": "object", "properties": {"path": {}}}}));
+    after.tools.insert(
+        "t".into(),
+        json!({"name": "t", "inputSchema": {"type": "object", "properties": {"pa\u{200B}th": {}}}}),
+    );
     let mut s = ServerReport::ok("srv");
     s.changes = mcp_pin::diff::diff_surfaces(&before, &after);
     let report = Report { fail_on: FailOn::Silent, servers: vec![s] };
@@ -456,7 +540,10 @@ fn a_description_that_appears_or_goes_is_shown_as_text() {
     };
     let gone = mk("schema-description-changed", Some(json!("Parameters for fetching a URL.")), None);
     assert_eq!(report::human::texts(&gone), Some(("Parameters for fetching a URL.", "")));
-    assert_eq!(report::human::word_diff("Parameters for fetching a URL.", "", false), "[-Parameters for fetching a URL.-]");
+    assert_eq!(
+        report::human::word_diff("Parameters for fetching a URL.", "", false),
+        "[-Parameters for fetching a URL.-]"
+    );
     let new = mk("instructions-changed", Some(Value::Null), Some(json!("Use search first.")));
     assert_eq!(report::human::texts(&new), Some(("", "Use search first.")));
     // A title's message already quotes both values.

@@ -58,9 +58,22 @@ timeout = "2s"
     blobs.push(lock);
     let out = p.run_env(
         &[
-            "check", "-v", "--format", "json",
-            "--report", "markdown=r.md", "--report", "github=r.txt", "--report", "sarif=r.sarif",
-            "--report", "junit=r.xml", "--report", "human=r.human", "--report", "json=r.json",
+            "check",
+            "-v",
+            "--format",
+            "json",
+            "--report",
+            "markdown=r.md",
+            "--report",
+            "github=r.txt",
+            "--report",
+            "sarif=r.sarif",
+            "--report",
+            "junit=r.xml",
+            "--report",
+            "human=r.human",
+            "--report",
+            "json=r.json",
         ],
         &env,
     );

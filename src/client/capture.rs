@@ -19,7 +19,13 @@ pub const EXCERPT: usize = 200;
 
 #[derive(Default)]
 pub struct Capture {
+    /// Ids of requests sent and not yet answered: only answers to these are kept.
+    expected: Mutex<std::collections::HashSet<String>>,
+    /// Answers that arrived with an id nobody asked for (dropped, counted).
+    unsolicited: std::sync::atomic::AtomicUsize,
     responses: Mutex<HashMap<String, String>>,
+    /// Why the transport stopped reading the server (an endless line), for error messages.
+    fatal: Mutex<Option<String>>,
     junk: Mutex<Vec<String>>,
     undecodable: Mutex<Vec<String>>,
 }
@@ -141,6 +147,12 @@ impl Capture {
             }
         };
         if let (Some(id), true) = (&id, is_response) {
+            // An answer nobody asked for (or a second answer to one request) is dropped, not kept
+            // until the run ends: a server could send them without end.
+            if !self.expected.lock().unwrap().remove(id) {
+                self.unsolicited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Forward::Drop;
+            }
             self.responses.lock().unwrap().insert(id.clone(), trimmed.to_string());
         }
         match serde_json::from_str::<ServerJsonRpcMessage>(trimmed) {
@@ -158,6 +170,26 @@ impl Capture {
         }
     }
 
+    /// Note that a request with `id` (its JSON text) is being sent: its answer will be kept.
+    pub fn expect(&self, id: &str) {
+        self.expected.lock().unwrap().insert(id_key(id));
+    }
+
+    /// The transport gave up on the server's output, for this reason.
+    pub fn fail(&self, why: String) {
+        self.fatal.lock().unwrap().get_or_insert(why);
+    }
+
+    /// Why the transport gave up, if it did.
+    pub fn fatal(&self) -> Option<String> {
+        self.fatal.lock().unwrap().clone()
+    }
+
+    /// How many answers came with an id no request had.
+    pub fn unsolicited(&self) -> usize {
+        self.unsolicited.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Take the raw text of the response to request `id` (JSON text of the id).
     pub fn take(&self, id: &str) -> Option<String> {
         self.responses.lock().unwrap().remove(&id_key(id))
@@ -169,8 +201,12 @@ impl Capture {
         let mut responses = self.responses.lock().unwrap();
         let mut best: Option<(Option<i128>, String, serde_json::Value)> = None;
         for (id, text) in responses.iter() {
-            let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else { continue };
-            let Some(result) = v.get_mut("result").map(serde_json::Value::take) else { continue };
+            let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+                continue;
+            };
+            let Some(result) = v.get_mut("result").map(serde_json::Value::take) else {
+                continue;
+            };
             if !result.get("capabilities").is_some_and(serde_json::Value::is_object) {
                 continue;
             }
@@ -196,9 +232,7 @@ pub fn excerpt(s: &str) -> String {
     if s.chars().count() > EXCERPT {
         out.push('…');
     }
-    out.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    out.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 /// The parts of a JSON-RPC response mcp-pin reads.
@@ -217,6 +251,8 @@ mod tests {
     #[test]
     fn stores_responses_by_id_and_replaces_undecodable() {
         let c = Capture::default();
+        c.expect("1");
+        c.expect("\"a\"");
         let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
         assert!(matches!(c.inspect(ok), Forward::Same));
         assert_eq!(c.take("1").as_deref(), Some(ok));
@@ -240,12 +276,30 @@ mod tests {
         );
         assert_eq!(scan_envelope(&deep), (Some("7".to_string()), false));
         let c = Capture::default();
+        c.expect("7");
         match c.inspect(&deep) {
             Forward::Replace(s) => assert!(s.contains(r#""id":7"#)),
             _ => panic!("a deep response must be answered with a substitute"),
         }
         assert!(c.take("7").is_some());
-        assert_eq!(scan_envelope(r#"{"method":"x","params":{"id":3},"id":"q\"1"}"#), (Some(r#""q\"1""#.to_string()), true));
+        assert_eq!(
+            scan_envelope(r#"{"method":"x","params":{"id":3},"id":"q\"1"}"#),
+            (Some(r#""q\"1""#.to_string()), true)
+        );
+    }
+
+    #[test]
+    fn unsolicited_and_repeated_answers_are_dropped_not_kept() {
+        let c = Capture::default();
+        c.expect("1");
+        for i in 0..1000 {
+            let r = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, 100 + i);
+            assert!(matches!(c.inspect(&r), Forward::Drop));
+        }
+        assert!(!matches!(c.inspect(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Forward::Drop));
+        assert!(matches!(c.inspect(r#"{"jsonrpc":"2.0","id":1,"result":{"again":1}}"#), Forward::Drop));
+        assert_eq!(c.unsolicited(), 1001);
+        assert_eq!(c.responses.lock().unwrap().len(), 1);
     }
 
     #[test]

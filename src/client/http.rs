@@ -29,6 +29,63 @@ const SESSION_HEADER: &str = "mcp-session-id";
 pub struct CapturingHttp {
     pub client: reqwest::Client,
     pub capture: Arc<Capture>,
+    /// The names of the headers the config sets (its secrets travel in them).
+    pub configured: Arc<Vec<HeaderName>>,
+    /// Origins (`https://host:port`) a redirect may lead to; the configured headers never go there.
+    pub redirect_origins: Arc<Vec<String>>,
+}
+
+/// Redirects followed in a row at most.
+const MAX_REDIRECTS: usize = 10;
+
+/// `scheme://host:port` of a URL (the port made explicit).
+pub fn origin(url: &reqwest::Url) -> String {
+    format!("{}://{}:{}", url.scheme(), url.host_str().unwrap_or(""), url.port_or_known_default().unwrap_or(0))
+}
+
+/// The redirect policy of every request: follow a redirect only within the origin the request
+/// was sent to; any other redirect is handed back (as the 3xx answer) for [`CapturingHttp`] to
+/// refuse or, when the config allows the origin, to follow without the configured headers.
+pub fn redirect_policy() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt.previous().first().is_some_and(|first| origin(first) == origin(attempt.url()));
+        if same && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+/// An SSE body whose events are capped at `max` bytes: a `data:` line that never ends is an
+/// error once it passes the cap instead of being buffered without limit.
+fn capped_events(
+    body: impl futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
+    max: usize,
+) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static {
+    let mut since_boundary = 0usize;
+    let mut newline = false;
+    body.map(move |chunk| {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        for &b in chunk.iter() {
+            match b {
+                b'\n' if newline => since_boundary = 0,
+                b'\n' => newline = true,
+                b'\r' => {}
+                _ => {
+                    newline = false;
+                    since_boundary += 1;
+                }
+            }
+        }
+        if since_boundary > max {
+            return Err(std::io::Error::other(format!(
+                "an SSE event from the server is larger than {} MiB and has not ended; mcp-pin stops reading it",
+                max >> 20
+            )));
+        }
+        Ok(chunk)
+    })
 }
 
 fn wants_raw(message: &ClientJsonRpcMessage) -> bool {
@@ -55,9 +112,7 @@ impl CapturingHttp {
             Forward::Drop => return Ok(None),
         };
         serde_json::from_str(&forwarded).map(Some).map_err(|e| {
-            StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
-                "response is not JSON-RPC: {e}"
-            )))
+            StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("response is not JSON-RPC: {e}")))
         })
     }
 
@@ -69,31 +124,62 @@ impl CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<StreamableHttpPostResponse> {
-        let mut req = self
-            .client
-            .post(uri.as_ref())
-            .header(reqwest::header::ACCEPT, "application/json, text/event-stream");
-        if let Some(auth) = auth_header {
-            req = req.bearer_auth(auth);
+        if let JsonRpcMessage::Request(r) = &message {
+            self.capture.expect(&serde_json::to_string(&r.id).unwrap_or_default());
         }
-        for (name, value) in custom_headers {
-            req = req.header(name, value);
-        }
+        let mut target: reqwest::Url = uri.parse().map_err(|e| {
+            StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("invalid server URL: {e}")))
+        })?;
+        let home = origin(&target);
+        let mut hops = 0;
+        let resp = loop {
+            let foreign = origin(&target) != home;
+            let mut req =
+                self.client.post(target.clone()).header(reqwest::header::ACCEPT, "application/json, text/event-stream");
+            if let Some(auth) = auth_header.as_ref().filter(|_| !foreign) {
+                req = req.bearer_auth(auth);
+            }
+            for (name, value) in &custom_headers {
+                if !(foreign && self.configured.contains(name)) {
+                    req = req.header(name, value);
+                }
+            }
+            if let Some(s) = session_id.as_ref().filter(|_| !foreign) {
+                req = req.header(SESSION_HEADER, s.as_ref());
+            }
+            let resp = req.json(&message).send().await.map_err(StreamableHttpError::Client)?;
+            if !resp.status().is_redirection() {
+                break resp;
+            }
+            // Only a redirect to another origin reaches here (the policy follows the others).
+            let location = resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+            let next = location.and_then(|l| resp.url().join(l).ok()).ok_or_else(|| {
+                StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "HTTP {} redirect without a usable Location",
+                    resp.status()
+                )))
+            })?;
+            let to = origin(&next);
+            hops += 1;
+            if hops > MAX_REDIRECTS {
+                return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "more than {MAX_REDIRECTS} redirects"
+                ))));
+            }
+            if to != home && !self.redirect_origins.contains(&to) {
+                return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "the server at {home} redirected (HTTP {}) to another origin, {to}; mcp-pin does not follow it, so the configured headers never leave {home}. If the server moved, set its `url` to the new address; to follow the redirect without the configured headers, add `allow_redirects = [\"{to}\"]` to the server's config",
+                    resp.status().as_u16()
+                ))));
+            }
+            target = next;
+        };
         let had_session = session_id.is_some();
-        if let Some(s) = session_id {
-            req = req.header(SESSION_HEADER, s.as_ref());
-        }
-        let resp = req.json(&message).send().await.map_err(StreamableHttpError::Client)?;
         let status = resp.status();
-        let www = resp
-            .headers()
-            .get(reqwest::header::WWW_AUTHENTICATE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let www =
+            resp.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_string);
         if status == reqwest::StatusCode::UNAUTHORIZED {
-            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(
-                www.unwrap_or_default(),
-            )));
+            return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(www.unwrap_or_default())));
         }
         if status == reqwest::StatusCode::FORBIDDEN {
             return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(
@@ -107,11 +193,7 @@ impl CapturingHttp {
         if status == reqwest::StatusCode::NOT_FOUND && had_session {
             return Err(StreamableHttpError::SessionExpired);
         }
-        let session = resp
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let session = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
         let content_type = resp
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -120,8 +202,8 @@ impl CapturingHttp {
             .to_ascii_lowercase();
         if content_type.starts_with("text/event-stream") && status.is_success() {
             let capture = self.clone();
-            let stream = SseStream::from_bytes_stream(resp.bytes_stream())
-                .filter_map(move |event: Result<Sse, SseError>| {
+            let stream = SseStream::from_bytes_stream(capped_events(resp.bytes_stream(), MAX_BODY)).filter_map(
+                move |event: Result<Sse, SseError>| {
                     let this = capture.clone();
                     async move {
                         match event {
@@ -138,7 +220,8 @@ impl CapturingHttp {
                             Err(e) => Some(Err(e)),
                         }
                     }
-                });
+                },
+            );
             let boxed: BoxStream<'static, Result<Sse, SseError>> = stream.boxed();
             return Ok(StreamableHttpPostResponse::Sse(boxed, session));
         }
@@ -197,10 +280,48 @@ impl StreamableHttpClient for CapturingHttp {
         if wants_raw(&message) {
             self.post_raw(uri, message, session_id, auth_header, custom_headers).await
         } else {
+            self.client.post_message(uri, message, session_id, auth_header, custom_headers).await
+        }
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
+    ) -> Res<StreamableHttpPostResponse> {
+        if wants_raw(&message) {
+            self.post_raw(uri, message, session_id, auth_header, custom_headers).await
+        } else {
+            // rmcp's own client enforces its event and body limits on what it reads itself.
             self.client
-                .post_message(uri, message, session_id, auth_header, custom_headers)
+                .post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
                 .await
         }
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
+        self.client
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
     }
 
     async fn delete_session(
@@ -221,8 +342,6 @@ impl StreamableHttpClient for CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
-        self.client
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
+        self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
     }
 }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
-    PaginatedRequestParams, ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation, PaginatedRequestParams,
+    ProtocolVersion,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -67,8 +67,7 @@ fn client_info(capabilities: &[String]) -> ClientConfig {
     for c in capabilities {
         caps.insert(c.clone(), Value::Object(Map::new()));
     }
-    let caps: ClientCapabilities =
-        serde_json::from_value(Value::Object(caps)).unwrap_or_default();
+    let caps: ClientCapabilities = serde_json::from_value(Value::Object(caps)).unwrap_or_default();
     let mut info = Implementation::default();
     info.name = "mcp-pin".into();
     info.version = env!("CARGO_PKG_VERSION").into();
@@ -95,6 +94,8 @@ pub struct Session {
     timeout: Duration,
     /// The handshake's `result` exactly as sent (taken from the capture once).
     handshake: std::sync::OnceLock<Option<Value>>,
+    /// At most this many tools are read (`max_tools`).
+    max_tools: usize,
 }
 
 /// A tool call's raw outcome.
@@ -158,6 +159,7 @@ impl Session {
                         stderr: Some(stderr),
                         timeout: server.timeout,
                         handshake: Default::default(),
+                        max_tools: server.max_tools,
                     }),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
@@ -183,7 +185,9 @@ impl Session {
                 }
             }
             Transport::Http(cfg) => {
-                let mut headers = reqwest::header::HeaderMap::new();
+                // The configured headers go with each request (never as the client's defaults),
+                // so a redirect to another origin can be sent without them.
+                let mut headers = std::collections::HashMap::new();
                 for (k, v) in &cfg.headers {
                     let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
                         ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name"))
@@ -195,15 +199,19 @@ impl Session {
                     headers.insert(name, value);
                 }
                 let client = reqwest::Client::builder()
-                    .default_headers(headers)
+                    .redirect(http::redirect_policy())
                     .connect_timeout(server.timeout)
                     .build()
                     .map_err(|e| ClientError::Transport(e.to_string()))?;
-                let http = http::CapturingHttp { client, capture: capture.clone() };
-                let transport = StreamableHttpClientTransport::with_client(
-                    http,
-                    StreamableHttpClientTransportConfig::with_uri(cfg.url.clone()),
-                );
+                let http = http::CapturingHttp {
+                    client,
+                    capture: capture.clone(),
+                    configured: Arc::new(headers.keys().cloned().collect()),
+                    redirect_origins: Arc::new(cfg.allow_redirects.clone()),
+                };
+                let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
+                transport_config.custom_headers = headers;
+                let transport = StreamableHttpClientTransport::with_client(http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);
                 match tokio::time::timeout(handshake_timeout, fut).await {
                     Ok(Ok(service)) => Ok(Session {
@@ -213,15 +221,13 @@ impl Session {
                         stderr: None,
                         timeout: server.timeout,
                         handshake: Default::default(),
+                        max_tools: server.max_tools,
                     }),
                     Ok(Err(e)) => Err(match classify_http_error(&e) {
                         ClientError::Transport(msg) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
                         other => other,
                     }),
-                    Err(_) => Err(ClientError::Timeout {
-                        what: "the handshake".into(),
-                        after: handshake_timeout,
-                    }),
+                    Err(_) => Err(ClientError::Timeout { what: "the handshake".into(), after: handshake_timeout }),
                 }
             }
         }
@@ -229,11 +235,7 @@ impl Session {
 
     /// Negotiated protocol revision.
     pub fn protocol_version(&self) -> String {
-        self.service
-            .peer()
-            .peer_info()
-            .map(|i| i.protocol_version.to_string())
-            .unwrap_or_default()
+        self.service.peer().peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default()
     }
 
     /// Send one request and return the raw JSON-RPC response text.
@@ -267,7 +269,17 @@ impl Session {
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let mut pages_seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        // One deadline for the whole listing: pages answered just inside a per-page timeout
+        // could otherwise go on for hours.
+        let deadline = tokio::time::Instant::now() + self.timeout;
         for page in 0..MAX_PAGES {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return Err(ClientError::Timeout {
+                    what: format!("tools/list (the whole listing; {page} pages read so far)"),
+                    after: self.timeout,
+                });
+            }
             let mut params = PaginatedRequestParams::default();
             params.cursor = cursor.clone();
             let req = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest {
@@ -275,11 +287,15 @@ impl Session {
                 params: Some(params),
                 extensions: Default::default(),
             });
-            let raw = match self.raw_request(req, "tools/list", self.timeout).await? {
+            let raw = match self.raw_request(req, "tools/list", left).await? {
                 Ok(raw) => raw,
                 Err(ServiceError::Timeout { .. }) => {
                     return Err(ClientError::Timeout {
-                        what: with_context(format!("tools/list (page {})", page + 1), &self.capture, self.stderr.as_ref()),
+                        what: with_context(
+                            format!("tools/list (the whole listing, at page {})", page + 1),
+                            &self.capture,
+                            self.stderr.as_ref(),
+                        ),
                         after: self.timeout,
                     })
                 }
@@ -294,6 +310,13 @@ impl Session {
                 )));
             }
             let page_tools = parse_tools_page(&raw, page + 1, &mut tools)?;
+            if tools.len() > self.max_tools {
+                return Err(ClientError::Protocol(format!(
+                    "tools/list lists more than {} tools (page {}); mcp-pin stops there. If the server really has that many, raise `max_tools` for it in the config",
+                    self.max_tools,
+                    page + 1
+                )));
+            }
             match page_tools {
                 Some(next) => {
                     if !seen.insert(next.clone()) {
@@ -334,13 +357,7 @@ impl Session {
             }
             instructions = raw.get("instructions").and_then(Value::as_str).map(str::to_string);
         }
-        Ok(ServerSurface {
-            protocol_version: self.protocol_version(),
-            server_info,
-            instructions,
-            capabilities,
-            tools,
-        })
+        Ok(ServerSurface { protocol_version: self.protocol_version(), server_info, instructions, capabilities, tools })
     }
 
     /// Call a tool; the result is read raw. `timeout` bounds the call (it is cancelled after).
@@ -438,14 +455,10 @@ fn parse_tools_page(
     let resp: RawResponse = serde_json::from_str(raw)
         .map_err(|e| ClientError::Protocol(format!("tools/list response is not JSON-RPC: {e}")))?;
     if let Some(err) = resp.error {
-        return Err(ClientError::Protocol(format!(
-            "tools/list failed: {}",
-            capture::excerpt(err.get())
-        )));
+        return Err(ClientError::Protocol(format!("tools/list failed: {}", capture::excerpt(err.get()))));
     }
-    let result = resp
-        .result
-        .ok_or_else(|| ClientError::Protocol("tools/list response has neither result nor error".into()))?;
+    let result =
+        resp.result.ok_or_else(|| ClientError::Protocol("tools/list response has neither result nor error".into()))?;
     let page_data: Page = serde_json::from_str(result.get()).map_err(|e| {
         if e.to_string().contains("recursion limit") {
             ClientError::Protocol(format!(
@@ -471,11 +484,9 @@ fn parse_tools_page(
         };
         match tool.get("inputSchema") {
             Some(Value::Object(_)) => {}
-            _ => {
-                return Err(ClientError::Protocol(format!(
-                    "tool `{name}` has no object `inputSchema` (the spec requires one); the server sent a malformed tool"
-                )))
-            }
+            _ => return Err(ClientError::Protocol(format!(
+                "tool `{name}` has no object `inputSchema` (the spec requires one); the server sent a malformed tool"
+            ))),
         }
         if tools.insert(name.clone(), tool).is_some() {
             return Err(ClientError::Protocol(format!(
@@ -490,8 +501,25 @@ fn parse_tools_page(
     }
 }
 
+/// An error message as a user reads it: rmcp's errors name Rust types
+/// (`Transport [rmcp::transport::worker::WorkerTransport<...>]`), which say nothing to a user;
+/// they are dropped, and the words around them kept.
+pub fn plain_error(msg: &str) -> String {
+    static TYPE_NAME: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = TYPE_NAME.get_or_init(|| {
+        regex::Regex::new(
+            r"[ \t]*(\[[^\]\n]*::[^\]\n]*\]|\b[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)+(<[^\s]*>)?)",
+        )
+        .expect("valid regex")
+    });
+    re.replace_all(msg, "").trim().to_string()
+}
+
 fn with_context(msg: String, capture: &Capture, stderr: Option<&stdio::StderrTail>) -> String {
-    let mut out = msg;
+    let mut out = match capture.fatal() {
+        Some(why) => format!("{msg}: {why}"),
+        None => msg,
+    };
     let junk = capture.junk();
     if let Some(first) = junk.first() {
         out.push_str(&format!(
@@ -522,10 +550,7 @@ fn describe_init_error(e: &rmcp::service::ClientInitializeError) -> String {
 /// The transport worked but the handshake exchange did not make sense to rmcp.
 fn is_handshake_mismatch(e: &rmcp::service::ClientInitializeError) -> bool {
     use rmcp::service::ClientInitializeError as E;
-    matches!(
-        e,
-        E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) | E::LegacyFallbackFailed { .. }
-    ) || {
+    matches!(e, E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) | E::LegacyFallbackFailed { .. }) || {
         let s = e.to_string();
         s.contains("discover") || s.contains("expect initialized") || s.contains("uncorrelated")
     }
@@ -569,4 +594,17 @@ fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError 
         return ClientError::NeedsCredentials { status: 401, www_authenticate: String::new() };
     }
     ClientError::Transport(chain)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plain_error_drops_rust_type_names() {
+        assert_eq!(
+            super::plain_error("tools/list: Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<C>>] error: connection closed"),
+            "tools/list: Transport error: connection closed"
+        );
+        assert_eq!(super::plain_error("a https://x.example/mcp b"), "a https://x.example/mcp b");
+        assert_eq!(super::plain_error("line one\n  server stderr: x"), "line one\n  server stderr: x");
+    }
 }

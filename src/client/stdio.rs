@@ -57,10 +57,44 @@ struct Outstanding {
     abandoned: Mutex<Vec<String>>,
 }
 
+/// What a stdio server inherits from mcp-pin's environment, as the official MCP SDKs do (the
+/// TypeScript SDK's default set): never the whole environment, so one server's secrets (and the
+/// CI job's) are not in another server's process. More by name with `inherit_env`.
+#[cfg(not(windows))]
+pub const INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+#[cfg(windows)]
+pub const INHERITED: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+];
+
+/// The child's whole environment: the default set (values that look like shell functions are
+/// skipped, as the SDKs do), then `inherit_env`, then the configured `env`.
+pub fn child_env(cfg: &Stdio) -> Vec<(String, String)> {
+    let mut out: std::collections::BTreeMap<String, String> = INHERITED
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().filter(|v| !v.starts_with("()")).map(|v| (k.to_string(), v)))
+        .collect();
+    out.extend(cfg.inherit_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    out.extend(cfg.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    out.into_iter().collect()
+}
+
 pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientError> {
     let mut cmd = Command::new(&cfg.command);
     cmd.args(&cfg.args)
-        .envs(&cfg.env)
+        .env_clear()
+        .envs(child_env(cfg))
         .stdin(ProcStdio::piped())
         .stdout(ProcStdio::piped())
         .stderr(ProcStdio::piped())
@@ -75,6 +109,9 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
         cwd: cfg.cwd.as_ref().map(|p| p.display().to_string()),
         source,
     })?;
+    if let Some(pid) = child.id() {
+        running::add(pid);
+    }
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let writer = child.stdin.take().expect("piped stdin");
@@ -94,14 +131,19 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
 
     let outstanding = Arc::new(Outstanding::default());
     let (ours, theirs) = tokio::io::duplex(1 << 20);
-    tokio::spawn(tee(stdout, ours, capture, outstanding.clone()));
+    tokio::spawn(tee(stdout, ours, capture.clone(), outstanding.clone()));
     let (rmcp_writer, our_reader) = tokio::io::duplex(1 << 20);
-    tokio::spawn(forward_requests(our_reader, writer, outstanding));
+    tokio::spawn(forward_requests(our_reader, writer, outstanding, capture));
     Ok(ChildServer { child, reader: theirs, writer: rmcp_writer, stderr: tail })
 }
 
 /// Pass what rmcp writes to the child's stdin, noting discover and initialize requests.
-async fn forward_requests(from: DuplexStream, mut stdin: ChildStdin, outstanding: Arc<Outstanding>) {
+async fn forward_requests(
+    from: DuplexStream,
+    mut stdin: ChildStdin,
+    outstanding: Arc<Outstanding>,
+    capture: Arc<Capture>,
+) {
     #[derive(serde::Deserialize)]
     struct Req<'a> {
         #[serde(borrow, default)]
@@ -118,6 +160,9 @@ async fn forward_requests(from: DuplexStream, mut stdin: ChildStdin, outstanding
             Ok(_) => {}
         }
         if let Ok(req) = serde_json::from_slice::<Req>(&line) {
+            if let (Some(_), Some(id)) = (&req.method, req.id) {
+                capture.expect(id.get());
+            }
             match (req.method.as_deref(), req.id) {
                 (Some("server/discover"), Some(id)) => {
                     outstanding.discover.lock().unwrap().push(super::capture::id_key(id.get()))
@@ -167,6 +212,13 @@ async fn tee(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
+            capture.fail(format!(
+                "the server sent a line of over {} MiB on stdout with no line break (an endless line); mcp-pin stopped reading it",
+                MAX_LINE >> 20
+            ));
+            break;
+        }
         let text = String::from_utf8_lossy(&line);
         if let Some(id) = response_id(&text) {
             outstanding.discover.lock().unwrap().retain(|d| d != &id);
@@ -192,16 +244,54 @@ async fn tee(
     let _ = out.shutdown().await;
 }
 
+/// Every server process mcp-pin started and has not stopped yet (each leads its own process
+/// group), so that a signal to mcp-pin ends them all ([`crate::app::on_signal`]).
+pub mod running {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    static PIDS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+    pub fn add(pid: u32) {
+        PIDS.lock().unwrap_or_else(|e| e.into_inner()).insert(pid);
+    }
+
+    pub fn remove(pid: u32) {
+        PIDS.lock().unwrap_or_else(|e| e.into_inner()).remove(&pid);
+    }
+
+    /// Signal every running server's process group: TERM, a moment, then KILL. Synchronous:
+    /// called on the way out of the process.
+    pub fn end_all() {
+        let pids: Vec<u32> = PIDS.lock().unwrap_or_else(|e| e.into_inner()).iter().copied().collect();
+        #[cfg(unix)]
+        {
+            use nix::sys::signal::{killpg, Signal};
+            use nix::unistd::Pid;
+            for pid in &pids {
+                let _ = killpg(Pid::from_raw(*pid as i32), Signal::SIGTERM);
+            }
+            if !pids.is_empty() {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            for pid in &pids {
+                let _ = killpg(Pid::from_raw(*pid as i32), Signal::SIGKILL);
+            }
+        }
+        let _ = pids;
+    }
+}
+
 /// Stop a child server and everything it started (npx starts node, which starts the server).
 pub async fn stop(mut child: Child) {
+    if let Some(pid) = child.id() {
+        running::remove(pid);
+    }
     #[cfg(unix)]
     if let Some(pid) = child.id() {
         let pgid = nix::unistd::Pid::from_raw(pid as i32);
         let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGTERM);
-        if tokio::time::timeout(std::time::Duration::from_millis(500), child.wait())
-            .await
-            .is_ok()
-        {
+        if tokio::time::timeout(std::time::Duration::from_millis(500), child.wait()).await.is_ok() {
             let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
             return;
         }

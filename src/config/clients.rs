@@ -16,25 +16,17 @@ use serde_json::{Map, Value};
 
 use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
 use super::{
-    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http,
-    Loaded, ProbePolicy, ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
+    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http, Loaded, ProbePolicy,
+    ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
 };
 
 /// The files looked for, in order, when no `--config` is given.
-pub const DISCOVER_ORDER: &[&str] = &[
-    "mcp-pin.toml",
-    ".mcp.json",
-    ".vscode/mcp.json",
-    ".cursor/mcp.json",
-];
+pub const DISCOVER_ORDER: &[&str] = &["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"];
 
 /// The config file to use in `dir` when none is given: `mcp-pin.toml`, then `.mcp.json`,
 /// `.vscode/mcp.json`, `.cursor/mcp.json`. The caller should say which one it used.
 pub fn discover(dir: &Path) -> Option<PathBuf> {
-    DISCOVER_ORDER
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
+    DISCOVER_ORDER.iter().map(|f| dir.join(f)).find(|p| p.is_file())
 }
 
 /// Whether the text is JSON(C) rather than TOML: its first significant character is `{`.
@@ -116,10 +108,7 @@ pub fn strip_jsonc(text: &str) -> String {
 
 /// Parse a client config (JSON/JSONC) read from `path`.
 pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, ConfigError> {
-    let invalid = |message: String| ConfigError::Invalid {
-        path: path.to_path_buf(),
-        message,
-    };
+    let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
     let stripped = strip_jsonc(text);
     let root: Value = serde_json::from_str(&stripped).map_err(|e| {
         let msg = e.to_string();
@@ -156,10 +145,7 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
             format!("`mcpServers` JSON ({file_name})")
         };
         (Format::McpServers, source, s)
-    } else if let Some(s) = root
-        .get("servers")
-        .or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
-    {
+    } else if let Some(s) = root.get("servers").or_else(|| root.get("mcp").and_then(|m| m.get("servers"))) {
         (Format::VsCode, "VS Code (.vscode/mcp.json)".to_string(), s)
     } else {
         return Err(invalid(
@@ -169,34 +155,17 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
         ));
     };
     let Value::Object(servers) = servers else {
-        return Err(invalid(format!(
-            "`{}` must be an object of servers by name",
-            key_name(format)
-        )));
+        return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
     };
 
-    let cx = Cx {
-        path,
-        dir: dir.clone(),
-        env,
-        format,
-    };
+    let cx = Cx { path, dir: dir.clone(), env, format };
     let mut warnings = Vec::new();
-    let mut config = Config {
-        path: Some(path.to_path_buf()),
-        dir,
-        ..Config::default()
-    };
+    let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
         let server = cx.server(name, entry, &mut warnings).map_err(|e| match e {
             // Point at the server's entry when it can be found.
             ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
-                Some((line, column)) => ConfigError::At {
-                    path,
-                    line,
-                    column,
-                    message,
-                },
+                Some((line, column)) => ConfigError::At { path, line, column, message },
                 None => ConfigError::Invalid { path, message },
             },
             other => other,
@@ -208,12 +177,7 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
     if config.servers.is_empty() {
         return Err(invalid(format!("no servers in `{}`", key_name(format))));
     }
-    Ok(Loaded {
-        config,
-        format,
-        source,
-        warnings,
-    })
+    Ok(Loaded { config, format, source, warnings })
 }
 
 /// `NAME=value` lines of a dotenv file (`#` comments, `export `, single or double quotes).
@@ -230,11 +194,7 @@ pub fn parse_dotenv(text: &str) -> Result<Vec<(String, String)>, usize> {
             return Err(i + 1);
         };
         let k = k.trim();
-        if k.is_empty()
-            || !k
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
-        {
+        if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-') {
             return Err(i + 1);
         }
         let v = v.trim();
@@ -266,10 +226,7 @@ fn key_position(text: &str, name: &str) -> Option<(usize, usize)> {
         if rest.starts_with(':') {
             let before = &text[..at];
             let line = before.matches('\n').count() + 1;
-            let col = before[before.rfind('\n').map_or(0, |j| j + 1)..]
-                .chars()
-                .count()
-                + 1;
+            let col = before[before.rfind('\n').map_or(0, |j| j + 1)..].chars().count() + 1;
             return Some((line, col));
         }
         from = at + needle.len();
@@ -317,49 +274,35 @@ const EDITOR_ONLY_KEYS: &[&str] = &[
 
 impl Cx<'_> {
     fn invalid(&self, message: String) -> ConfigError {
-        ConfigError::Invalid {
-            path: self.path.to_path_buf(),
-            message,
-        }
+        ConfigError::Invalid { path: self.path.to_path_buf(), message }
     }
 
     fn expand(&self, server: &str, s: &str, what: &str) -> Result<Expanded, ConfigError> {
-        let ex = Expander {
-            dialect: Dialect::Client,
-            env: self.env,
-            workspace: &self.dir,
-        };
+        let ex = Expander { dialect: Dialect::Client, env: self.env, workspace: &self.dir };
         ex.expand(s).map_err(|e| match e {
-            ExpandError::Missing { var } => ConfigError::MissingVar {
-                path: self.path.to_path_buf(),
-                server: server.to_string(),
-                var,
-            },
-            ExpandError::MissingInput { input, var } => ConfigError::MissingInput {
-                path: self.path.to_path_buf(),
-                server: server.to_string(),
-                input,
-                var,
-            },
+            ExpandError::Missing { var } => {
+                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::MissingInput { input, var } => {
+                ConfigError::MissingInput { path: self.path.to_path_buf(), server: server.to_string(), input, var }
+            }
+            ExpandError::NotAllowed { var } => {
+                ConfigError::NotAllowed { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::TooShort { var } => {
+                ConfigError::ShortSecret { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
             ExpandError::Syntax(m) => self.invalid(format!("server `{server}`: {what}: {m}")),
         })
     }
 
     fn string<'v>(&self, server: &str, key: &str, v: &'v Value) -> Result<&'v str, ConfigError> {
-        v.as_str()
-            .ok_or_else(|| self.invalid(format!("server `{server}`: `{key}` must be a string")))
+        v.as_str().ok_or_else(|| self.invalid(format!("server `{server}`: `{key}` must be a string")))
     }
 
-    fn string_map(
-        &self,
-        server: &str,
-        key: &str,
-        v: &Value,
-    ) -> Result<Vec<(String, String)>, ConfigError> {
+    fn string_map(&self, server: &str, key: &str, v: &Value) -> Result<Vec<(String, String)>, ConfigError> {
         let Value::Object(m) = v else {
-            return Err(self.invalid(format!(
-                "server `{server}`: `{key}` must be an object of strings"
-            )));
+            return Err(self.invalid(format!("server `{server}`: `{key}` must be an object of strings")));
         };
         m.iter()
             .map(|(k, v)| match v {
@@ -392,27 +335,16 @@ impl Cx<'_> {
             )));
         }
         for k in e.keys() {
-            let known = [
-                "type", "command", "args", "env", "envFile", "cwd", "url", "headers",
-            ]
-            .contains(&k.as_str());
+            let known = ["type", "command", "args", "env", "envFile", "cwd", "url", "headers"].contains(&k.as_str());
             if !known {
-                let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) {
-                    "is editor-only"
-                } else {
-                    "is unknown"
-                };
-                warnings.push(format!(
-                    "server `{name}`: key `{k}` {what} to mcp-pin and is ignored"
-                ));
+                let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) { "is editor-only" } else { "is unknown" };
+                warnings.push(format!("server `{name}`: key `{k}` {what} to mcp-pin and is ignored"));
             }
         }
         let ty = match e.get("type") {
             None => None,
             Some(Value::String(t)) => Some(t.as_str()),
-            Some(_) => {
-                return Err(self.invalid(format!("server `{name}`: `type` must be a string")))
-            }
+            Some(_) => return Err(self.invalid(format!("server `{name}`: `type` must be a string"))),
         };
         let is_http = match ty {
             Some("stdio") => false,
@@ -441,15 +373,13 @@ impl Cx<'_> {
                 (_, url) => url,
             },
         };
-        let transport = if is_http {
-            Transport::Http(self.http(name, e)?)
-        } else {
-            Transport::Stdio(self.stdio(name, e)?)
-        };
+        let transport =
+            if is_http { Transport::Http(self.http(name, e)?) } else { Transport::Stdio(self.stdio(name, e)?) };
         Ok(Some(ServerConfig {
             name: name.to_string(),
             transport,
             timeout: DEFAULT_TIMEOUT,
+            max_tools: crate::config::DEFAULT_MAX_TOOLS,
             client_capabilities: vec![],
             probe: ProbePolicy::default(),
             tools: BTreeMap::new(),
@@ -458,25 +388,18 @@ impl Cx<'_> {
 
     fn stdio(&self, name: &str, e: &Map<String, Value>) -> Result<Stdio, ConfigError> {
         if e.contains_key("url") {
-            return Err(self.invalid(format!(
-                "server `{name}` is a stdio server but has `url`: keep one of `command` and `url`"
-            )));
+            return Err(self
+                .invalid(format!("server `{name}` is a stdio server but has `url`: keep one of `command` and `url`")));
         }
         let Some(cv) = e.get("command") else {
-            return Err(self.invalid(format!(
-                "server `{name}` is a stdio server but has no `command`"
-            )));
+            return Err(self.invalid(format!("server `{name}` is a stdio server but has no `command`")));
         };
         let written = self.string(name, "command", cv)?;
         if written.trim().is_empty() {
             return Err(self.invalid(format!("server `{name}`: `command` is empty")));
         }
         let command = self.expand(name, written, "`command`")?;
-        let command_value = if self.env.is_some() {
-            resolve_command(&self.dir, &command.value)
-        } else {
-            command.value
-        };
+        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
         let mut args = Vec::new();
         let mut args_template = Vec::new();
         match e.get("args") {
@@ -486,22 +409,14 @@ impl Cx<'_> {
                     let s = match a {
                         Value::String(s) => s.clone(),
                         Value::Number(n) => n.to_string(),
-                        _ => {
-                            return Err(self.invalid(format!(
-                                "server `{name}`: `args` must be an array of strings"
-                            )))
-                        }
+                        _ => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
                     };
                     let x = self.expand(name, &s, "`args`")?;
                     args.push(x.value);
                     args_template.push(x.template);
                 }
             }
-            Some(_) => {
-                return Err(self.invalid(format!(
-                    "server `{name}`: `args` must be an array of strings"
-                )))
-            }
+            Some(_) => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
         }
         let mut env = BTreeMap::new();
         // VS Code `envFile`: a dotenv file; `env` entries win over it.
@@ -517,19 +432,14 @@ impl Cx<'_> {
                         ))
                     })? {
                         // Template mode: the value stays out of the config; refer to it by name.
-                        let value = if self.env.is_some() {
-                            v
-                        } else {
-                            format!("${{{k}}}")
-                        };
+                        let value = if self.env.is_some() { v } else { format!("${{{k}}}") };
                         env.insert(k, value);
                     }
                 }
                 Err(err) if self.env.is_some() => {
-                    return Err(self.invalid(format!(
-                        "server `{name}`: cannot read `envFile` {}: {err}",
-                        file.display()
-                    )))
+                    return Err(
+                        self.invalid(format!("server `{name}`: cannot read `envFile` {}: {err}", file.display()))
+                    )
                 }
                 Err(_) => {}
             }
@@ -544,11 +454,8 @@ impl Cx<'_> {
             None => (None, None),
             Some(v) => {
                 let x = self.expand(name, self.string(name, "cwd", v)?, "`cwd`")?;
-                let resolved = if self.env.is_some() {
-                    resolve_cwd(&self.dir, &x.value)
-                } else {
-                    PathBuf::from(&x.value)
-                };
+                let resolved =
+                    if self.env.is_some() { resolve_cwd(&self.dir, &x.value) } else { PathBuf::from(&x.value) };
                 (Some(resolved), Some(x.template))
             }
         };
@@ -558,6 +465,7 @@ impl Cx<'_> {
             args,
             args_template,
             env,
+            inherit_env: BTreeMap::new(),
             cwd,
             cwd_template,
         })
@@ -565,43 +473,31 @@ impl Cx<'_> {
 
     fn http(&self, name: &str, e: &Map<String, Value>) -> Result<Http, ConfigError> {
         if e.contains_key("command") {
-            return Err(self.invalid(format!("server `{name}` is an HTTP server but has `command`: keep one of `command` and `url`")));
+            return Err(self.invalid(format!(
+                "server `{name}` is an HTTP server but has `command`: keep one of `command` and `url`"
+            )));
         }
         let Some(uv) = e.get("url") else {
-            return Err(self.invalid(format!(
-                "server `{name}` is an HTTP server but has no `url`"
-            )));
+            return Err(self.invalid(format!("server `{name}` is an HTTP server but has no `url`")));
         };
         let x = self.expand(name, self.string(name, "url", uv)?, "`url`")?;
-        super::toml::check_url(&x.value, self.env.is_none()).map_err(|m| {
-            self.invalid(format!(
-                "server `{name}`: `url` {}: {m}",
-                super::redact_url(&x.template)
-            ))
-        })?;
+        super::toml::check_url(&x.value, self.env.is_none())
+            .map_err(|m| self.invalid(format!("server `{name}`: `url` {}: {m}", super::redact_url(&x.template))))?;
         let mut headers = BTreeMap::new();
         if let Some(hv) = e.get("headers").filter(|v| !v.is_null()) {
             for (k, v) in self.string_map(name, "headers", hv)? {
                 if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
-                    return Err(
-                        self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`"))
-                    );
+                    return Err(self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`")));
                 }
                 let hx = self.expand(name, &v, &format!("header `{k}`"))?;
                 if hx.value.contains(['\r', '\n', '\0']) {
-                    return Err(self.invalid(format!(
-                        "server `{name}`: header `{k}`: the value contains a line break"
-                    )));
+                    return Err(self.invalid(format!("server `{name}`: header `{k}`: the value contains a line break")));
                 }
                 headers.insert(k, hx.value);
             }
         }
         let _ = self.format;
-        Ok(Http {
-            url: x.value,
-            url_template: x.template,
-            headers,
-        })
+        Ok(Http { url: x.value, url_template: x.template, headers, allow_redirects: vec![] })
     }
 }
 
@@ -624,20 +520,12 @@ mod tests {
 
     #[test]
     fn config_dotenv() {
-        let env = parse_dotenv(
-            "# c\nA=1\nexport B = two words # note\nC=\"q \\\"x\\\" #1\"\nD='$raw'\n\nE=\n",
-        )
-        .unwrap();
+        let env =
+            parse_dotenv("# c\nA=1\nexport B = two words # note\nC=\"q \\\"x\\\" #1\"\nD='$raw'\n\nE=\n").unwrap();
         assert_eq!(
             env,
-            [
-                ("A", "1"),
-                ("B", "two words"),
-                ("C", "q \"x\" #1"),
-                ("D", "$raw"),
-                ("E", "")
-            ]
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            [("A", "1"), ("B", "two words"), ("C", "q \"x\" #1"), ("D", "$raw"), ("E", "")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
         );
         assert_eq!(parse_dotenv("A=1\nnot a pair\n"), Err(2));
         assert_eq!(parse_dotenv("A=\"unterminated\n"), Err(1));

@@ -47,6 +47,18 @@ pub enum ExpandError {
     MissingInput { input: String, var: String },
     /// Malformed reference; the message never contains a resolved value.
     Syntax(String),
+    /// Under CI, the invocation did not allow this variable (`--allow-env`).
+    NotAllowed { var: String },
+    /// Set to a value too short to be masked in output (see [`crate::secrets::MIN_SECRET_LEN`]).
+    TooShort { var: String },
+}
+
+/// Read one variable for a config through the process's [`crate::secrets`] policy.
+fn read(var: &str, env: EnvFn<'_>) -> Result<Option<String>, ExpandError> {
+    crate::secrets::read_var(var, env).map_err(|r| match r {
+        crate::secrets::Refusal::NotAllowed => ExpandError::NotAllowed { var: var.to_string() },
+        crate::secrets::Refusal::TooShort => ExpandError::TooShort { var: var.to_string() },
+    })
 }
 
 /// The environment variable that stands in for VS Code's `${input:ID}` prompt.
@@ -90,11 +102,7 @@ fn parse(s: &str, dialect: Dialect) -> Result<Vec<Piece>, ExpandError> {
                 let Some(close) = s[i + 2..].find('}') else {
                     return Err(ExpandError::Syntax(format!(
                         "unterminated `${{`: close it with `}}`{}",
-                        if dialect == Dialect::McpPin {
-                            ", or write `$$` for a literal `$`"
-                        } else {
-                            ""
-                        }
+                        if dialect == Dialect::McpPin { ", or write `$$` for a literal `$`" } else { "" }
                     )));
                 };
                 let inner = &s[i + 2..i + 2 + close];
@@ -132,10 +140,7 @@ fn parse_ref(inner: &str, dialect: Dialect) -> Result<Piece, ExpandError> {
                 _ => {}
             }
         }
-        return Ok(Piece::Var {
-            name: name.to_string(),
-            default,
-        });
+        return Ok(Piece::Var { name: name.to_string(), default });
     }
     if dialect == Dialect::Client {
         if inner == "/" {
@@ -143,10 +148,7 @@ fn parse_ref(inner: &str, dialect: Dialect) -> Result<Piece, ExpandError> {
         }
         if let Some(v) = inner.strip_prefix("env:") {
             if is_var_name(v) {
-                return Ok(Piece::Var {
-                    name: v.to_string(),
-                    default: None,
-                });
+                return Ok(Piece::Var { name: v.to_string(), default: None });
             }
         }
         if let Some(id) = inner.strip_prefix("input:") {
@@ -195,11 +197,7 @@ impl Expander<'_> {
             None => template.clone(),
             Some(env) => self.resolve(&pieces, env)?,
         };
-        Ok(Expanded {
-            value,
-            template,
-            has_refs,
-        })
+        Ok(Expanded { value, template, has_refs })
     }
 
     fn resolve(&self, pieces: &[Piece], env: EnvFn<'_>) -> Result<String, ExpandError> {
@@ -207,7 +205,7 @@ impl Expander<'_> {
         for p in pieces {
             match p {
                 Piece::Lit(s) => out.push_str(s),
-                Piece::Var { name, default } => match (env(name), default) {
+                Piece::Var { name, default } => match (read(name, env)?, default) {
                     (Some(v), Some(d)) if v.is_empty() => out.push_str(d),
                     (Some(v), _) => out.push_str(&v),
                     (None, Some(d)) => out.push_str(d),
@@ -215,19 +213,14 @@ impl Expander<'_> {
                 },
                 Piece::Input { id } => {
                     let var = input_var(id);
-                    match env(&var) {
+                    match read(&var, env)? {
                         Some(v) => out.push_str(&v),
-                        None => {
-                            return Err(ExpandError::MissingInput {
-                                input: id.clone(),
-                                var,
-                            })
-                        }
+                        None => return Err(ExpandError::MissingInput { input: id.clone(), var }),
                     }
                 }
                 Piece::WorkspaceFolder => out.push_str(&self.workspace.to_string_lossy()),
                 Piece::WorkspaceFolderBasename => out.push_str(&basename(self.workspace)),
-                Piece::UserHome => match env("HOME").or_else(|| env("USERPROFILE")) {
+                Piece::UserHome => match read("HOME", env)?.or(read("USERPROFILE", env)?) {
                     Some(h) => out.push_str(&h),
                     None => return Err(ExpandError::Missing { var: "HOME".into() }),
                 },
@@ -239,9 +232,7 @@ impl Expander<'_> {
 }
 
 fn basename(p: &Path) -> String {
-    p.file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// Escape a literal for `mcp-pin.toml`: `$` becomes `$$`.
@@ -254,14 +245,8 @@ fn to_template(pieces: &[Piece], workspace: &Path) -> String {
     for p in pieces {
         match p {
             Piece::Lit(s) => out.push_str(&escape(s)),
-            Piece::Var {
-                name,
-                default: None,
-            } => out.push_str(&format!("${{{name}}}")),
-            Piece::Var {
-                name,
-                default: Some(d),
-            } => out.push_str(&format!("${{{name}:-{}}}", escape(d))),
+            Piece::Var { name, default: None } => out.push_str(&format!("${{{name}}}")),
+            Piece::Var { name, default: Some(d) } => out.push_str(&format!("${{{name}:-{}}}", escape(d))),
             Piece::Input { id } => out.push_str(&format!("${{{}}}", input_var(id))),
             // mcp-pin resolves relative paths from the config folder, which is the workspace.
             Piece::WorkspaceFolder => out.push('.'),
@@ -275,20 +260,14 @@ fn to_template(pieces: &[Piece], workspace: &Path) -> String {
 
 /// Whether `s` parses as an `mcp-pin.toml` template holding at least one `${VAR}` reference.
 pub fn is_template(s: &str) -> bool {
-    parse(s, Dialect::McpPin)
-        .map(|p| p.iter().any(|x| !matches!(x, Piece::Lit(_))))
-        .unwrap_or(false)
+    parse(s, Dialect::McpPin).map(|p| p.iter().any(|x| !matches!(x, Piece::Lit(_)))).unwrap_or(false)
 }
 
 /// The variable names an `mcp-pin.toml` template references, in order, without duplicates.
 pub fn template_vars(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in parse(s, Dialect::McpPin).unwrap_or_default() {
-        if let Piece::Var {
-            name,
-            default: None,
-        } = p
-        {
+        if let Piece::Var { name, default: None } = p {
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -319,24 +298,12 @@ mod tests {
 
     fn ex(d: Dialect, s: &str) -> Result<Expanded, ExpandError> {
         let ws = PathBuf::from("/proj");
-        Expander {
-            dialect: d,
-            env: Some(&env),
-            workspace: &ws,
-        }
-        .expand(s)
+        Expander { dialect: d, env: Some(&env), workspace: &ws }.expand(s)
     }
 
     fn tpl(d: Dialect, s: &str) -> String {
         let ws = PathBuf::from("/proj");
-        Expander {
-            dialect: d,
-            env: None,
-            workspace: &ws,
-        }
-        .expand(s)
-        .unwrap()
-        .value
+        Expander { dialect: d, env: None, workspace: &ws }.expand(s).unwrap().value
     }
 
     #[test]
@@ -352,87 +319,42 @@ mod tests {
         assert_eq!(ex(Dialect::McpPin, "${EMPTY}").unwrap().value, "");
         assert_eq!(ex(Dialect::McpPin, "${A:-dflt}").unwrap().value, "alpha");
         assert_eq!(ex(Dialect::McpPin, "${NOPE:-}").unwrap().value, "");
-        assert_eq!(
-            ex(Dialect::McpPin, "héllo ${A} ✓").unwrap().value,
-            "héllo alpha ✓"
-        );
+        assert_eq!(ex(Dialect::McpPin, "héllo ${A} ✓").unwrap().value, "héllo alpha ✓");
         assert!(!ex(Dialect::McpPin, "plain").unwrap().has_refs);
         assert!(ex(Dialect::McpPin, "${A}").unwrap().has_refs);
     }
 
     #[test]
     fn config_expand_errors() {
-        assert_eq!(
-            ex(Dialect::McpPin, "${NOPE}"),
-            Err(ExpandError::Missing { var: "NOPE".into() })
-        );
-        assert!(
-            matches!(ex(Dialect::McpPin, "${A"), Err(ExpandError::Syntax(m)) if m.contains("unterminated"))
-        );
+        assert_eq!(ex(Dialect::McpPin, "${NOPE}"), Err(ExpandError::Missing { var: "NOPE".into() }));
+        assert!(matches!(ex(Dialect::McpPin, "${A"), Err(ExpandError::Syntax(m)) if m.contains("unterminated")));
         assert_eq!(ex(Dialect::McpPin, "$HOME/x").unwrap().value, "$HOME/x");
-        assert!(matches!(
-            ex(Dialect::McpPin, "${1X}"),
-            Err(ExpandError::Syntax(_))
-        ));
-        assert!(matches!(
-            ex(Dialect::McpPin, "${env:A}"),
-            Err(ExpandError::Syntax(_))
-        ));
-        assert!(matches!(
-            ex(Dialect::McpPin, "${}"),
-            Err(ExpandError::Syntax(_))
-        ));
+        assert!(matches!(ex(Dialect::McpPin, "${1X}"), Err(ExpandError::Syntax(_))));
+        assert!(matches!(ex(Dialect::McpPin, "${env:A}"), Err(ExpandError::Syntax(_))));
+        assert!(matches!(ex(Dialect::McpPin, "${}"), Err(ExpandError::Syntax(_))));
     }
 
     #[test]
     fn config_expand_client() {
         assert_eq!(ex(Dialect::Client, "${env:A}").unwrap().value, "alpha");
         assert_eq!(ex(Dialect::Client, "${A}").unwrap().value, "alpha");
-        assert_eq!(
-            ex(Dialect::Client, "${workspaceFolder}/x").unwrap().value,
-            "/proj/x"
-        );
-        assert_eq!(
-            ex(Dialect::Client, "${workspaceFolderBasename}")
-                .unwrap()
-                .value,
-            "proj"
-        );
-        assert_eq!(
-            ex(Dialect::Client, "${userHome}/.cfg").unwrap().value,
-            "/home/u/.cfg"
-        );
-        assert_eq!(
-            ex(Dialect::Client, "${input:api-key}").unwrap().value,
-            "from-input"
-        );
+        assert_eq!(ex(Dialect::Client, "${workspaceFolder}/x").unwrap().value, "/proj/x");
+        assert_eq!(ex(Dialect::Client, "${workspaceFolderBasename}").unwrap().value, "proj");
+        assert_eq!(ex(Dialect::Client, "${userHome}/.cfg").unwrap().value, "/home/u/.cfg");
+        assert_eq!(ex(Dialect::Client, "${input:api-key}").unwrap().value, "from-input");
         assert_eq!(ex(Dialect::Client, "$HOME $$").unwrap().value, "$HOME $$");
         assert_eq!(
             ex(Dialect::Client, "${input:other}"),
-            Err(ExpandError::MissingInput {
-                input: "other".into(),
-                var: "MCP_PIN_INPUT_OTHER".into()
-            })
+            Err(ExpandError::MissingInput { input: "other".into(), var: "MCP_PIN_INPUT_OTHER".into() })
         );
-        assert!(
-            matches!(ex(Dialect::Client, "${config:x.y}"), Err(ExpandError::Syntax(m)) if m.contains("editor"))
-        );
+        assert!(matches!(ex(Dialect::Client, "${config:x.y}"), Err(ExpandError::Syntax(m)) if m.contains("editor")));
     }
 
     #[test]
     fn config_expand_templates() {
-        assert_eq!(
-            tpl(Dialect::Client, "Bearer ${env:TOKEN}"),
-            "Bearer ${TOKEN}"
-        );
-        assert_eq!(
-            tpl(Dialect::Client, "${input:api-key}"),
-            "${MCP_PIN_INPUT_API_KEY}"
-        );
-        assert_eq!(
-            tpl(Dialect::Client, "${workspaceFolder}/build/x.js"),
-            "./build/x.js"
-        );
+        assert_eq!(tpl(Dialect::Client, "Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
+        assert_eq!(tpl(Dialect::Client, "${input:api-key}"), "${MCP_PIN_INPUT_API_KEY}");
+        assert_eq!(tpl(Dialect::Client, "${workspaceFolder}/build/x.js"), "./build/x.js");
         assert_eq!(tpl(Dialect::Client, "${userHome}/x"), "${HOME}/x");
         assert_eq!(tpl(Dialect::Client, "cost$"), "cost$$");
         assert_eq!(tpl(Dialect::McpPin, "a$$b${X:-d}"), "a$$b${X:-d}");

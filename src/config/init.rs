@@ -24,15 +24,8 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
     let example_server = first_server.unwrap_or("weather");
 
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock."
-    );
-    let _ = writeln!(
-        out,
-        "# Written by `mcp-pin init` from {}.",
-        source.display()
-    );
+    let _ = writeln!(out, "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock.");
+    let _ = writeln!(out, "# Written by `mcp-pin init` from {}.", source.display());
     let _ = writeln!(out, "# Every key is described in docs/config.md.");
     out.push_str("#\n# Secrets are not stored here: `${NAME}` is read from the environment when mcp-pin runs\n");
     out.push_str("# (`${NAME:-default}` for a fallback, `$$` for a literal `$`).\n");
@@ -76,11 +69,7 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
     let prefix = var_name(name);
     match &server.transport {
         Transport::Stdio(s) => {
-            let _ = writeln!(
-                out,
-                "command = {}",
-                quote(&template_or_escaped(&s.command_template))
-            );
+            let _ = writeln!(out, "command = {}", quote(&template_or_escaped(&s.command_template)));
             if !s.args_template.is_empty() {
                 let args = scrub_args(&s.args_template, &prefix);
                 let list: Vec<String> = args.iter().map(|a| quote(a)).collect();
@@ -97,11 +86,7 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             for secret in url_secrets(&h.url_template) {
                 if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
                     n += 1;
-                    let v = if n == 1 {
-                        format!("{prefix}_URL_SECRET")
-                    } else {
-                        format!("{prefix}_URL_SECRET_{n}")
-                    };
+                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
                     url = url.replace(&secret, &format!("${{{v}}}"));
                 }
             }
@@ -113,21 +98,13 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
     if server.timeout != DEFAULT_TIMEOUT {
         let _ = writeln!(out, "timeout = \"{}ms\"", server.timeout.as_millis());
     } else {
-        out.push_str(
-            "# timeout = \"30s\"                # per request: \"500ms\", \"30s\", \"2m\"\n",
-        );
+        out.push_str("# timeout = \"30s\"                # per request: \"500ms\", \"30s\", \"2m\"\n");
     }
     if !server.client_capabilities.is_empty() {
-        let caps: Vec<String> = server
-            .client_capabilities
-            .iter()
-            .map(|c| quote(c))
-            .collect();
+        let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
     } else {
-        out.push_str(
-            "# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n",
-        );
+        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
     }
     match server.probe {
         ProbePolicy::ReadOnly => out.push_str(
@@ -241,10 +218,7 @@ fn template_or_escaped(v: &str) -> String {
 /// Whether a name (env var, header, flag) says its value is a secret.
 fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    let words: Vec<&str> = upper
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = upper.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
     const WORDS: &[&str] = &[
         "KEY",
         "APIKEY",
@@ -266,19 +240,8 @@ fn secret_name(name: &str) -> bool {
         "DSN",
         "BEARER",
     ];
-    const PARTS: &[&str] = &[
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "APIKEY",
-        "CREDENTIAL",
-        "PRIVATEKEY",
-        "ACCESSKEY",
-    ];
-    words.iter().any(|w| WORDS.contains(w))
-        || PARTS
-            .iter()
-            .any(|p| upper.replace(['_', '-'], "").contains(p))
+    const PARTS: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "APIKEY", "CREDENTIAL", "PRIVATEKEY", "ACCESSKEY"];
+    words.iter().any(|w| WORDS.contains(w)) || PARTS.iter().any(|p| upper.replace(['_', '-'], "").contains(p))
 }
 
 /// Whether a value looks like a credential whatever its name.
@@ -312,10 +275,7 @@ fn secret_shaped(v: &str) -> bool {
     // A URL with a password (postgres://user:pass@host/db).
     if let Some((_, rest)) = v.split_once("://") {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if authority
-            .rsplit_once('@')
-            .is_some_and(|(ui, _)| ui.contains(':'))
-        {
+        if authority.rsplit_once('@').is_some_and(|(ui, _)| ui.contains(':')) {
             return true;
         }
     }
@@ -339,16 +299,8 @@ fn looks_secret(name: &str, v: &str) -> bool {
 
 /// `UPPER_SNAKE` variable name from any text.
 fn var_name(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
@@ -357,10 +309,7 @@ fn var_name(s: &str) -> String {
 
 /// A TOML key, quoted unless bare.
 fn key(k: &str) -> String {
-    if !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         k.to_string()
     } else {
         quote(k)
@@ -404,49 +353,23 @@ mod tests {
         assert!(!looks_secret("KEYBOARD", "us"));
         assert!(!looks_secret("NODE_ENV", "production"));
         assert!(!looks_secret("USE_AUTH", "true"));
-        assert!(!looks_secret(
-            "DB_PATH",
-            "/Users/alice/projects/data/test.db"
-        ));
+        assert!(!looks_secret("DB_PATH", "/Users/alice/projects/data/test.db"));
     }
 
     #[test]
     fn config_init_args_and_headers() {
-        let args: Vec<String> = [
-            "--token",
-            "abc123",
-            "--api-key=zzz",
-            "--verbose",
-            "ghp_0123456789abcdef",
-            "${X}",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let args: Vec<String> = ["--token", "abc123", "--api-key=zzz", "--verbose", "ghp_0123456789abcdef", "${X}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(
             scrub_args(&args, "GH"),
-            [
-                "--token",
-                "${GH_TOKEN}",
-                "--api-key=${GH_API_KEY}",
-                "--verbose",
-                "${GH_SECRET}",
-                "${X}"
-            ]
+            ["--token", "${GH_TOKEN}", "--api-key=${GH_API_KEY}", "--verbose", "${GH_SECRET}", "${X}"]
         );
-        assert_eq!(
-            header_value("GH", "Authorization", "Bearer ghp_x"),
-            "Bearer ${GH_TOKEN}"
-        );
-        assert_eq!(
-            header_value("GH", "Authorization", "Bearer ${T}"),
-            "Bearer ${T}"
-        );
+        assert_eq!(header_value("GH", "Authorization", "Bearer ghp_x"), "Bearer ${GH_TOKEN}");
+        assert_eq!(header_value("GH", "Authorization", "Bearer ${T}"), "Bearer ${T}");
         assert_eq!(header_value("GH", "X-Api-Key", "k"), "${GH_X_API_KEY}");
-        assert_eq!(
-            header_value("GH", "Accept", "application/json"),
-            "application/json"
-        );
+        assert_eq!(header_value("GH", "Accept", "application/json"), "application/json");
         assert_eq!(key("a.b"), "\"a.b\"");
         assert_eq!(key("a-b_c"), "a-b_c");
         assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");

@@ -24,6 +24,10 @@ use std::time::Duration;
 use crate::change::Class;
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default `max_tools` (the largest real servers list a few hundred).
+pub const DEFAULT_MAX_TOOLS: usize = 10_000;
+/// The largest config file read.
+pub const MAX_CONFIG: u64 = 16 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -36,30 +40,35 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     #[error("config file {path}: server `{server}`: environment variable `{var}` is not set (used as ${{{var}}}); export it or remove it from the config")]
-    MissingVar {
-        path: PathBuf,
-        server: String,
-        var: String,
-    },
+    MissingVar { path: PathBuf, server: String, var: String },
+    /// Under CI, the config reads a variable the invocation did not allow.
+    #[error("config file {path}: server `{server}` uses ${{{var}}}, and under CI (`CI` is set) a config may read an environment variable only when the run allows it: a config from a pull request could otherwise send any job secret to a server it chooses")]
+    NotAllowed { path: PathBuf, server: String, var: String },
+    /// A variable whose value is too short to be masked in output.
+    #[error("config file {path}: server `{server}`: the value of ${{{var}}} is shorter than {} characters, too short to be masked in logs and reports", crate::secrets::MIN_SECRET_LEN)]
+    ShortSecret { path: PathBuf, server: String, var: String },
     /// A problem at a known place in the file (1-based line and column).
     #[error("config file {path}:{line}:{column}: {message}")]
-    At {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    At { path: PathBuf, line: usize, column: usize, message: String },
     /// VS Code `${input:ID}`: VS Code prompts for it; mcp-pin reads `MCP_PIN_INPUT_<ID>` instead.
     #[error("config file {path}: server `{server}`: `${{input:{input}}}` is prompted by VS Code when it starts the server, and mcp-pin cannot prompt; set environment variable `{var}`, or define this server in mcp-pin.toml")]
-    MissingInput {
-        path: PathBuf,
-        server: String,
-        input: String,
-        var: String,
-    },
+    MissingInput { path: PathBuf, server: String, input: String, var: String },
 }
 
 impl ConfigError {
+    /// What to do about it, for a `hint:` line.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ConfigError::NotAllowed { var, .. } => Some(format!(
+                "allow it for this run: `mcp-pin --allow-env {var} ...` (the Action's input `allow-env: {var}`); see docs/security.md"
+            )),
+            ConfigError::ShortSecret { var, .. } => Some(format!(
+                "if `{var}` is no secret, write its value in the config itself; otherwise use a longer secret"
+            )),
+            _ => None,
+        }
+    }
+
     /// The 1-based line the error points at, when known.
     pub fn line(&self) -> Option<usize> {
         match self {
@@ -74,6 +83,8 @@ impl ConfigError {
             ConfigError::Invalid { path, .. }
             | ConfigError::Io { path, .. }
             | ConfigError::MissingVar { path, .. }
+            | ConfigError::NotAllowed { path, .. }
+            | ConfigError::ShortSecret { path, .. }
             | ConfigError::At { path, .. }
             | ConfigError::MissingInput { path, .. } => path,
         }
@@ -99,8 +110,10 @@ pub struct Config {
 pub struct ServerConfig {
     pub name: String,
     pub transport: Transport,
-    /// Per-request timeout.
+    /// Per-request timeout; also the deadline of the whole `tools/list` listing.
     pub timeout: Duration,
+    /// `max_tools`: a listing with more tools is an error (memory grows with the surface).
+    pub max_tools: usize,
     /// Client capabilities to declare (`roots`, `sampling`, `elicitation`), sorted, deduplicated.
     pub client_capabilities: Vec<String>,
     /// Probe policy for this server's tools (issue: probes).
@@ -143,6 +156,9 @@ pub struct Stdio {
     pub args_template: Vec<String>,
     /// Environment for the child, values expanded. Secret: never logged or locked.
     pub env: BTreeMap<String, String>,
+    /// `inherit_env`: variables passed on from mcp-pin's own environment by name, beyond the
+    /// default set ([`crate::client::stdio::INHERITED`]). Values resolved at load (secrets).
+    pub inherit_env: BTreeMap<String, String>,
     /// Working folder (resolved against `Config::dir`).
     pub cwd: Option<PathBuf>,
     /// `cwd` as written.
@@ -157,6 +173,9 @@ pub struct Http {
     pub url_template: String,
     /// Headers with values expanded. Secret: never logged or locked.
     pub headers: BTreeMap<String, String>,
+    /// `allow_redirects`: origins (`https://host:port`) a redirect may lead to. The configured
+    /// headers are never sent there; a redirect to any other origin is an error.
+    pub allow_redirects: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -180,12 +199,7 @@ impl std::fmt::Debug for Stdio {
         let args: Vec<&str> = self
             .args
             .iter()
-            .zip(
-                self.args_template
-                    .iter()
-                    .map(Some)
-                    .chain(std::iter::repeat(None)),
-            )
+            .zip(self.args_template.iter().map(Some).chain(std::iter::repeat(None)))
             .map(|(a, t)| match t {
                 Some(t) if t.contains('$') => "***",
                 Some(_) => a.as_str(),
@@ -206,13 +220,8 @@ impl std::fmt::Debug for Stdio {
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: BTreeMap<&str, &str> =
-            self.headers.keys().map(|k| (k.as_str(), "***")).collect();
-        let url = if self.url_template.contains('$') {
-            "***".to_string()
-        } else {
-            redact_url(&self.url)
-        };
+        let headers: BTreeMap<&str, &str> = self.headers.keys().map(|k| (k.as_str(), "***")).collect();
+        let url = if self.url_template.contains('$') { "***".to_string() } else { redact_url(&self.url) };
         f.debug_struct("Http")
             .field("url", &url)
             .field("url_template", &redact_url(&self.url_template))
@@ -256,30 +265,19 @@ impl Config {
     /// variable is looked up and every expanded value holds its `mcp-pin.toml` template
     /// (`${VAR}`); this never fails on a missing variable and is what `init` reads.
     pub fn load_with(path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::lockfile::read_regular(path, MAX_CONFIG)
+            .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
         Self::parse_with(&text, path, env)
     }
 
     /// Parse config text as if read from `path` (which sets `Config::dir` and names errors).
-    pub fn parse_with(
-        text: &str,
-        path: &Path,
-        env: Option<expand::EnvFn<'_>>,
-    ) -> Result<Loaded, ConfigError> {
+    pub fn parse_with(text: &str, path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if clients::looks_like_json(text) {
             clients::parse(text, path, env)
         } else {
             let config = toml::parse(text, path, env)?;
-            Ok(Loaded {
-                config,
-                format: Format::McpPin,
-                source: "mcp-pin.toml".into(),
-                warnings: vec![],
-            })
+            Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
         }
     }
 
@@ -300,11 +298,25 @@ impl Config {
         // `mcp-pin lock -- https://host/mcp`: one Streamable HTTP server.
         if let [url] = command.as_slice() {
             if url.starts_with("http://") || url.starts_with("https://") {
-                let host = url.split("://").nth(1).unwrap_or("").split(['/', '?', ':', '@']).find(|s| !s.is_empty() && !s.contains('=')).unwrap_or("server");
-                let name: String = host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+                let host = url
+                    .split("://")
+                    .nth(1)
+                    .unwrap_or("")
+                    .split(['/', '?', ':', '@'])
+                    .find(|s| !s.is_empty() && !s.contains('='))
+                    .unwrap_or("server");
+                let name: String = host
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+                    .collect();
                 let server = ServerConfig::with_defaults(
                     &name,
-                    Transport::Http(Http { url: url.clone(), url_template: url.clone(), headers: BTreeMap::new() }),
+                    Transport::Http(Http {
+                        url: url.clone(),
+                        url_template: url.clone(),
+                        headers: BTreeMap::new(),
+                        allow_redirects: vec![],
+                    }),
                 );
                 let mut servers = BTreeMap::new();
                 servers.insert(name, server);
@@ -314,27 +326,12 @@ impl Config {
         let mut it = command.into_iter();
         let cmd = it.next().unwrap_or_default();
         let args: Vec<String> = it.collect();
-        let name = Path::new(&cmd)
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "server".into());
-        let name = if name == "npx"
-            || name == "uvx"
-            || name == "node"
-            || name == "python"
-            || name == "python3"
-        {
+        let name =
+            Path::new(&cmd).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "server".into());
+        let name = if name == "npx" || name == "uvx" || name == "node" || name == "python" || name == "python3" {
             args.iter()
                 .find(|a| !a.starts_with('-'))
-                .map(|a| {
-                    a.rsplit('/')
-                        .next()
-                        .unwrap_or(a)
-                        .split('@')
-                        .next()
-                        .unwrap_or(a)
-                        .to_string()
-                })
+                .map(|a| a.rsplit('/').next().unwrap_or(a).split('@').next().unwrap_or(a).to_string())
                 .filter(|s| !s.is_empty())
                 .unwrap_or(name)
         } else {
@@ -348,19 +345,14 @@ impl Config {
                 args: args.clone(),
                 args_template: args,
                 env: BTreeMap::new(),
+                inherit_env: BTreeMap::new(),
                 cwd: None,
                 cwd_template: None,
             }),
         );
         let mut servers = BTreeMap::new();
         servers.insert(name, server);
-        Config {
-            path: None,
-            dir,
-            servers,
-            rules: BTreeMap::new(),
-            ignores: vec![],
-        }
+        Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] }
     }
 }
 
@@ -371,6 +363,7 @@ impl ServerConfig {
             name: name.to_string(),
             transport,
             timeout: DEFAULT_TIMEOUT,
+            max_tools: DEFAULT_MAX_TOOLS,
             client_capabilities: vec![],
             probe: ProbePolicy::ReadOnly,
             tools: BTreeMap::new(),
@@ -396,21 +389,11 @@ impl ServerConfig {
 impl Ignore {
     /// Whether this entry silences `rule` at (`server`, `tool`, `pointer`) on `today`
     /// (`YYYY-MM-DD`; the entry applies through its `until` date inclusive).
-    pub fn matches(
-        &self,
-        rule: &str,
-        server: &str,
-        tool: Option<&str>,
-        pointer: &str,
-        today: &str,
-    ) -> bool {
+    pub fn matches(&self, rule: &str, server: &str, tool: Option<&str>, pointer: &str, today: &str) -> bool {
         self.rule == rule
             && self.server.as_deref().is_none_or(|s| s == server)
             && self.tool.as_deref().is_none_or(|t| Some(t) == tool)
-            && self
-                .pointer
-                .as_deref()
-                .is_none_or(|p| pointer_has_prefix(pointer, p))
+            && self.pointer.as_deref().is_none_or(|p| pointer_has_prefix(pointer, p))
             && self.until.as_deref().is_none_or(|u| today <= u)
     }
 
@@ -449,19 +432,11 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `word`, if close enough to be a likely typo.
-pub(crate) fn suggest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase().replace('_', "-");
     candidates
         .into_iter()
-        .map(|c| {
-            (
-                edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")),
-                c,
-            )
-        })
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len().max(word.len()))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
@@ -477,19 +452,12 @@ pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>
 
 /// Server names: `[A-Za-z0-9_.-]+`.
 pub fn valid_server_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// `Config::dir` for a config file: its folder, made absolute (lexically; symlinks untouched).
 pub(crate) fn base_dir(folder: &Path) -> PathBuf {
-    let folder = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
+    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
     normalize(&std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()))
 }
 
@@ -575,22 +543,10 @@ mod tests {
 
     #[test]
     fn config_pointer_prefix() {
-        assert!(pointer_has_prefix(
-            "/inputSchema/properties/city",
-            "/inputSchema/properties/city"
-        ));
-        assert!(pointer_has_prefix(
-            "/inputSchema/properties/city/description",
-            "/inputSchema/properties/city"
-        ));
-        assert!(pointer_has_prefix(
-            "/inputSchema/properties/city/description",
-            "/inputSchema/properties/city/"
-        ));
-        assert!(!pointer_has_prefix(
-            "/inputSchema/properties/cityName",
-            "/inputSchema/properties/city"
-        ));
+        assert!(pointer_has_prefix("/inputSchema/properties/city", "/inputSchema/properties/city"));
+        assert!(pointer_has_prefix("/inputSchema/properties/city/description", "/inputSchema/properties/city"));
+        assert!(pointer_has_prefix("/inputSchema/properties/city/description", "/inputSchema/properties/city/"));
+        assert!(!pointer_has_prefix("/inputSchema/properties/cityName", "/inputSchema/properties/city"));
         assert!(pointer_has_prefix("/anything", ""));
     }
 
@@ -598,14 +554,8 @@ mod tests {
     fn config_suggestions() {
         assert_eq!(suggest("arg", ["command", "args", "env"]), Some("args"));
         assert_eq!(suggest("comand", ["command", "args"]), Some("command"));
-        assert_eq!(
-            suggest("client_capability", ["client_capabilities", "probe"]),
-            Some("client_capabilities")
-        );
-        assert_eq!(
-            suggest("readonly", ["read-only", "all", "none"]),
-            Some("read-only")
-        );
+        assert_eq!(suggest("client_capability", ["client_capabilities", "probe"]), Some("client_capabilities"));
+        assert_eq!(suggest("readonly", ["read-only", "all", "none"]), Some("read-only"));
         assert_eq!(suggest("zzzzzz", ["command", "args", "env"]), None);
         assert_eq!(suggest("x", ["env", "cwd"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
@@ -632,18 +582,17 @@ mod tests {
             args: vec!["--key=sekrit-value".into(), "plain".into()],
             args_template: vec!["--key=${K}".into(), "plain".into()],
             env: [("K".to_string(), "sekrit-value".to_string())].into(),
+            inherit_env: Default::default(),
             cwd: None,
             cwd_template: None,
         };
         let d = format!("{s:?}");
-        assert!(
-            !d.contains("sekrit") && d.contains("plain") && d.contains("\"K\""),
-            "{d}"
-        );
+        assert!(!d.contains("sekrit") && d.contains("plain") && d.contains("\"K\""), "{d}");
         let h = Http {
             url: "https://u:sekrit-value@h/mcp".into(),
             url_template: "https://u:sekrit-value@h/mcp".into(),
             headers: [("A".to_string(), "sekrit-value".to_string())].into(),
+            allow_redirects: vec![],
         };
         let d = format!("{h:?}");
         assert!(!d.contains("sekrit"), "{d}");

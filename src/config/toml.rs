@@ -11,9 +11,8 @@ use ::toml::Spanned;
 
 use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
 use super::{
-    base_dir, hint, is_known_rule, resolve_command, resolve_cwd, valid_server_name, Config,
-    ConfigError, Http, Ignore, ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport,
-    DEFAULT_TIMEOUT,
+    base_dir, hint, is_known_rule, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Http, Ignore,
+    ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
 };
 use crate::change::Class;
 
@@ -21,9 +20,9 @@ type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
 
 const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
-const STDIO_KEYS: &[&str] = &["command", "args", "env", "cwd"];
-const HTTP_KEYS: &[&str] = &["url", "headers"];
-const COMMON_KEYS: &[&str] = &["timeout", "client_capabilities", "probe", "tools"];
+const STDIO_KEYS: &[&str] = &["command", "args", "env", "inherit_env", "cwd"];
+const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects"];
+const COMMON_KEYS: &[&str] = &["timeout", "max_tools", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
 pub const CLIENT_CAPABILITIES: &[&str] = &["elicitation", "roots", "sampling"];
@@ -33,25 +32,15 @@ const CLASSES: &[&str] = &["silent", "loud", "cosmetic"];
 /// Parse `mcp-pin.toml` text read from `path`.
 pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, ConfigError> {
     let dir = base_dir(path.parent().unwrap_or(Path::new(".")));
-    let cx = Ctx {
-        path,
-        src: text,
-        dir: dir.clone(),
-        env,
-    };
+    let cx = Ctx { path, src: text, dir: dir.clone(), env };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         cx.at(span, format!("invalid TOML: {}", e.message().trim_end()))
     })?;
     // The same document as plain values, for tool argument fixtures.
-    let plain: ::toml::Table =
-        ::toml::from_str(text).map_err(|e| cx.at(e.span().unwrap_or(0..0), e.message()))?;
+    let plain: ::toml::Table = ::toml::from_str(text).map_err(|e| cx.at(e.span().unwrap_or(0..0), e.message()))?;
 
-    let mut config = Config {
-        path: Some(path.to_path_buf()),
-        dir,
-        ..Config::default()
-    };
+    let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     let root = doc.get_ref();
 
     // Servers first: `[[ignore]] server = ...` is checked against them.
@@ -65,9 +54,7 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, 
                     return Err(cx.at(k.span(), "`servers` is empty: add a `[servers.NAME]` table"));
                 }
                 for (name, sv) in table.iter() {
-                    let plain_server = plain
-                        .get("servers")
-                        .and_then(|s| s.get(name.get_ref().as_ref()));
+                    let plain_server = plain.get("servers").and_then(|s| s.get(name.get_ref().as_ref()));
                     let server = cx.server(name, sv, plain_server)?;
                     config.servers.insert(server.name.clone(), server);
                 }
@@ -77,10 +64,7 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, 
         }
     }
     if !servers_seen {
-        return Err(cx.at(
-            0..0,
-            "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)",
-        ));
+        return Err(cx.at(0..0, "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)"));
     }
     if let Some((_, v)) = root.get_key_value("rules") {
         config.rules = cx.rules(v)?;
@@ -121,106 +105,68 @@ impl<'a> Ctx<'a> {
 
     fn at(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
         let (line, column) = self.line_col(span.start);
-        ConfigError::At {
-            path: self.path.to_path_buf(),
-            line,
-            column,
-            message: message.into(),
-        }
+        ConfigError::At { path: self.path.to_path_buf(), line, column, message: message.into() }
     }
 
     fn unknown(&self, key: &Key<'_>, name: &str, place: &str, allowed: &[&str]) -> ConfigError {
         let h = hint(name, allowed.iter().copied());
-        let tail = if h.is_empty() {
-            format!("; expected one of: {}", allowed.join(", "))
-        } else {
-            h
-        };
+        let tail = if h.is_empty() { format!("; expected one of: {}", allowed.join(", ")) } else { h };
         self.at(key.span(), format!("unknown key `{name}` in {place}{tail}"))
     }
 
     fn table<'v, 'i>(&self, v: &'v Val<'i>, what: &str) -> Result<&'v DeTable<'i>, ConfigError> {
         match v.get_ref() {
             DeValue::Table(t) => Ok(t),
-            other => Err(self.at(
-                v.span(),
-                format!("{what} must be a table, found {}", kind(other)),
-            )),
+            other => Err(self.at(v.span(), format!("{what} must be a table, found {}", kind(other)))),
         }
     }
 
     fn string<'v>(&self, v: &'v Val<'_>, what: &str) -> Result<&'v str, ConfigError> {
         match v.get_ref() {
             DeValue::String(s) => Ok(s.as_ref()),
-            other => Err(self.at(
-                v.span(),
-                format!("{what} must be a string, found {}", kind(other)),
-            )),
+            other => Err(self.at(v.span(), format!("{what} must be a string, found {}", kind(other)))),
         }
     }
 
     fn strings(&self, v: &Val<'_>, what: &str) -> Result<Vec<(String, Range<usize>)>, ConfigError> {
         let DeValue::Array(items) = v.get_ref() else {
-            return Err(self.at(
-                v.span(),
-                format!(
-                    "{what} must be an array of strings, found {}",
-                    kind(v.get_ref())
-                ),
-            ));
+            return Err(self.at(v.span(), format!("{what} must be an array of strings, found {}", kind(v.get_ref()))));
         };
         items
             .iter()
             .map(|item| match item.get_ref() {
                 DeValue::String(s) => Ok((s.to_string(), item.span())),
-                other => Err(self.at(
-                    item.span(),
-                    format!(
-                        "{what} must be an array of strings, found {} in it",
-                        kind(other)
-                    ),
-                )),
+                other => {
+                    Err(self
+                        .at(item.span(), format!("{what} must be an array of strings, found {} in it", kind(other))))
+                }
             })
             .collect()
     }
 
     /// `${VAR}` expansion with errors mapped to the file. Messages never hold a resolved value.
-    fn expand(
-        &self,
-        server: &str,
-        s: &str,
-        span: Range<usize>,
-        what: &str,
-    ) -> Result<Expanded, ConfigError> {
-        let ex = Expander {
-            dialect: Dialect::McpPin,
-            env: self.env,
-            workspace: &self.dir,
-        };
+    fn expand(&self, server: &str, s: &str, span: Range<usize>, what: &str) -> Result<Expanded, ConfigError> {
+        let ex = Expander { dialect: Dialect::McpPin, env: self.env, workspace: &self.dir };
         ex.expand(s).map_err(|e| match e {
             ExpandError::Missing { var } | ExpandError::MissingInput { var, .. } => {
-                ConfigError::MissingVar {
-                    path: self.path.to_path_buf(),
-                    server: server.to_string(),
-                    var,
-                }
+                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::NotAllowed { var } => {
+                ConfigError::NotAllowed { path: self.path.to_path_buf(), server: server.to_string(), var }
+            }
+            ExpandError::TooShort { var } => {
+                ConfigError::ShortSecret { path: self.path.to_path_buf(), server: server.to_string(), var }
             }
             ExpandError::Syntax(m) => self.at(span, format!("server `{server}`: {what}: {m}")),
         })
     }
 
-    fn server(
-        &self,
-        name: &Key<'_>,
-        v: &Val<'_>,
-        plain: Option<&::toml::Value>,
-    ) -> Result<ServerConfig, ConfigError> {
+    fn server(&self, name: &Key<'_>, v: &Val<'_>, plain: Option<&::toml::Value>) -> Result<ServerConfig, ConfigError> {
         let n = name.get_ref().as_ref();
         if !valid_server_name(n) {
-            return Err(self.at(
-                name.span(),
-                format!("invalid server name `{n}`: use letters, digits, `_`, `.` and `-`"),
-            ));
+            return Err(
+                self.at(name.span(), format!("invalid server name `{n}`: use letters, digits, `_`, `.` and `-`"))
+            );
         }
         let place = format!("[servers.{n}]");
         let t = self.table(v, &format!("server `{n}`"))?;
@@ -242,22 +188,16 @@ impl<'a> Ctx<'a> {
                     ));
                 }
                 None => {
-                    let allowed: Vec<&str> = STDIO_KEYS
-                        .iter()
-                        .chain(HTTP_KEYS)
-                        .chain(COMMON_KEYS)
-                        .copied()
-                        .collect();
+                    let allowed: Vec<&str> = STDIO_KEYS.iter().chain(HTTP_KEYS).chain(COMMON_KEYS).copied().collect();
                     return Err(self.unknown(k, key, &place, &allowed));
                 }
             }
         }
         let transport = match (fields.get("command"), fields.get("url")) {
             (Some(_), Some((uk, _))) => {
-                return Err(self.at(
-                    uk.span(),
-                    format!("server `{n}` has both `command` (stdio) and `url` (HTTP): keep one"),
-                ))
+                return Err(
+                    self.at(uk.span(), format!("server `{n}` has both `command` (stdio) and `url` (HTTP): keep one"))
+                )
             }
             (None, None) => {
                 return Err(self.at(
@@ -299,26 +239,34 @@ impl<'a> Ctx<'a> {
                     DeValue::Integer(i) => {
                         return Err(self.at(
                             tv.span(),
-                            format!(
-                                "`timeout` must be a string with a unit, e.g. \"{}s\" or \"500ms\"",
-                                i.as_str()
-                            ),
+                            format!("`timeout` must be a string with a unit, e.g. \"{}s\" or \"500ms\"", i.as_str()),
                         ))
                     }
                     other => {
-                        return Err(self.at(
-                            tv.span(),
-                            format!("`timeout` must be a string, found {}", kind(other)),
-                        ))
+                        return Err(self.at(tv.span(), format!("`timeout` must be a string, found {}", kind(other))))
                     }
                 };
-                parse_duration(s).map_err(|m| {
-                    self.at(
-                        tv.span(),
-                        format!("server `{n}`: invalid `timeout` \"{s}\": {m}"),
-                    )
-                })?
+                parse_duration(s)
+                    .map_err(|m| self.at(tv.span(), format!("server `{n}`: invalid `timeout` \"{s}\": {m}")))?
             }
+        };
+
+        let max_tools = match fields.get("max_tools") {
+            None => super::DEFAULT_MAX_TOOLS,
+            Some((_, mv)) => match mv.get_ref() {
+                DeValue::Integer(i) => match i.as_str().parse::<usize>() {
+                    Ok(n) if n > 0 => n,
+                    _ => {
+                        return Err(
+                            self.at(mv.span(), format!("server `{n}`: `max_tools` must be a positive whole number"))
+                        )
+                    }
+                },
+                other => {
+                    return Err(self
+                        .at(mv.span(), format!("server `{n}`: `max_tools` must be a number, found {}", kind(other))))
+                }
+            },
         };
 
         let mut client_capabilities = Vec::new();
@@ -358,32 +306,17 @@ impl<'a> Ctx<'a> {
             }
         }
 
-        Ok(ServerConfig {
-            name: n.to_string(),
-            transport,
-            timeout,
-            client_capabilities,
-            probe,
-            tools,
-        })
+        Ok(ServerConfig { name: n.to_string(), transport, timeout, max_tools, client_capabilities, probe, tools })
     }
 
-    fn stdio(
-        &self,
-        n: &str,
-        f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>,
-    ) -> Result<Stdio, ConfigError> {
+    fn stdio(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Stdio, ConfigError> {
         let (_, cv) = f["command"];
         let command_template = self.string(cv, "`command`")?.to_string();
         if command_template.trim().is_empty() {
             return Err(self.at(cv.span(), format!("server `{n}`: `command` is empty")));
         }
         let command = self.expand(n, &command_template, cv.span(), "`command`")?;
-        let command_value = if self.env.is_some() {
-            resolve_command(&self.dir, &command.value)
-        } else {
-            command.value
-        };
+        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
 
         let mut args = Vec::new();
         let mut args_template = Vec::new();
@@ -400,25 +333,16 @@ impl<'a> Ctx<'a> {
             for (k, v) in t.iter() {
                 let key = k.get_ref().as_ref();
                 if key.is_empty() || key.contains('=') || key.contains('\0') {
-                    return Err(self.at(
-                        k.span(),
-                        format!("server `{n}`: invalid environment variable name `{key}`"),
-                    ));
+                    return Err(self.at(k.span(), format!("server `{n}`: invalid environment variable name `{key}`")));
                 }
                 // Never quote the value: it is usually a secret.
                 let DeValue::String(s) = v.get_ref() else {
                     return Err(self.at(
                         v.span(),
-                        format!(
-                            "server `{n}`: `env.{key}` must be a string, found {}",
-                            kind(v.get_ref())
-                        ),
+                        format!("server `{n}`: `env.{key}` must be a string, found {}", kind(v.get_ref())),
                     ));
                 };
-                env.insert(
-                    key.to_string(),
-                    self.expand(n, s, v.span(), &format!("`env.{key}`"))?.value,
-                );
+                env.insert(key.to_string(), self.expand(n, s, v.span(), &format!("`env.{key}`"))?.value);
             }
         }
 
@@ -427,23 +351,49 @@ impl<'a> Ctx<'a> {
             Some((_, cv)) => {
                 let t = self.string(cv, "`cwd`")?.to_string();
                 let e = self.expand(n, &t, cv.span(), "`cwd`")?;
-                let resolved = if self.env.is_some() {
-                    resolve_cwd(&self.dir, &e.value)
-                } else {
-                    PathBuf::from(e.value)
-                };
+                let resolved =
+                    if self.env.is_some() { resolve_cwd(&self.dir, &e.value) } else { PathBuf::from(e.value) };
                 (Some(resolved), Some(t))
             }
         };
-        Ok(Stdio {
-            command: command_value,
-            command_template,
-            args,
-            args_template,
-            env,
-            cwd,
-            cwd_template,
-        })
+        // `inherit_env = ["NAME", ...]`: passed on from mcp-pin's environment, by name, through
+        // the same policy as `${NAME}` (under CI, only what the run allows).
+        let mut inherit_env = BTreeMap::new();
+        if let Some((_, iv)) = f.get("inherit_env") {
+            for (var, span) in self.strings(iv, "`inherit_env`")? {
+                if var.is_empty() || var.contains('=') || var.contains('\0') {
+                    return Err(self.at(
+                        span,
+                        format!("server `{n}`: invalid environment variable name `{var}` in `inherit_env`"),
+                    ));
+                }
+                let Some(env) = self.env else {
+                    inherit_env.insert(var.clone(), format!("${{{var}}}"));
+                    continue;
+                };
+                match crate::secrets::read_var(&var, env) {
+                    Ok(Some(v)) => {
+                        inherit_env.insert(var, v);
+                    }
+                    Ok(None) => {}
+                    Err(crate::secrets::Refusal::NotAllowed) => {
+                        return Err(ConfigError::NotAllowed {
+                            path: self.path.to_path_buf(),
+                            server: n.to_string(),
+                            var,
+                        })
+                    }
+                    Err(crate::secrets::Refusal::TooShort) => {
+                        return Err(ConfigError::ShortSecret {
+                            path: self.path.to_path_buf(),
+                            server: n.to_string(),
+                            var,
+                        })
+                    }
+                }
+            }
+        }
+        Ok(Stdio { command: command_value, command_template, args, args_template, env, inherit_env, cwd, cwd_template })
     }
 
     fn http(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Http, ConfigError> {
@@ -451,13 +401,7 @@ impl<'a> Ctx<'a> {
         let url_template = self.string(uv, "`url`")?.to_string();
         let url = self.expand(n, &url_template, uv.span(), "`url`")?.value;
         check_url(&url, self.env.is_none()).map_err(|m| {
-            self.at(
-                uv.span(),
-                format!(
-                    "server `{n}`: `url` {}: {m}",
-                    super::redact_url(&url_template)
-                ),
-            )
+            self.at(uv.span(), format!("server `{n}`: `url` {}: {m}", super::redact_url(&url_template)))
         })?;
         let mut headers = BTreeMap::new();
         if let Some((_, hv)) = f.get("headers") {
@@ -465,23 +409,15 @@ impl<'a> Ctx<'a> {
             for (k, v) in t.iter() {
                 let key = k.get_ref().as_ref();
                 if http::HeaderName::from_bytes(key.as_bytes()).is_err() {
-                    return Err(self.at(
-                        k.span(),
-                        format!("server `{n}`: invalid HTTP header name `{key}`"),
-                    ));
+                    return Err(self.at(k.span(), format!("server `{n}`: invalid HTTP header name `{key}`")));
                 }
                 let DeValue::String(s) = v.get_ref() else {
                     return Err(self.at(
                         v.span(),
-                        format!(
-                            "server `{n}`: header `{key}` must be a string, found {}",
-                            kind(v.get_ref())
-                        ),
+                        format!("server `{n}`: header `{key}` must be a string, found {}", kind(v.get_ref())),
                     ));
                 };
-                let value = self
-                    .expand(n, s, v.span(), &format!("header `{key}`"))?
-                    .value;
+                let value = self.expand(n, s, v.span(), &format!("header `{key}`"))?.value;
                 if value.contains(['\r', '\n', '\0']) {
                     return Err(self.at(
                         v.span(),
@@ -491,11 +427,27 @@ impl<'a> Ctx<'a> {
                 headers.insert(key.to_string(), value);
             }
         }
-        Ok(Http {
-            url,
-            url_template,
-            headers,
-        })
+        let mut allow_redirects = Vec::new();
+        if let Some((_, rv)) = f.get("allow_redirects") {
+            for (o, span) in self.strings(rv, "`allow_redirects`")? {
+                let parsed = reqwest::Url::parse(&o).ok().filter(|u| {
+                    matches!(u.scheme(), "http" | "https")
+                        && u.host_str().is_some()
+                        && u.path() == "/"
+                        && u.query().is_none()
+                });
+                match parsed {
+                    Some(u) => allow_redirects.push(crate::client::http::origin(&u)),
+                    None => {
+                        return Err(self.at(
+                            span,
+                            format!("server `{n}`: `allow_redirects` entry `{o}` is not an origin; write it as `https://host` or `https://host:port`"),
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(Http { url, url_template, headers, allow_redirects })
     }
 
     fn probe(&self, v: &Val<'_>, whom: &str) -> Result<ProbePolicy, ConfigError> {
@@ -511,13 +463,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn tool(
-        &self,
-        n: &str,
-        tool: &str,
-        v: &Val<'_>,
-        plain: Option<&::toml::Value>,
-    ) -> Result<ToolConfig, ConfigError> {
+    fn tool(&self, n: &str, tool: &str, v: &Val<'_>, plain: Option<&::toml::Value>) -> Result<ToolConfig, ConfigError> {
         let t = self.table(v, &format!("`[servers.{n}.tools.{tool}]`"))?;
         let mut out = ToolConfig::default();
         for (k, fv) in t.iter() {
@@ -530,17 +476,8 @@ impl<'a> Ctx<'a> {
                         None => serde_json::Value::Object(Default::default()),
                     });
                 }
-                "probe" => {
-                    out.probe = Some(self.probe(fv, &format!("server `{n}` tool `{tool}`"))?)
-                }
-                other => {
-                    return Err(self.unknown(
-                        k,
-                        other,
-                        &format!("[servers.{n}.tools.{tool}]"),
-                        TOOL_KEYS,
-                    ))
-                }
+                "probe" => out.probe = Some(self.probe(fv, &format!("server `{n}` tool `{tool}`"))?),
+                other => return Err(self.unknown(k, other, &format!("[servers.{n}.tools.{tool}]"), TOOL_KEYS)),
             }
         }
         Ok(out)
@@ -584,13 +521,9 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for item in items.iter() {
             let DeValue::Table(t) = item.get_ref() else {
-                return Err(self.at(
-                    item.span(),
-                    format!(
-                        "`ignore` entries must be tables, found {}",
-                        kind(item.get_ref())
-                    ),
-                ));
+                return Err(
+                    self.at(item.span(), format!("`ignore` entries must be tables, found {}", kind(item.get_ref())))
+                );
             };
             let mut get: BTreeMap<&str, &Val<'_>> = BTreeMap::new();
             for (k, fv) in t.iter() {
@@ -603,20 +536,10 @@ impl<'a> Ctx<'a> {
                 }
             }
             let opt = |name: &str| -> Result<Option<(String, Range<usize>)>, ConfigError> {
-                get.get(name)
-                    .map(|fv| {
-                        Ok((
-                            self.string(fv, &format!("`{name}`"))?.to_string(),
-                            fv.span(),
-                        ))
-                    })
-                    .transpose()
+                get.get(name).map(|fv| Ok((self.string(fv, &format!("`{name}`"))?.to_string(), fv.span()))).transpose()
             };
             let Some((rule, rule_span)) = opt("rule")? else {
-                return Err(self.at(
-                    item.span(),
-                    "`[[ignore]]` needs `rule` (the rule id to ignore)",
-                ));
+                return Err(self.at(item.span(), "`[[ignore]]` needs `rule` (the rule id to ignore)"));
             };
             if !is_known_rule(&rule) {
                 return Err(self.at(rule_span, unknown_rule_message(&rule)));
@@ -660,23 +583,20 @@ impl<'a> Ctx<'a> {
                 Some(uv) => {
                     let s = match uv.get_ref() {
                         DeValue::String(s) => s.to_string(),
-                        DeValue::Datetime(d) if d.time.is_none() && d.offset.is_none() => {
-                            d.to_string()
-                        }
+                        DeValue::Datetime(d) if d.time.is_none() && d.offset.is_none() => d.to_string(),
                         other => {
                             return Err(self.at(
                                 uv.span(),
-                                format!(
-                                    "`until` must be a date \"YYYY-MM-DD\", found {}",
-                                    kind(other)
-                                ),
+                                format!("`until` must be a date \"YYYY-MM-DD\", found {}", kind(other)),
                             ))
                         }
                     };
                     if !valid_date(&s) {
                         return Err(self.at(
                             uv.span(),
-                            format!("`until` \"{s}\" is not a valid date: write it as \"YYYY-MM-DD\", e.g. \"2027-01-31\""),
+                            format!(
+                                "`until` \"{s}\" is not a valid date: write it as \"YYYY-MM-DD\", e.g. \"2027-01-31\""
+                            ),
                         ));
                     }
                     Some(s)
@@ -739,11 +659,7 @@ pub fn valid_date(s: &str) -> bool {
         return false;
     }
     let num = |r: Range<usize>| {
-        s[r.clone()]
-            .chars()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s[r.clone()].parse::<u32>().ok())
-            .flatten()
+        s[r.clone()].chars().all(|c| c.is_ascii_digit()).then(|| s[r.clone()].parse::<u32>().ok()).flatten()
     };
     let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
         return false;
@@ -769,9 +685,7 @@ pub(crate) fn check_url(url: &str, template: bool) -> Result<(), String> {
         return Err("is not an absolute URL: expected https://host/path".into());
     };
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err(format!(
-            "has scheme `{scheme}`: mcp-pin speaks Streamable HTTP over http:// or https://"
-        ));
+        return Err(format!("has scheme `{scheme}`: mcp-pin speaks Streamable HTTP over http:// or https://"));
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit_once('@').map_or(authority, |x| x.1);
@@ -787,21 +701,15 @@ pub(crate) fn toml_to_json(v: &::toml::Value) -> Result<serde_json::Value, Strin
     Ok(match v {
         ::toml::Value::String(s) => J::String(s.clone()),
         ::toml::Value::Integer(i) => J::from(*i),
-        ::toml::Value::Float(f) => {
-            serde_json::Number::from_f64(*f)
-                .map(J::Number)
-                .ok_or_else(|| {
-                    format!("`args`: {f} cannot be written as JSON (nan and inf are not allowed)")
-                })?
-        }
+        ::toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .ok_or_else(|| format!("`args`: {f} cannot be written as JSON (nan and inf are not allowed)"))?,
         ::toml::Value::Boolean(b) => J::Bool(*b),
         ::toml::Value::Datetime(d) => J::String(d.to_string()),
         ::toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect::<Result<_, _>>()?),
-        ::toml::Value::Table(t) => J::Object(
-            t.iter()
-                .map(|(k, v)| Ok((k.clone(), toml_to_json(v)?)))
-                .collect::<Result<_, String>>()?,
-        ),
+        ::toml::Value::Table(t) => {
+            J::Object(t.iter().map(|(k, v)| Ok((k.clone(), toml_to_json(v)?))).collect::<Result<_, String>>()?)
+        }
     })
 }
 
@@ -842,9 +750,7 @@ mod tests {
     fn config_urls() {
         assert!(check_url("https://mcp.example.com/mcp", false).is_ok());
         assert!(check_url("http://localhost:8080/mcp", false).is_ok());
-        assert!(check_url("ws://x/mcp", false)
-            .unwrap_err()
-            .contains("scheme"));
+        assert!(check_url("ws://x/mcp", false).unwrap_err().contains("scheme"));
         assert!(check_url("mcp.example.com", false).is_err());
         assert!(check_url("https:///x", false).is_err());
         assert!(check_url("${URL}", true).is_ok());

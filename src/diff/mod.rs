@@ -60,13 +60,34 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         });
         out.extend(diff_tool(n, &old.tools[*o], &new.tools[*n]));
     }
+    if new.tools.is_empty() && !old.tools.is_empty() {
+        // Every tool gone: one line, not one per tool (usually a start-up or auth failure).
+        out.push(Change {
+            rule: "tool-removed".into(),
+            class: rules::default_class("tool-removed"),
+            tool: None,
+            pointer: "/tools".into(),
+            message: format!(
+                "every tool is gone: the server listed {} tool{} when locked and lists none now (often a start-up or authentication failure; see the server's log)",
+                old.tools.len(),
+                if old.tools.len() == 1 { "" } else { "s" }
+            ),
+            before: Some(Value::from(old.tools.len())),
+            after: Some(Value::from(0)),
+        });
+        finish(&mut out);
+        return out;
+    }
     for name in removed.iter().filter(|n| !renamed_old.contains(*n)) {
         out.push(Change {
             rule: "tool-removed".into(),
             class: rules::default_class("tool-removed"),
             tool: Some((*name).clone()),
             pointer: String::new(),
-            message: format!("tool {} was removed (calls to it now fail)", text::escape_hidden(name)),
+            message: format!(
+                "tool {} was removed (the model is no longer shown it and answers without it)",
+                text::escape_hidden(name)
+            ),
             before: None,
             after: None,
         });
@@ -100,9 +121,7 @@ pub(crate) fn finish(v: &mut [Change]) {
 
 /// Deterministic order: (tool, pointer, rule, message).
 pub fn sort_changes(v: &mut [Change]) {
-    v.sort_by(|a, b| {
-        (&a.tool, &a.pointer, &a.rule, &a.message).cmp(&(&b.tool, &b.pointer, &b.rule, &b.message))
-    });
+    v.sort_by(|a, b| (&a.tool, &a.pointer, &a.rule, &a.message).cmp(&(&b.tool, &b.pointer, &b.rule, &b.message)));
 }
 
 /// A tool name without case and word separators: `get_tiny_image`, `getTinyImage` and
@@ -253,12 +272,25 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         let msg = match (io, inew) {
             (None, Some(_)) => "the server now sends instructions".to_string(),
             (Some(_), None) => "the server no longer sends instructions".to_string(),
-            _ if rule == "description-reflowed" => "the server's instructions were reflowed (whitespace only)".to_string(),
+            _ if rule == "description-reflowed" => {
+                "the server's instructions were reflowed (whitespace only)".to_string()
+            }
             _ => "the server's instructions changed".to_string(),
         };
-        out.push(mk(rule, "/instructions".into(), msg, io.map(|s| Value::String(s.into())), inew.map(|s| Value::String(s.into()))));
+        out.push(mk(
+            rule,
+            "/instructions".into(),
+            msg,
+            io.map(|s| Value::String(s.into())),
+            inew.map(|s| Value::String(s.into())),
+        ));
         if let Some(b) = inew {
-            let known: BTreeSet<String> = io.filter(|s| text::has_hidden(s)).map(|s| vec![s.to_string()]).unwrap_or_default().into_iter().collect();
+            let known: BTreeSet<String> = io
+                .filter(|s| text::has_hidden(s))
+                .map(|s| vec![s.to_string()])
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
             if text::has_hidden(b) && !known.contains(b) {
                 out.push(mk(
                     "hidden-characters",
@@ -310,7 +342,13 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
             ));
         }
     } else if si_old != si_new {
-        out.push(mk("server-info-changed", "/serverInfo".into(), "serverInfo changed".into(), Some(si_old.clone()), Some(si_new.clone())));
+        out.push(mk(
+            "server-info-changed",
+            "/serverInfo".into(),
+            "serverInfo changed".into(),
+            Some(si_old.clone()),
+            Some(si_new.clone()),
+        ));
     }
     // capabilities, per top-level capability
     let mut co = old.capabilities.clone();
@@ -336,13 +374,25 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                     ),
                     (None, None) => continue, // a key of one side or the other
                 };
-                out.push(mk("capabilities-changed", format!("/capabilities/{}", walk::esc(k)), msg, x.cloned(), y.cloned()));
+                out.push(mk(
+                    "capabilities-changed",
+                    format!("/capabilities/{}", walk::esc(k)),
+                    msg,
+                    x.cloned(),
+                    y.cloned(),
+                ));
             }
         }
         _ => {
             let blank = |v: &Value| v.is_null() || v.as_object().is_some_and(|m| m.is_empty());
             if normalize::canon(&co) != normalize::canon(&cn) && !(blank(&co) && blank(&cn)) {
-                out.push(mk("capabilities-changed", "/capabilities".into(), "the server's capabilities changed".into(), Some(co), Some(cn)));
+                out.push(mk(
+                    "capabilities-changed",
+                    "/capabilities".into(),
+                    "the server's capabilities changed".into(),
+                    Some(co),
+                    Some(cn),
+                ));
             }
         }
     }

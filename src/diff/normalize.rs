@@ -139,7 +139,8 @@ fn norm_object(src: &Map<String, Value>, depth: usize, d2020: bool) -> Map<Strin
             },
             "items" if v.is_array() => {
                 // draft-07 tuple form: read as prefixItems (closed by `additionalItems` before 2020-12)
-                let arr = v.as_array().map(|a| a.iter().map(|s| norm(s, depth + 1, d2020)).collect()).unwrap_or_default();
+                let arr =
+                    v.as_array().map(|a| a.iter().map(|s| norm(s, depth + 1, d2020)).collect()).unwrap_or_default();
                 m.insert("prefixItems".into(), Value::Array(arr));
                 if let Some(ai) = src.get("additionalItems").filter(|_| !d2020) {
                     if let Some(x) = closable(ai, depth, d2020) {
@@ -172,10 +173,13 @@ fn norm_object(src: &Map<String, Value>, depth: usize, d2020: bool) -> Map<Strin
                 }
             },
             "$ref" => {
-                m.insert(k.clone(), match v {
-                    Value::String(s) => Value::String(canonical_ref(s)),
-                    other => other.clone(),
-                });
+                m.insert(
+                    k.clone(),
+                    match v {
+                        Value::String(s) => Value::String(canonical_ref(s)),
+                        other => other.clone(),
+                    },
+                );
             }
             _ => {
                 m.entry(k.clone()).or_insert_with(|| v.clone());
@@ -449,8 +453,10 @@ pub fn apply_null(m: &mut Map<String, Value>) {
     }
     if !has_enum && !has_type && ["anyOf", "oneOf", "allOf"].iter().any(|k| m.contains_key(*k)) {
         // A union (or intersection) without types of its own: null becomes one more alternative.
-        let keep = |k: &str| matches!(k, "description" | "title" | "$comment" | "default" | "examples" | "$schema" | "$defs");
-        let inner: Map<String, Value> = m.iter().filter(|(k, _)| !keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let keep =
+            |k: &str| matches!(k, "description" | "title" | "$comment" | "default" | "examples" | "$schema" | "$defs");
+        let inner: Map<String, Value> =
+            m.iter().filter(|(k, _)| !keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
         m.retain(|k, _| keep(k));
         let mut alternatives = match (inner.len(), inner.get("anyOf")) {
             (1, Some(Value::Array(a))) => a.clone(),
@@ -477,7 +483,8 @@ fn is_null_schema(v: &Value) -> bool {
     let Some(o) = v.as_object() else { return false };
     let t_null = matches!(o.get("type"), Some(Value::Array(a)) if a.len() == 1 && a[0] == "null");
     let e_null = matches!(o.get("enum"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_null());
-    (t_null || e_null) && o.keys().all(|k| k == "type" || k == "enum" || k == "title" || k == "description")
+    (t_null || e_null)
+        && o.keys().all(|k| k == "type" || k == "enum" || k == "title" || k == "description")
         && !o.contains_key("title")
         && !o.contains_key("description")
 }
@@ -497,7 +504,9 @@ fn merge_into(m: &mut Map<String, Value>, x: &Map<String, Value>) -> bool {
 
 /// `anyOf: [X, {type: null}]` -> X with null added.
 fn nullable_branch(m: &mut Map<String, Value>, kw: &str) {
-    let Some(Value::Array(branches)) = m.get(kw) else { return };
+    let Some(Value::Array(branches)) = m.get(kw) else {
+        return;
+    };
     if branches.len() != 2 {
         return;
     }
@@ -505,7 +514,9 @@ fn nullable_branch(m: &mut Map<String, Value>, kw: &str) {
     if nulls.len() != 1 || others.len() != 1 {
         return;
     }
-    let Some(x) = others[0].as_object().cloned() else { return };
+    let Some(x) = others[0].as_object().cloned() else {
+        return;
+    };
     let mut trial = m.clone();
     trial.remove(kw);
     if merge_into(&mut trial, &x) {
@@ -518,7 +529,9 @@ fn nullable_branch(m: &mut Map<String, Value>, kw: &str) {
 /// the alternatives that only list values are one list of values. (`anyOf` only: in a `oneOf` a
 /// listed value that another alternative also accepts is rejected, so the split matters.)
 fn value_branches(m: &mut Map<String, Value>) {
-    let Some(Value::Array(branches)) = m.get("anyOf") else { return };
+    let Some(Value::Array(branches)) = m.get("anyOf") else {
+        return;
+    };
     let is_values = |b: &Value| {
         b.as_object().is_some_and(|o| {
             matches!(o.get("enum"), Some(Value::Array(_)))
@@ -580,7 +593,9 @@ fn value_branches(m: &mut Map<String, Value>) {
 
 /// `oneOf: [{const: a, title: A}, ...]` -> `enum: [a, ...]` + `$enumTitles`.
 fn titled_enum(m: &mut Map<String, Value>, kw: &str) {
-    let Some(Value::Array(branches)) = m.get(kw) else { return };
+    let Some(Value::Array(branches)) = m.get(kw) else {
+        return;
+    };
     if branches.is_empty() || m.contains_key("enum") {
         return;
     }
@@ -593,7 +608,9 @@ fn titled_enum(m: &mut Map<String, Value>, kw: &str) {
         if !o.keys().all(|k| matches!(k.as_str(), "enum" | "title" | "description" | "type")) {
             return;
         }
-        let Some(Value::Array(e)) = o.get("enum") else { return };
+        let Some(Value::Array(e)) = o.get("enum") else {
+            return;
+        };
         if e.len() != 1 {
             return;
         }
@@ -628,11 +645,15 @@ fn titled_enum(m: &mut Map<String, Value>, kw: &str) {
 
 /// `allOf: [X]` (and anyOf/oneOf of one) merged into the parent when nothing conflicts.
 fn single_branch(m: &mut Map<String, Value>, kw: &str) {
-    let Some(Value::Array(branches)) = m.get(kw) else { return };
+    let Some(Value::Array(branches)) = m.get(kw) else {
+        return;
+    };
     if branches.len() != 1 {
         return;
     }
-    let Some(x) = branches[0].as_object().cloned() else { return };
+    let Some(x) = branches[0].as_object().cloned() else {
+        return;
+    };
     let mut trial = m.clone();
     trial.remove(kw);
     if merge_into(&mut trial, &x) {

@@ -75,10 +75,8 @@ fn discriminated(am: &Map<String, Value>, bm: &Map<String, Value>, depth: usize)
     let required = |m: &Map<String, Value>, k: &str| {
         m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(k)))
     };
-    pa.iter().any(|(k, sa)| {
-        pb.get(k)
-            .is_some_and(|sb| (required(am, k) || required(bm, k)) && disjoint(sa, sb, depth + 1))
-    })
+    pa.iter()
+        .any(|(k, sa)| pb.get(k).is_some_and(|sb| (required(am, k) || required(bm, k)) && disjoint(sa, sb, depth + 1)))
 }
 
 fn types(m: &Map<String, Value>) -> Option<Vec<&str>> {

@@ -53,10 +53,8 @@ pub fn apply(
 ) -> PolicyOutcome {
     let mut out = PolicyOutcome::default();
     let relevant = |ig: &Ignore| ig.server.as_deref().is_none_or(|s| s == server);
-    let (live, expired): (Vec<&Ignore>, Vec<&Ignore>) = ignores
-        .iter()
-        .filter(|ig| relevant(ig))
-        .partition(|ig| ig.until.as_deref().is_none_or(|u| u >= today));
+    let (live, expired): (Vec<&Ignore>, Vec<&Ignore>) =
+        ignores.iter().filter(|ig| relevant(ig)).partition(|ig| ig.until.as_deref().is_none_or(|u| u >= today));
     for ig in expired {
         let target = match (&ig.server, &ig.tool) {
             (Some(s), Some(t)) => format!("{s}/{t}"),
@@ -129,9 +127,18 @@ mod tests {
         assert_eq!(o.changes[0].class, Class::Loud);
         assert_eq!(o.ignored.len(), 1);
         assert_eq!(o.ignored[0].1, "known");
-        assert_eq!(o.expired, vec!["ignore for rule required-removed on srv/b expired on 2020-01-01; it no longer applies"]);
+        assert_eq!(
+            o.expired,
+            vec!["ignore for rule required-removed on srv/b expired on 2020-01-01; it no longer applies"]
+        );
         // another server: nothing applies, nothing expires
-        let o = apply(vec![ch("required-removed", "a", "/inputSchema/properties/x/required")], "other", &ov, &ignores, "2026-11-30");
+        let o = apply(
+            vec![ch("required-removed", "a", "/inputSchema/properties/x/required")],
+            "other",
+            &ov,
+            &ignores,
+            "2026-11-30",
+        );
         assert_eq!(o.changes.len(), 1);
         assert!(o.expired.is_empty());
     }
@@ -147,7 +154,13 @@ mod tests {
     #[test]
     fn until_is_inclusive() {
         let ignores = vec![ig("required-removed", None, None, Some("2026-11-30"))];
-        let o = apply(vec![ch("required-removed", "a", "/inputSchema/required")], "srv", &BTreeMap::new(), &ignores, "2026-11-30");
+        let o = apply(
+            vec![ch("required-removed", "a", "/inputSchema/required")],
+            "srv",
+            &BTreeMap::new(),
+            &ignores,
+            "2026-11-30",
+        );
         assert!(o.changes.is_empty());
         assert!(o.expired.is_empty());
     }

@@ -12,7 +12,14 @@ use super::walk::{esc, short, Mode, Walker};
 use crate::change::Change;
 use crate::rules;
 
-fn change(rule: &str, tool: &str, pointer: String, message: String, before: Option<Value>, after: Option<Value>) -> Change {
+fn change(
+    rule: &str,
+    tool: &str,
+    pointer: String,
+    message: String,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Change {
     Change {
         rule: rule.into(),
         class: rules::default_class(rule),
@@ -69,7 +76,14 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     && y.is_none_or(Value::is_string)
                     && same_words(sx.unwrap_or(""), sy.unwrap_or(""));
                 if reflow {
-                    out.push(change("description-reflowed", name, p, format!("description of tool {t} was reflowed (whitespace only)"), x.cloned(), y.cloned()));
+                    out.push(change(
+                        "description-reflowed",
+                        name,
+                        p,
+                        format!("description of tool {t} was reflowed (whitespace only)"),
+                        x.cloned(),
+                        y.cloned(),
+                    ));
                 } else {
                     let msg = match (x, y) {
                         (None, Some(_)) => format!("tool {t} now has a description"),
@@ -92,7 +106,14 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                 out.extend(w.out);
             }
             "outputSchema" => match (x, y) {
-                (None, Some(_)) => out.push(change("output-schema-added", name, p, format!("tool {t} now declares an outputSchema (structured output)"), None, y.cloned())),
+                (None, Some(_)) => out.push(change(
+                    "output-schema-added",
+                    name,
+                    p,
+                    format!("tool {t} now declares an outputSchema (structured output)"),
+                    None,
+                    y.cloned(),
+                )),
                 (Some(_), None) => out.push(change(
                     "output-schema-removed",
                     name,
@@ -111,7 +132,14 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             "annotations" => annotations(name, x, y, &mut out),
             "icons" => {
                 if x.map(canon) != y.map(canon) {
-                    out.push(change("icons-changed", name, p, format!("icons of tool {t} changed"), x.cloned(), y.cloned()));
+                    out.push(change(
+                        "icons-changed",
+                        name,
+                        p,
+                        format!("icons of tool {t} changed"),
+                        x.cloned(),
+                        y.cloned(),
+                    ));
                 }
             }
             "_meta" => {
@@ -123,7 +151,8 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             "execution" => execution(name, x, y, &mut out),
             _ => {
                 if x.map(canon) != y.map(canon) {
-                    let msg = format!("field `{}` of tool {t} changed from {} to {}", escape_hidden(key), opt(x), opt(y));
+                    let msg =
+                        format!("field `{}` of tool {t} changed from {} to {}", escape_hidden(key), opt(x), opt(y));
                     out.push(change("field-changed", name, p, msg, x.cloned(), y.cloned()));
                 }
             }
@@ -181,7 +210,14 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         }
         _ => {
             if x != y {
-                out.push(change("field-changed", name, "/annotations".into(), format!("annotations of tool {t} changed"), x.cloned(), y.cloned()));
+                out.push(change(
+                    "field-changed",
+                    name,
+                    "/annotations".into(),
+                    format!("annotations of tool {t} changed"),
+                    x.cloned(),
+                    y.cloned(),
+                ));
             }
             return;
         }
@@ -200,9 +236,20 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
             let rule = if safer { "annotation-relaxed" } else { "annotation-escalated" };
             let msg = format!(
                 "{hint} of tool {t} changed from {va} to {vb} ({})",
-                if safer { "toward safety: a host may now auto-approve it" } else { "toward danger: hosts may still treat it as safe" }
+                if safer {
+                    "toward safety: a host may now auto-approve it"
+                } else {
+                    "toward danger: hosts may still treat it as safe"
+                }
             );
-            out.push(change(rule, name, format!("/annotations/{hint}"), msg, Some(Value::Bool(va)), Some(Value::Bool(vb))));
+            out.push(change(
+                rule,
+                name,
+                format!("/annotations/{hint}"),
+                msg,
+                Some(Value::Bool(va)),
+                Some(Value::Bool(vb)),
+            ));
         }
     }
     let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
@@ -213,7 +260,14 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
             let nb = |v: Option<&Value>| v.is_some_and(|v| !v.is_boolean());
             if (nb(p) || nb(q)) && p != q {
                 let msg = format!("annotation {k} of tool {t} changed from {} to {}", opt(p), opt(q));
-                out.push(change("field-changed", name, format!("/annotations/{}", esc(k)), msg, p.cloned(), q.cloned()));
+                out.push(change(
+                    "field-changed",
+                    name,
+                    format!("/annotations/{}", esc(k)),
+                    msg,
+                    p.cloned(),
+                    q.cloned(),
+                ));
             }
             continue;
         }
@@ -223,7 +277,14 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         }
         let ptr = format!("/annotations/{}", esc(k));
         if k == "title" {
-            out.push(change("annotation-title-changed", name, ptr, format!("annotations.title of tool {t} changed from {} to {}", opt(p), opt(q)), p.cloned(), q.cloned()));
+            out.push(change(
+                "annotation-title-changed",
+                name,
+                ptr,
+                format!("annotations.title of tool {t} changed from {} to {}", opt(p), opt(q)),
+                p.cloned(),
+                q.cloned(),
+            ));
         } else {
             let msg = format!("annotation `{}` of tool {t} changed from {} to {}", escape_hidden(k), opt(p), opt(q));
             out.push(change("field-changed", name, ptr, msg, p.cloned(), q.cloned()));

@@ -424,8 +424,12 @@ impl<'a> Walker<'a> {
         let mut node = node;
         for _ in 0..32 {
             let Some(m) = node.obj() else { return node };
-            let Some(Value::String(r)) = m.get("$ref") else { return node };
-            let Some(ptr) = r.strip_prefix('#') else { return node };
+            let Some(Value::String(r)) = m.get("$ref") else {
+                return node;
+            };
+            let Some(ptr) = r.strip_prefix('#') else {
+                return node;
+            };
             if !(ptr.is_empty() || ptr.starts_with('/')) {
                 return node;
             }
@@ -469,7 +473,8 @@ impl<'a> Walker<'a> {
             // are one node and recursion stops at the first repeat.
             let inert = keys.iter().all(|k| matches!(k.as_str(), "$defs" | "$schema" | "$id" | "$comment"));
             let id = if inert && !nullable { ptr.to_string() } else { format!("{ptr}+{}", node.id) };
-            node = Node { v: Cow::Owned(Value::Object(merged)), id, raw: ptr.to_string(), site: Some((site_raw, keys)) };
+            node =
+                Node { v: Cow::Owned(Value::Object(merged)), id, raw: ptr.to_string(), site: Some((site_raw, keys)) };
             if !target_has_ref {
                 return node;
             }
@@ -491,7 +496,12 @@ impl<'a> Walker<'a> {
                     K::TooDeep,
                     pos,
                     ptr,
-                    format!("{}{} changed below {} nesting levels; not compared further", self.label(ptr), self.of_tool(), MAX_DEPTH),
+                    format!(
+                        "{}{} changed below {} nesting levels; not compared further",
+                        self.label(ptr),
+                        self.of_tool(),
+                        MAX_DEPTH
+                    ),
                     None,
                     None,
                 );
@@ -511,7 +521,9 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        let (Some(am), Some(bm)) = (a.obj(), b.obj()) else { return };
+        let (Some(am), Some(bm)) = (a.obj(), b.obj()) else {
+            return;
+        };
         let deeper = Pos { depth: pos.depth + 1, ..pos };
         if let Some((plain_old, kw)) = self.lift_case(&a, &b) {
             self.lifted(&a, &b, plain_old, kw, ptr, pos, deeper);
@@ -604,7 +616,8 @@ impl<'a> Walker<'a> {
                     if switched {
                         // compared once, from the side that has anyOf
                         if key == "anyOf" {
-                            let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
+                            let (ka, kb) =
+                                if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
                             // oneOf rejects a value that matches two alternatives; anyOf accepts it
                             let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
                             // ... which makes no difference when no two alternatives can overlap
@@ -621,7 +634,11 @@ impl<'a> Walker<'a> {
                                         "alternatives of {}{} changed from {ka} to {kb} ({})",
                                         self.label(ptr),
                                         self.of_tool(),
-                                        if kb == "oneOf" { "a value matching several now fails" } else { "a value matching several is now accepted" }
+                                        if kb == "oneOf" {
+                                            "a value matching several now fails"
+                                        } else {
+                                            "a value matching several is now accepted"
+                                        }
                                     ),
                                     None,
                                     None,
@@ -634,9 +651,25 @@ impl<'a> Walker<'a> {
                         // (every value must now match one alternative); one that goes widens it.
                         let appeared = x.is_none();
                         let (k, msg) = if appeared {
-                            (K::Tightened, format!("{}{} must now match one of {} `{key}` alternatives", self.label(ptr), self.of_tool(), alts.len()))
+                            (
+                                K::Tightened,
+                                format!(
+                                    "{}{} must now match one of {} `{key}` alternatives",
+                                    self.label(ptr),
+                                    self.of_tool(),
+                                    alts.len()
+                                ),
+                            )
                         } else {
-                            (K::Loosened, format!("{}{} no longer has to match one of {} `{key}` alternatives", self.label(ptr), self.of_tool(), alts.len()))
+                            (
+                                K::Loosened,
+                                format!(
+                                    "{}{} no longer has to match one of {} `{key}` alternatives",
+                                    self.label(ptr),
+                                    self.of_tool(),
+                                    alts.len()
+                                ),
+                            )
                         };
                         self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
                     } else {
@@ -668,9 +701,24 @@ impl<'a> Walker<'a> {
                 Kw::Default => {
                     if x != y {
                         let (k, msg) = match (x, y) {
-                            (None, Some(v)) => (K::DefaultAdded, format!("{}{} now has default {}", self.label(ptr), self.of_tool(), short(v))),
-                            (Some(v), None) => (K::DefaultChanged, format!("default {} of {}{} was removed", short(v), self.label(ptr), self.of_tool())),
-                            (Some(v), Some(w)) => (K::DefaultChanged, format!("default of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), short(v), short(w))),
+                            (None, Some(v)) => (
+                                K::DefaultAdded,
+                                format!("{}{} now has default {}", self.label(ptr), self.of_tool(), short(v)),
+                            ),
+                            (Some(v), None) => (
+                                K::DefaultChanged,
+                                format!("default {} of {}{} was removed", short(v), self.label(ptr), self.of_tool()),
+                            ),
+                            (Some(v), Some(w)) => (
+                                K::DefaultChanged,
+                                format!(
+                                    "default of {}{} changed from {} to {}",
+                                    self.label(ptr),
+                                    self.of_tool(),
+                                    short(v),
+                                    short(w)
+                                ),
+                            ),
                             (None, None) => continue,
                         };
                         self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
@@ -681,12 +729,24 @@ impl<'a> Walker<'a> {
                         let sx = x.and_then(Value::as_str).unwrap_or("");
                         let sy = y.and_then(Value::as_str).unwrap_or("");
                         let both_text = x.is_none_or(Value::is_string) && y.is_none_or(Value::is_string);
-                        let k = if both_text && same_words(sx, sy) { K::DescriptionReflowed } else { K::DescriptionChanged };
+                        let k = if both_text && same_words(sx, sy) {
+                            K::DescriptionReflowed
+                        } else {
+                            K::DescriptionChanged
+                        };
                         let msg = match k {
-                            K::DescriptionReflowed => format!("description of {}{} was reflowed (whitespace only)", self.label(ptr), self.of_tool()),
+                            K::DescriptionReflowed => format!(
+                                "description of {}{} was reflowed (whitespace only)",
+                                self.label(ptr),
+                                self.of_tool()
+                            ),
                             _ => match (x, y) {
-                                (None, Some(_)) => format!("{}{} now has a description", self.label(ptr), self.of_tool()),
-                                (Some(_), None) => format!("description of {}{} was removed", self.label(ptr), self.of_tool()),
+                                (None, Some(_)) => {
+                                    format!("{}{} now has a description", self.label(ptr), self.of_tool())
+                                }
+                                (Some(_), None) => {
+                                    format!("description of {}{} was removed", self.label(ptr), self.of_tool())
+                                }
                                 _ => format!("description of {}{} changed", self.label(ptr), self.of_tool()),
                             },
                         };
@@ -695,7 +755,13 @@ impl<'a> Walker<'a> {
                 }
                 Kw::Title => {
                     if x != y {
-                        let msg = format!("title of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y));
+                        let msg = format!(
+                            "title of {}{} changed from {} to {}",
+                            self.label(ptr),
+                            self.of_tool(),
+                            opt_short(x),
+                            opt_short(y)
+                        );
                         self.emit(K::TitleChanged, pos, &kptr, msg, x.cloned(), y.cloned());
                     }
                 }
@@ -728,9 +794,17 @@ impl<'a> Walker<'a> {
         if x.map(canon) != y.map(canon) {
             let key = escape_hidden(key);
             let msg = match (x, y) {
-                (None, Some(v)) => format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v)),
+                (None, Some(v)) => {
+                    format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v))
+                }
                 (Some(_), None) => format!("keyword `{key}` removed from {}{}", self.label(ptr), self.of_tool()),
-                _ => format!("keyword `{key}` of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y)),
+                _ => format!(
+                    "keyword `{key}` of {}{} changed from {} to {}",
+                    self.label(ptr),
+                    self.of_tool(),
+                    opt_short(x),
+                    opt_short(y)
+                ),
             };
             self.emit(K::KeywordChanged, pos, kptr, msg, x.cloned(), y.cloned());
         }
@@ -760,17 +834,40 @@ impl<'a> Walker<'a> {
         // Type names come from the server's schema: hidden characters in them are shown escaped.
         let list = |v: &[&String]| v.iter().map(|s| escape_hidden(s)).collect::<Vec<_>>().join(", ");
         let show = |s: &BTreeSet<String>| s.iter().map(|t| escape_hidden(t)).collect::<Vec<_>>().join(", ");
-        let none_label = |s: &BTreeSet<String>| if s.is_empty() { "nothing".to_string() } else { show(s) };
+        let none_label = |s: &BTreeSet<String>| {
+            if s.is_empty() {
+                "nothing".to_string()
+            } else {
+                show(s)
+            }
+        };
         if !added.is_empty() {
             let msg = if ty.is_none() {
-                format!("{}{} no longer has a type restriction (was {})", self.label(ptr), self.of_tool(), none_label(&sa))
+                format!(
+                    "{}{} no longer has a type restriction (was {})",
+                    self.label(ptr),
+                    self.of_tool(),
+                    none_label(&sa)
+                )
             } else {
-                format!("{}{} now also accepts {} (was {})", self.label(ptr), self.of_tool(), list(&added), none_label(&sa))
+                format!(
+                    "{}{} now also accepts {} (was {})",
+                    self.label(ptr),
+                    self.of_tool(),
+                    list(&added),
+                    none_label(&sa)
+                )
             };
             self.emit(K::TypeWidened, pos, &kptr, msg, tx.cloned(), ty.cloned());
         }
         if !removed.is_empty() {
-            let msg = format!("{}{} no longer accepts {} (now {})", self.label(ptr), self.of_tool(), list(&removed), none_label(&sb));
+            let msg = format!(
+                "{}{} no longer accepts {} (now {})",
+                self.label(ptr),
+                self.of_tool(),
+                list(&removed),
+                none_label(&sb)
+            );
             self.emit(K::TypeNarrowed, pos, &kptr, msg, tx.cloned(), ty.cloned());
         }
     }
@@ -797,7 +894,12 @@ impl<'a> Walker<'a> {
                             self.emit(K::TypeNarrowed, pos, &kptr, msg, Some((*v).clone()), None);
                             continue;
                         }
-                        let msg = format!("value {} is no longer in the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
+                        let msg = format!(
+                            "value {} is no longer in the enum of {}{}",
+                            escape_hidden(k),
+                            self.label(ptr),
+                            self.of_tool()
+                        );
                         self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
                     }
                 }
@@ -809,7 +911,12 @@ impl<'a> Walker<'a> {
                             self.emit(K::TypeWidened, pos, &kptr, msg, None, Some((*v).clone()));
                             continue;
                         }
-                        let msg = format!("value {} was added to the enum of {}{}", escape_hidden(k), self.label(ptr), self.of_tool());
+                        let msg = format!(
+                            "value {} was added to the enum of {}{}",
+                            escape_hidden(k),
+                            self.label(ptr),
+                            self.of_tool()
+                        );
                         self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
                     }
                 }
@@ -819,7 +926,8 @@ impl<'a> Walker<'a> {
                 self.emit(K::TypeWidened, pos, &kptr, msg, x.cloned(), None);
             }
             (None, Some(_)) => {
-                let msg = format!("{}{} is now limited to the values {}", self.label(ptr), self.of_tool(), opt_short(y));
+                let msg =
+                    format!("{}{} is now limited to the values {}", self.label(ptr), self.of_tool(), opt_short(y));
                 self.emit(K::TypeNarrowed, pos, &kptr, msg, None, y.cloned());
             }
             _ => {
@@ -838,7 +946,9 @@ impl<'a> Walker<'a> {
         let names = |m: &Map<String, Value>| -> Option<BTreeSet<String>> {
             match m.get("required") {
                 None => Some(BTreeSet::new()),
-                Some(Value::Array(a)) => Some(a.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| canon(v))).collect()),
+                Some(Value::Array(a)) => {
+                    Some(a.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| canon(v))).collect())
+                }
                 Some(_) => None,
             }
         };
@@ -856,7 +966,9 @@ impl<'a> Walker<'a> {
         // JSON report contract promises, so an ignore on a property prefix covers it too.
         // A property that is gone, or new, is one change (`property-removed` / `required-added`),
         // not two: "now optional" would misdescribe a property that no longer exists.
-        let listed = |m: &Map<String, Value>, n: &str| m.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(n));
+        let listed = |m: &Map<String, Value>, n: &str| {
+            m.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(n))
+        };
         for n in ra.difference(&rb) {
             if listed(am, n) && !listed(bm, n) {
                 continue;
@@ -877,7 +989,16 @@ impl<'a> Walker<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn properties(&mut self, a: &Node<'a>, b: &Node<'a>, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos, kw: &str) {
+    fn properties(
+        &mut self,
+        a: &Node<'a>,
+        b: &Node<'a>,
+        am: &Map<String, Value>,
+        bm: &Map<String, Value>,
+        ptr: &str,
+        pos: Pos,
+        kw: &str,
+    ) {
         let empty = Map::new();
         let pa = am.get(kw).and_then(Value::as_object).unwrap_or(&empty);
         let pb = bm.get(kw).and_then(Value::as_object).unwrap_or(&empty);
@@ -900,7 +1021,8 @@ impl<'a> Walker<'a> {
                     format!("{} \"{}\"", self.noun(), human_path(&cptr))
                 }
             };
-            let (gone, came) = if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
+            let (gone, came) =
+                if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
                     let msg = format!("{}{} {gone}", what(), self.of_tool());
@@ -908,7 +1030,9 @@ impl<'a> Walker<'a> {
                 }
                 (None, Some(_)) => {
                     let required = |m: &Map<String, Value>| {
-                        m.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)))
+                        m.get("required")
+                            .and_then(Value::as_array)
+                            .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)))
                     };
                     if !pattern && required(bm) && !required(am) {
                         continue; // a new required property: reported once, as `required-added`
@@ -959,7 +1083,14 @@ impl<'a> Walker<'a> {
         let bad = |n: &Node<'a>| n.get("prefixItems").is_some_and(|v| !v.is_array());
         if bad(a) || bad(b) {
             let kptr = format!("{ptr}/prefixItems");
-            self.other(a.get("prefixItems"), b.get("prefixItems"), &kptr, "prefixItems", ptr, Pos { depth: pos.depth - 1, ..pos });
+            self.other(
+                a.get("prefixItems"),
+                b.get("prefixItems"),
+                &kptr,
+                "prefixItems",
+                ptr,
+                Pos { depth: pos.depth - 1, ..pos },
+            );
             return;
         }
         for i in 0..la.max(lb) {
@@ -1021,13 +1152,24 @@ impl<'a> Walker<'a> {
             let cptr = format!("{ptr}/dependentSchemas/{}", esc(name));
             match (da.get(name), db.get(name)) {
                 (Some(_), Some(_)) => {
-                    if let (Some(ca), Some(cb)) = (a.child(&["dependentSchemas", name]), b.child(&["dependentSchemas", name])) {
+                    if let (Some(ca), Some(cb)) =
+                        (a.child(&["dependentSchemas", name]), b.child(&["dependentSchemas", name]))
+                    {
                         self.walk(ca, cb, &cptr, pos);
                     }
                 }
                 (x, y) => {
-                    let (k, verb) = if y.is_some() { (K::Tightened, "now constrains") } else { (K::Loosened, "no longer constrains") };
-                    let msg = format!("{} \"{}\"{} {verb} the rest of the object when present", self.noun(), escape_hidden(name), self.of_tool());
+                    let (k, verb) = if y.is_some() {
+                        (K::Tightened, "now constrains")
+                    } else {
+                        (K::Loosened, "no longer constrains")
+                    };
+                    let msg = format!(
+                        "{} \"{}\"{} {verb} the rest of the object when present",
+                        self.noun(),
+                        escape_hidden(name),
+                        self.of_tool()
+                    );
                     self.emit(k, outer, &cptr, msg, x.cloned(), y.cloned());
                 }
             }
@@ -1107,7 +1249,21 @@ impl<'a> Walker<'a> {
         let kptr = format!("{ptr}/{}", kw_of(&eb).or(kw_of(&ea)).unwrap_or(inc));
         let show = |e: &Option<(Dec, bool)>| match e {
             None => "none".to_string(),
-            Some((d, x)) => format!("{}{}", if upper { if *x { "< " } else { "<= " } } else if *x { "> " } else { ">= " }, d.canonical()),
+            Some((d, x)) => format!(
+                "{}{}",
+                if upper {
+                    if *x {
+                        "< "
+                    } else {
+                        "<= "
+                    }
+                } else if *x {
+                    "> "
+                } else {
+                    ">= "
+                },
+                d.canonical()
+            ),
         };
         let k = match (&ea, &eb) {
             (None, Some(_)) => K::Tightened,
@@ -1173,8 +1329,12 @@ impl<'a> Walker<'a> {
             return;
         }
         let (k, msg) = match (x, y) {
-            (None, Some(v)) => (K::Tightened, format!("{}{} now must match {key} {}", self.label(ptr), self.of_tool(), short(v))),
-            (Some(v), None) => (K::Loosened, format!("{key} {} of {}{} was dropped", short(v), self.label(ptr), self.of_tool())),
+            (None, Some(v)) => {
+                (K::Tightened, format!("{}{} now must match {key} {}", self.label(ptr), self.of_tool(), short(v)))
+            }
+            (Some(v), None) => {
+                (K::Loosened, format!("{key} {} of {}{} was dropped", short(v), self.label(ptr), self.of_tool()))
+            }
             (Some(v), Some(w)) => (
                 K::PatternChanged,
                 format!(
@@ -1207,7 +1367,13 @@ impl<'a> Walker<'a> {
                 return;
             }
         };
-        let msg = format!("`multipleOf` of {}{} changed from {} to {}", self.label(ptr), self.of_tool(), opt_short(x), opt_short(y));
+        let msg = format!(
+            "`multipleOf` of {}{} changed from {} to {}",
+            self.label(ptr),
+            self.of_tool(),
+            opt_short(x),
+            opt_short(y)
+        );
         self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
     }
 
@@ -1249,7 +1415,9 @@ impl<'a> Walker<'a> {
     ) {
         let len = n.get(kw).and_then(Value::as_array).map_or(0, Vec::len);
         for i in 0..len {
-            let Some(c) = n.child(&[kw, &i.to_string()]) else { continue };
+            let Some(c) = n.child(&[kw, &i.to_string()]) else {
+                continue;
+            };
             let c = self.resolve(c, old_side);
             let p = format!("{ptr}/{kw}/{i}");
             if kw == "anyOf" && depth < 8 && c.obj().and_then(pure_union) == Some("anyOf") {
@@ -1304,20 +1472,31 @@ impl<'a> Walker<'a> {
     /// added (plus whatever changed in the matching one), not every keyword of the old schema
     /// gone. Annotations (`description`, `title`, ...) stay compared where they are.
     #[allow(clippy::too_many_arguments)]
-    fn lifted(&mut self, a: &Node<'a>, b: &Node<'a>, plain_old: bool, kw: &'static str, ptr: &str, pos: Pos, deeper: Pos) {
+    fn lifted(
+        &mut self,
+        a: &Node<'a>,
+        b: &Node<'a>,
+        plain_old: bool,
+        kw: &'static str,
+        ptr: &str,
+        pos: Pos,
+        deeper: Pos,
+    ) {
         let (plain, union) = if plain_old { (a, b) } else { (b, a) };
         // Annotations the union carries outside its alternatives are compared there; the plain
         // side's other annotations go with its body into the alternative (a description that
         // moved into the matching alternative is no change).
-        let outside: BTreeSet<&str> = ANNOTATIONS
-            .iter()
-            .copied()
-            .filter(|k| *k == "$schema" || union.get(k).is_some())
-            .collect();
+        let outside: BTreeSet<&str> =
+            ANNOTATIONS.iter().copied().filter(|k| *k == "$schema" || union.get(k).is_some()).collect();
         let part = |n: &Node<'a>, keep: &dyn Fn(&str) -> bool, tag: &str| -> Node<'a> {
             let m: Map<String, Value> =
                 n.obj().into_iter().flatten().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
-            Node { v: Cow::Owned(Value::Object(m)), id: format!("{}{tag}", n.id), raw: n.raw.clone(), site: n.site.clone() }
+            Node {
+                v: Cow::Owned(Value::Object(m)),
+                id: format!("{}{tag}", n.id),
+                raw: n.raw.clone(),
+                site: n.site.clone(),
+            }
         };
         let outer = |n: &Node<'a>| part(n, &|k| outside.contains(k), "#outside");
         self.walk(outer(a), outer(b), ptr, pos);
@@ -1359,7 +1538,16 @@ impl<'a> Walker<'a> {
     /// alternative is provably narrower; otherwise `false` and the alternatives are matched as
     /// usual.
     #[allow(clippy::too_many_arguments)]
-    fn split(&mut self, body: &Node<'a>, alts: &[Node<'a>], alt_ptrs: &[String], kw: &str, ptr: &str, pos: Pos, deeper: Pos) -> bool {
+    fn split(
+        &mut self,
+        body: &Node<'a>,
+        alts: &[Node<'a>],
+        alt_ptrs: &[String],
+        kw: &str,
+        ptr: &str,
+        pos: Pos,
+        deeper: Pos,
+    ) -> bool {
         const NARROWER: [&str; 4] = ["constraint-tightened", "type-narrowed", "enum-value-removed", "required-added"];
         if self.mode != Mode::Input || !(2..=64).contains(&alts.len()) || self.trial >= 3 {
             return false;
@@ -1511,7 +1699,15 @@ impl<'a> Walker<'a> {
             let cptr = &pa[i];
             let overlap = if ka == "oneOf" { super::overlap::first_overlap(&va, i) } else { None };
             let (k, msg) = if is_all {
-                (K::Loosened, format!("a condition (`allOf` entry) of {}{} was removed: {}", self.label(ptr), self.of_tool(), short(&n.v)))
+                (
+                    K::Loosened,
+                    format!(
+                        "a condition (`allOf` entry) of {}{} was removed: {}",
+                        self.label(ptr),
+                        self.of_tool(),
+                        short(&n.v)
+                    ),
+                )
             } else if let Some(o) = overlap {
                 (
                     K::PatternChanged,
@@ -1523,7 +1719,10 @@ impl<'a> Walker<'a> {
             } else if is_null_only(&n.v) {
                 (K::TypeNarrowed, format!("{}{} no longer accepts null", self.label(ptr), self.of_tool()))
             } else {
-                (K::BranchRemoved, format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()))
+                (
+                    K::BranchRemoved,
+                    format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()),
+                )
             };
             self.emit(k, outer, cptr, msg, Some(n.v.clone().into_owned()), None);
         }
@@ -1531,7 +1730,15 @@ impl<'a> Walker<'a> {
             let cptr = &pb[j];
             let overlap = if kb == "oneOf" { super::overlap::first_overlap(&vb, j) } else { None };
             let (k, msg) = if is_all {
-                (K::Tightened, format!("{}{} has a new condition (`allOf` entry): {}", self.label(ptr), self.of_tool(), short(&n.v)))
+                (
+                    K::Tightened,
+                    format!(
+                        "{}{} has a new condition (`allOf` entry): {}",
+                        self.label(ptr),
+                        self.of_tool(),
+                        short(&n.v)
+                    ),
+                )
             } else if let Some(o) = overlap {
                 (
                     K::PatternChanged,
@@ -1544,7 +1751,10 @@ impl<'a> Walker<'a> {
                 // `null` joining a union: the same change as `null` joining a `type`
                 (K::TypeWidened, format!("{}{} now also accepts null", self.label(ptr), self.of_tool()))
             } else {
-                (K::BranchAdded, format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)))
+                (
+                    K::BranchAdded,
+                    format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)),
+                )
             };
             self.emit(k, outer, cptr, msg, None, Some(n.v.clone().into_owned()));
         }
@@ -1609,8 +1819,16 @@ fn tighter(x: &(Dec, bool), y: &(Dec, bool), upper: bool) -> bool {
 /// The instance type a keyword constrains, for the keywords that constrain only one.
 fn instance_type(key: &str) -> Option<&'static str> {
     Some(match key {
-        "properties" | "patternProperties" | "additionalProperties" | "unevaluatedProperties" | "required"
-        | "minProperties" | "maxProperties" | "propertyNames" | "dependentRequired" | "dependentSchemas" => "object",
+        "properties"
+        | "patternProperties"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "required"
+        | "minProperties"
+        | "maxProperties"
+        | "propertyNames"
+        | "dependentRequired"
+        | "dependentSchemas" => "object",
         "items" | "prefixItems" | "additionalItems" | "unevaluatedItems" | "contains" | "minItems" | "maxItems"
         | "uniqueItems" | "minContains" | "maxContains" => "array",
         "minLength" | "maxLength" | "pattern" => "string",

@@ -211,7 +211,10 @@ impl<'a> Gen<'a> {
                     match self.value(&merged, path, depth + 1) {
                         Ok(v) if self.fits(&sv, &v) => return Ok(v),
                         Ok(_) => {
-                            last = Some(format!("{}: no branch of its `{key}` gives a value the whole schema accepts", at(path)))
+                            last = Some(format!(
+                                "{}: no branch of its `{key}` gives a value the whole schema accepts",
+                                at(path)
+                            ))
                         }
                         Err(e) => last = Some(e),
                     }
@@ -484,9 +487,7 @@ impl<'a> Gen<'a> {
 
 fn pattern_property(s: &Map<String, Value>, name: &str) -> Option<Value> {
     let pp = s.get("patternProperties")?.as_object()?;
-    pp.iter()
-        .find(|(p, _)| regex::Regex::new(p).is_ok_and(|r| r.is_match(name)))
-        .map(|(_, v)| v.clone())
+    pp.iter().find(|(p, _)| regex::Regex::new(p).is_ok_and(|r| r.is_match(name))).map(|(_, v)| v.clone())
 }
 
 /// A branch that only admits `null` (Python's `anyOf [X, {type: null}]`).
@@ -585,12 +586,8 @@ pub(crate) fn merge(mut a: Map<String, Value>, b: Map<String, Value>) -> Map<Str
                 out.dedup();
                 Value::Array(out.into_iter().map(Value::String).collect())
             }
-            "minimum" | "minLength" | "minItems" | "minProperties" | "minContains" => {
-                pick(va, vb, |x, y| x >= y)
-            }
-            "maximum" | "maxLength" | "maxItems" | "maxProperties" | "maxContains" => {
-                pick(va, vb, |x, y| x <= y)
-            }
+            "minimum" | "minLength" | "minItems" | "minProperties" | "minContains" => pick(va, vb, |x, y| x >= y),
+            "maximum" | "maxLength" | "maxItems" | "maxProperties" | "maxContains" => pick(va, vb, |x, y| x <= y),
             "exclusiveMinimum" if va.is_number() && vb.is_number() => pick(va, vb, |x, y| x >= y),
             "exclusiveMaximum" if va.is_number() && vb.is_number() => pick(va, vb, |x, y| x <= y),
             "enum" => {
@@ -610,15 +607,13 @@ pub(crate) fn merge(mut a: Map<String, Value>, b: Map<String, Value>) -> Map<Str
                 }
                 Value::Array(out)
             }
-            "additionalProperties" | "items" | "additionalItems" | "contains" | "propertyNames" => {
-                match (&va, &vb) {
-                    (Value::Bool(false), _) | (_, Value::Bool(true)) => va,
-                    (_, Value::Bool(false)) | (Value::Bool(true), _) => vb,
-                    _ if va == vb => va,
-                    (Value::Object(_), Value::Object(_)) => json!({"allOf": [va, vb]}),
-                    _ => va,
-                }
-            }
+            "additionalProperties" | "items" | "additionalItems" | "contains" | "propertyNames" => match (&va, &vb) {
+                (Value::Bool(false), _) | (_, Value::Bool(true)) => va,
+                (_, Value::Bool(false)) | (Value::Bool(true), _) => vb,
+                _ if va == vb => va,
+                (Value::Object(_), Value::Object(_)) => json!({"allOf": [va, vb]}),
+                _ => va,
+            },
             "uniqueItems" => Value::Bool(va == Value::Bool(true) || vb == Value::Bool(true)),
             _ => va,
         };

@@ -168,9 +168,21 @@ pub fn policy(server: &ServerConfig, tool: &str) -> ProbePolicy {
     server.tools.get(tool).and_then(|t| t.probe).unwrap_or(server.probe)
 }
 
-/// Effective `annotations.readOnlyHint` (absent means false).
+/// Whether the default policy may call the tool: `annotations.readOnlyHint` true (absent means
+/// false) and not also `destructiveHint: true`. The spec reads destructiveHint only when
+/// readOnlyHint is false, but a tool that claims both is contradicting itself, and a probe
+/// takes the dangerous reading.
 pub fn read_only(def: &Value) -> bool {
     def.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+        && def.pointer("/annotations/destructiveHint") != Some(&Value::Bool(true))
+}
+
+/// Which required argument the incomplete call leaves out: exactly one, everything else of
+/// the valid call kept. Never a flag (a boolean, such as a required `dryRun: true` or
+/// `confirm: false`), whose absence a lenient server could read as "go ahead": the first, by
+/// name, of the others. `None` when every required argument of the call is a flag.
+pub fn left_out_argument(required: &[String], args: &Map<String, Value>) -> Option<String> {
+    required.iter().find(|r| matches!(args.get(*r), Some(v) if !v.is_boolean())).cloned()
 }
 
 /// Decide what to do with one tool: skip it (policy, task support, no arguments) or call it.
@@ -214,7 +226,7 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
         .unwrap_or_default();
     required.sort();
     required.dedup();
-    let incomplete = required.into_iter().find(|r| args.contains_key(r)).map(|left_out| {
+    let incomplete = left_out_argument(&required, &args).map(|left_out| {
         let mut a = args.clone();
         a.remove(&left_out);
         Incomplete { left_out, args: a }
@@ -319,7 +331,10 @@ pub fn judge_call(
         Ok(CallOutcome::Result(r)) => r,
     };
     if let Some(t) = incomplete_result_type(result) {
-        let msg = format!("not probed: the server answered resultType \"{}\" (it needs more input than a probe gives)", excerpt(t, secrets));
+        let msg = format!(
+            "not probed: the server answered resultType \"{}\" (it needs more input than a probe gives)",
+            excerpt(t, secrets)
+        );
         return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
     }
     let live_shape = shape::shape(result);
@@ -390,10 +405,7 @@ pub fn summary(result: &Value) -> String {
     }
     let blocks = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     for kind in shape::content_kinds(result) {
-        let n = blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str).unwrap_or("(no type)") == kind)
-            .count();
+        let n = blocks.iter().filter(|b| b.get("type").and_then(Value::as_str).unwrap_or("(no type)") == kind).count();
         parts.push(format!("{n} {kind} block{}", if n == 1 { "" } else { "s" }));
     }
     if parts.is_empty() {

@@ -64,7 +64,9 @@ pub fn relation(result: &Value) -> Relation {
     }
     let mut conflict = false;
     for t in &texts {
-        let Ok(parsed) = serde_json::from_str::<Value>(t.trim()) else { continue };
+        let Ok(parsed) = serde_json::from_str::<Value>(t.trim()) else {
+            continue;
+        };
         if json_eq(&parsed, sc) {
             return Relation::EquivalentJson;
         }
@@ -159,7 +161,10 @@ fn kind(skel: &Value) -> &'static str {
 /// `result-shape-changed` covers). An error result on either side is not compared.
 pub fn compare(pinned: &Value, live: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    if !pinned.is_object() || pinned.get("isError") == Some(&Value::Bool(true)) || live.get("isError") == Some(&Value::Bool(true)) {
+    if !pinned.is_object()
+        || pinned.get("isError") == Some(&Value::Bool(true))
+        || live.get("isError") == Some(&Value::Bool(true))
+    {
         return out;
     }
     match (pinned.get("structuredContent"), live.get("structuredContent")) {
@@ -193,7 +198,10 @@ mod tests {
     #[test]
     fn relations() {
         assert_eq!(relation(&json!({"content": []})), Relation::NoText);
-        assert_eq!(relation(&json!({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]})), Relation::NoText);
+        assert_eq!(
+            relation(&json!({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]})),
+            Relation::NoText
+        );
         assert_eq!(relation(&json!({"content": [{"type": "text", "text": "hi"}]})), Relation::TextOnly);
         assert_eq!(relation(&json!({"content": [], "structuredContent": {"a": 1}})), Relation::StructureOnly);
         assert_eq!(
@@ -205,7 +213,9 @@ mod tests {
             Relation::ConflictingJson
         );
         assert_eq!(
-            relation(&json!({"content": [{"type": "text", "text": "summary"}, {"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}})),
+            relation(
+                &json!({"content": [{"type": "text", "text": "summary"}, {"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}})
+            ),
             Relation::EquivalentJson
         );
         assert_eq!(
@@ -218,7 +228,9 @@ mod tests {
         );
         // server-filesystem's directory_tree: the JSON text wrapped as a string.
         assert_eq!(
-            relation(&json!({"content": [{"type": "text", "text": "[{\"name\": \"a\"}]"}], "structuredContent": {"content": "[{\"name\": \"a\"}]"}})),
+            relation(
+                &json!({"content": [{"type": "text", "text": "[{\"name\": \"a\"}]"}], "structuredContent": {"content": "[{\"name\": \"a\"}]"}})
+            ),
             Relation::TextAndStructure
         );
     }

@@ -15,8 +15,10 @@ fn server(probe: ProbePolicy) -> ServerConfig {
             env: BTreeMap::from([("TOKEN".to_string(), "s3cr3t-token".to_string())]),
             cwd: None,
             cwd_template: None,
+            inherit_env: Default::default(),
         }),
         timeout: Duration::from_secs(2),
+        max_tools: crate::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
         probe,
         tools: BTreeMap::new(),
@@ -146,12 +148,26 @@ fn valid_call_passes_with_a_summary_and_no_values() {
 fn call_failed_on_rpc_error_and_is_error_with_excerpt_and_secrets_masked() {
     let d = json!({"name": "t", "inputSchema": {"type": "object"}});
     let secrets = vec!["s3cr3t-token".to_string()];
-    let (p, s) = judge_call("t", &d, &Ok(CallOutcome::RpcError { code: -32603, message: "boom s3cr3t-token".into() }), None, T, &secrets);
+    let (p, s) = judge_call(
+        "t",
+        &d,
+        &Ok(CallOutcome::RpcError { code: -32603, message: "boom s3cr3t-token".into() }),
+        None,
+        T,
+        &secrets,
+    );
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
     assert_eq!(p[0].message, "JSON-RPC error -32603: boom [redacted]");
     assert!(s.is_none());
     let long = "x".repeat(1000);
-    let (p, s) = judge_call("t", &d, &ok(json!({"isError": true, "content": [{"type": "text", "text": long}]})), None, T, &secrets);
+    let (p, s) = judge_call(
+        "t",
+        &d,
+        &ok(json!({"isError": true, "content": [{"type": "text", "text": long}]})),
+        None,
+        T,
+        &secrets,
+    );
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
     assert!(p[0].message.chars().count() < 260, "{}", p[0].message);
     assert_eq!(s.unwrap()["isError"], true);
@@ -182,9 +198,11 @@ fn output_schema_dialect_is_respected() {
     let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
         "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
         "properties": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}}});
-    let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": ["a", 1]}})), None, T, &[]);
+    let (p, _) =
+        judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": ["a", 1]}})), None, T, &[]);
     assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{:?}", p);
-    let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": [1, "a"]}})), None, T, &[]);
+    let (p, _) =
+        judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"pair": [1, "a"]}})), None, T, &[]);
     assert_eq!(rules(&p), vec![Some(STRUCTURED_CONTENT_INVALID)]);
 }
 
@@ -205,7 +223,14 @@ fn shape_change_is_reported_against_the_pin() {
     assert_eq!(rules(&p), vec![Some(RESULT_SHAPE_CHANGED)]);
     assert!(p[0].message.contains("structuredContent disappeared"), "{}", p[0].message);
     // Same shape with other values: pass.
-    let (p, _) = judge_call("t", &d, &ok(json!({"content": [{"type": "text", "text": "{\"n\":7}"}], "structuredContent": {"n": 7}})), Some(&pinned), T, &[]);
+    let (p, _) = judge_call(
+        "t",
+        &d,
+        &ok(json!({"content": [{"type": "text", "text": "{\"n\":7}"}], "structuredContent": {"n": 7}})),
+        Some(&pinned),
+        T,
+        &[],
+    );
     assert_eq!(p[0].outcome, ProbeOutcome::Pass);
 }
 
@@ -238,7 +263,37 @@ fn output_formats_are_annotations_in_every_draft() {
             os["$schema"] = dialect;
         }
         let d = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": os});
-        let (p, _) = judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"at": "yesterday"}})), None, T, &[]);
+        let (p, _) =
+            judge_call("t", &d, &ok(json!({"content": [], "structuredContent": {"at": "yesterday"}})), None, T, &[]);
         assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{p:?}");
     }
+}
+
+#[test]
+fn incomplete_call_keeps_every_other_argument_and_never_drops_a_flag() {
+    let mut server = server(ProbePolicy::All);
+    let schema = json!({"type": "object", "properties": {"path": {"type": "string"}, "dryRun": {"type": "boolean"}},
+                        "required": ["dryRun", "path"]});
+    let fixture = json!({"path": "/tmp/x", "dryRun": true, "note": "kept"});
+    server.tools.insert("delete".into(), ToolConfig { args: Some(fixture), probe: Some(ProbePolicy::All) });
+    match plan(&server, "delete", &json!({"name": "delete", "inputSchema": schema})) {
+        Plan::Call { incomplete: Some(inc), .. } => {
+            assert_eq!(inc.left_out, "path");
+            assert_eq!(Value::Object(inc.args), json!({"dryRun": true, "note": "kept"}));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Every required argument is a flag: no incomplete call at all.
+    let only_flags = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]});
+    match plan(&server, "delete", &json!({"name": "delete", "inputSchema": only_flags})) {
+        Plan::Call { incomplete, .. } => assert!(incomplete.is_none()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn read_only_and_destructive_is_not_read_only() {
+    assert!(read_only(&json!({"annotations": {"readOnlyHint": true}})));
+    assert!(!read_only(&json!({"annotations": {"readOnlyHint": true, "destructiveHint": true}})));
+    assert!(!read_only(&json!({"annotations": {}})));
 }

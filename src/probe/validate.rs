@@ -127,8 +127,7 @@ mod tests {
 
     #[test]
     fn unknown_meta_schema_still_compiles() {
-        let v = compile(&json!({"$schema": "https://example.com/meta", "type": "string"}), Formats::Annotate)
-            .unwrap();
+        let v = compile(&json!({"$schema": "https://example.com/meta", "type": "string"}), Formats::Annotate).unwrap();
         assert!(v.is_valid(&json!("x")));
         assert!(!v.is_valid(&json!(1)));
     }

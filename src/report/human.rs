@@ -28,6 +28,10 @@ fn class_label(style: &Style, class: Class) -> String {
     }
 }
 
+/// The most time one text diff may take: Myers' diff is quadratic on texts that share
+/// little, so past this it settles for a coarser (still correct) diff.
+pub const DIFF_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Whether a word diff says more than the change's message: for text with several words (a
 /// description), or with a hidden character; not for one-word values like versions.
 pub fn worth_word_diff(before: &str, after: &str) -> bool {
@@ -42,7 +46,7 @@ pub fn worth_word_diff(before: &str, after: &str) -> bool {
 /// `[-old sentence-]{+new sentence+}`, not as a word-by-word interleaving.
 pub fn word_diff(before: &str, after: &str, color: bool) -> String {
     use similar::{ChangeTag, TextDiff};
-    let diff = TextDiff::from_words(before, after);
+    let diff = TextDiff::configure().timeout(DIFF_TIME).diff_words(before, after);
     let mut out = String::new();
     let (mut del, mut ins, mut gap) = (String::new(), String::new(), String::new());
     let flush = |out: &mut String, del: &mut String, ins: &mut String| {
@@ -86,7 +90,11 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
                     }
                     gap.clear();
                 }
-                if tag == ChangeTag::Delete { del.push_str(v) } else { ins.push_str(v) }
+                if tag == ChangeTag::Delete {
+                    del.push_str(v)
+                } else {
+                    ins.push_str(v)
+                }
             }
         }
     }
@@ -122,12 +130,14 @@ pub fn text_diff(before: &str, after: &str, color: bool) -> String {
     if before.lines().count() <= 12 && after.lines().count() <= 12 {
         return word_diff(before, after, color);
     }
-    let diff = similar::TextDiff::from_lines(before, after);
+    let diff = similar::TextDiff::configure().timeout(DIFF_TIME).diff_lines(before, after);
     let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
         (before.split_inclusive('\n').collect(), after.split_inclusive('\n').collect());
     let mut parts = Vec::new();
     for group in diff.grouped_ops(2) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
         let old = first.old_range().start..last.old_range().end;
         let new = first.new_range().start..last.new_range().end;
         let o: String = old_lines.get(old).map(|l| l.concat()).unwrap_or_default();
@@ -167,11 +177,8 @@ pub fn render(report: &Report, style: &Style) -> String {
         for note in &server.notes {
             let _ = writeln!(out, "  note: {}", escape_for_display(note));
         }
-        let shown: Vec<&Change> = server
-            .changes
-            .iter()
-            .filter(|c| style.verbose || c.class != Class::Cosmetic)
-            .collect();
+        let shown: Vec<&Change> =
+            server.changes.iter().filter(|c| style.verbose || c.class != Class::Cosmetic).collect();
         let mut current_tool: Option<Option<&str>> = None;
         for c in &shown {
             let tool = c.tool.as_deref();
@@ -186,13 +193,8 @@ pub fn render(report: &Report, style: &Style) -> String {
                 }
                 current_tool = Some(tool);
             }
-            let _ = writeln!(
-                out,
-                "    {} {:<28} {}",
-                class_label(style, c.class),
-                c.rule,
-                escape_for_display(&c.message)
-            );
+            let _ =
+                writeln!(out, "    {} {:<28} {}", class_label(style, c.class), c.rule, escape_for_display(&c.message));
             if let Some((b, a)) = texts(c) {
                 if worth_word_diff(b, a) || is_prose(c) {
                     let mut diff = text_diff(b, a, style.color);

@@ -42,7 +42,11 @@ fn line(f: &Finding<'_>) -> String {
     if let Source::Change(c) = f.source {
         for (label, v) in [("before", &c.before), ("after", &c.after)] {
             if let Some(v) = v {
-                let _ = write!(s, "\n  {label}: {}", crate::json::to_canonical_string(v).trim_end().replace('\n', "\n    "));
+                let _ = write!(
+                    s,
+                    "\n  {label}: {}",
+                    crate::json::to_canonical_string(v).trim_end().replace('\n', "\n    ")
+                );
             }
         }
     }

@@ -139,7 +139,8 @@ fn fail_on_name(f: FailOn) -> &'static str {
 
 fn server_failed(report: &Report, s: &ServerReport) -> bool {
     s.status == Status::Error
-        || (report.fail_on != FailOn::Never && (s.failing_changes(report.fail_on) > 0 || s.failing_probes(report.fail_on) > 0))
+        || (report.fail_on != FailOn::Never
+            && (s.failing_changes(report.fail_on) > 0 || s.failing_probes(report.fail_on) > 0))
 }
 
 fn shown_changes(s: &ServerReport, verbose: bool) -> Vec<&Change> {
@@ -177,7 +178,9 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
         fail_on_name(report.fail_on)
     );
     if report.servers.len() > 1 {
-        out.push_str("| server | result | silent | loud | cosmetic | probe failures |\n|---|---|---:|---:|---:|---:|\n");
+        out.push_str(
+            "| server | result | silent | loud | cosmetic | probe failures |\n|---|---|---:|---:|---:|---:|\n",
+        );
         for s in &report.servers {
             let result = if s.status == Status::Error {
                 "❌ error"
@@ -222,11 +225,8 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
         if take_changes > 0 {
             out.push_str("| tool | rule | class | message |\n|---|---|---|---|\n");
             for c in &changes[..take_changes] {
-                let class = if report.fail_on.fails(c.class) {
-                    format!("**{}**", c.class)
-                } else {
-                    c.class.to_string()
-                };
+                let class =
+                    if report.fail_on.fails(c.class) { format!("**{}**", c.class) } else { c.class.to_string() };
                 let _ = writeln!(
                     out,
                     "| {} | {} | {class} | {} |",
@@ -296,11 +296,8 @@ fn details(out: &mut String, c: &Change) {
     if c.before.is_none() && c.after.is_none() {
         return;
     }
-    let mut summary = format!(
-        "<code>{}</code> · <code>{}</code>",
-        html(c.tool.as_deref().unwrap_or("server")),
-        html(&c.rule)
-    );
+    let mut summary =
+        format!("<code>{}</code> · <code>{}</code>", html(c.tool.as_deref().unwrap_or("server")), html(&c.rule));
     if !c.pointer.is_empty() {
         let _ = write!(summary, " at <code>{}</code>", html(&c.pointer));
     }

@@ -119,10 +119,7 @@ impl ServerReport {
 
     /// Probe failures whose class fails the gate.
     pub fn failing_probes(&self, fail_on: FailOn) -> usize {
-        self.probes
-            .iter()
-            .filter(|p| p.outcome == ProbeOutcome::Fail && fail_on.fails(p.effective_class()))
-            .count()
+        self.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail && fail_on.fails(p.effective_class())).count()
     }
 }
 
@@ -293,9 +290,7 @@ impl LazyText {
     }
 
     pub fn get(&self) -> Option<&str> {
-        self.text
-            .get_or_init(|| self.path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()))
-            .as_deref()
+        self.text.get_or_init(|| self.path.as_ref().and_then(|p| std::fs::read_to_string(p).ok())).as_deref()
     }
 }
 
@@ -347,6 +342,11 @@ fn slashes(p: &Path) -> String {
 
 /// Render `report` in `format`.
 pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
+    crate::sink::finish(format, render_raw(report, format, ctx))
+}
+
+/// The renderer's own text, before the sink's escaping layer ([`crate::sink::finish`]).
+fn render_raw(report: &Report, format: Format, ctx: &RenderContext) -> String {
     match format {
         Format::Human => human::render(report, &ctx.style),
         Format::Json => json::render(report),
@@ -370,13 +370,10 @@ pub fn step_summary_append(report: &Report, ctx: &RenderContext) -> std::io::Res
 
 /// [`step_summary_append`] with an explicit file.
 pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path) -> std::io::Result<()> {
-    use std::io::Write;
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
     let text = markdown::render_capped_with(report, ctx.style.verbose, room);
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    f.write_all(text.as_bytes())?;
-    f.flush()
+    crate::sink::append_file(path, Format::Markdown, &text)
 }
 
 /// Merge the JSON reports of several runs (the shards of a drift cron) into one report: servers
@@ -389,10 +386,9 @@ pub fn merge_json(reports: &[serde_json::Value], fail_on: Option<FailOn>) -> Res
         if gate.is_none() {
             gate = r.get("failOn").and_then(|v| serde_json::from_value(v.clone()).ok());
         }
-        let list = r
-            .get("servers")
-            .and_then(|v| v.as_array())
-            .ok_or_else(|| format!("report #{}: no `servers` list; is it `mcp-pin check --format json` output?", i + 1))?;
+        let list = r.get("servers").and_then(|v| v.as_array()).ok_or_else(|| {
+            format!("report #{}: no `servers` list; is it `mcp-pin check --format json` output?", i + 1)
+        })?;
         for s in list {
             let mut obj = s.clone();
             if let Some(m) = obj.as_object_mut() {

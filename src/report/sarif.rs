@@ -56,7 +56,10 @@ fn descriptor(rule: &RuleInfo) -> Value {
 /// A descriptor for an id the catalogue does not have: the id is all we know.
 fn fallback_descriptor(id: &str, class: Class) -> Value {
     let text = match id {
-        SERVER_ERROR_RULE => "mcp-pin could not check the server (it failed to start, answer, or is missing from the lockfile)".to_string(),
+        SERVER_ERROR_RULE => {
+            "mcp-pin could not check the server (it failed to start, answer, or is missing from the lockfile)"
+                .to_string()
+        }
         PROBE_FAILED_RULE => "A probe call failed".to_string(),
         _ => id.to_string(),
     };
@@ -107,10 +110,7 @@ fn fingerprint(f: &Finding<'_>) -> String {
 
 fn result(f: &Finding<'_>, rule_index: usize, ctx: &RenderContext) -> Value {
     let mut physical = Map::new();
-    physical.insert(
-        "artifactLocation".into(),
-        json!({"uri": uri_reference(&ctx.lockfile_display)}),
-    );
+    physical.insert("artifactLocation".into(), json!({"uri": uri_reference(&ctx.lockfile_display)}));
     if let Some(line) = ctx.lock_text.get().and_then(|t| crate::lockfile::line_of(t, f.server, f.tool)) {
         physical.insert("region".into(), json!({"startLine": line}));
     }

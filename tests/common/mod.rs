@@ -62,7 +62,8 @@ impl Project {
 
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut cmd = Command::new(pin_bin());
-        cmd.args(args).current_dir(self.dir.path()).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+        // CI (set when .ci/run runs the suite) changes what a config may read: a test that wants it says so.
+        cmd.args(args).current_dir(self.dir.path()).env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS").env_remove("CI");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -112,7 +113,8 @@ impl HttpFixture {
             .unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fixture said {line:?}")).to_string();
+        let url =
+            line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fixture said {line:?}")).to_string();
         HttpFixture { child, url }
     }
 }
@@ -126,7 +128,13 @@ impl Drop for HttpFixture {
 
 /// Whether `npx` is on PATH (real published servers are tested only then).
 pub fn have_npx() -> bool {
-    Command::new("npx").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false)
+    Command::new("npx")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 /// All changes in a check's JSON report, as (server, tool, rule, pointer).

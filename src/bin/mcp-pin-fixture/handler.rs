@@ -6,10 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorCode, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-    MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    ToolsCapability,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult, ErrorCode, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -28,11 +27,7 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(path: PathBuf, store: Arc<RawStore>) -> Fixture {
-        let f = Fixture {
-            path: Arc::new(path),
-            store,
-            last_good: Arc::new(Mutex::new(None)),
-        };
+        let f = Fixture { path: Arc::new(path), store, last_good: Arc::new(Mutex::new(None)) };
         // So that supported_protocol_versions() is right before the first request loads it.
         let _ = f.load();
         f
@@ -108,7 +103,10 @@ impl ServerHandler for Fixture {
                 }
                 let token = self.store.park(Parked::Handshake(fields));
                 let mut exp = std::collections::BTreeMap::new();
-                exp.insert(TOKEN_KEY.to_string(), serde_json::Map::from_iter([(TOKEN_KEY.to_string(), Value::String(token))]));
+                exp.insert(
+                    TOKEN_KEY.to_string(),
+                    serde_json::Map::from_iter([(TOKEN_KEY.to_string(), Value::String(token))]),
+                );
                 info.capabilities.experimental = Some(exp);
             }
         }
@@ -116,18 +114,11 @@ impl ServerHandler for Fixture {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        let listed = self
-            .last_good
-            .lock()
-            .unwrap()
-            .as_ref()
-            .and_then(|s| s.protocol_versions.clone());
+        let listed = self.last_good.lock().unwrap().as_ref().and_then(|s| s.protocol_versions.clone());
         match listed {
-            Some(v) => Cow::Owned(
-                v.into_iter()
-                    .filter_map(|s| serde_json::from_value(Value::String(s)).ok())
-                    .collect(),
-            ),
+            Some(v) => {
+                Cow::Owned(v.into_iter().filter_map(|s| serde_json::from_value(Value::String(s)).ok()).collect())
+            }
             None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
         }
     }
@@ -164,10 +155,7 @@ impl ServerHandler for Fixture {
         if !s.discover {
             return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
         }
-        Ok(DiscoverResult::from_server_info(
-            self.supported_protocol_versions().into_owned(),
-            self.get_info(),
-        ))
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info()))
     }
 
     async fn list_tools(
@@ -180,8 +168,7 @@ impl ServerHandler for Fixture {
             never().await;
         }
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let fields =
-            surface::page_fields(&s, cursor).map_err(|e| McpError::invalid_params(e, None))?;
+        let fields = surface::page_fields(&s, cursor).map_err(|e| McpError::invalid_params(e, None))?;
         let token = self.store.park(Parked::ListFields(fields));
         Ok(ListToolsResult { meta: Some(Self::token_meta(token)), ..Default::default() })
     }

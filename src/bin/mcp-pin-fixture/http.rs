@@ -5,12 +5,12 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::Router;
 use bytes::Bytes;
 use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -32,21 +32,13 @@ pub async fn run(
     required_header: Option<(String, String)>,
     stateless: bool,
 ) -> i32 {
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(!stateless)
-        .with_json_response(stateless);
-    let service = StreamableHttpService::new(
-        move || Ok(fixture.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let state = Arc::new(HttpState {
-        store,
-        required_header,
-    });
-    let app = Router::new()
-        .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(state, guard_and_rewrite));
+    let config =
+        StreamableHttpServerConfig::default().with_legacy_session_mode(!stateless).with_json_response(stateless);
+    let service =
+        StreamableHttpService::new(move || Ok(fixture.clone()), Arc::new(LocalSessionManager::default()), config);
+    let state = Arc::new(HttpState { store, required_header });
+    let app =
+        Router::new().route_service("/mcp", service).layer(middleware::from_fn_with_state(state, guard_and_rewrite));
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -68,17 +60,9 @@ pub async fn run(
     0
 }
 
-async fn guard_and_rewrite(
-    State(state): State<Arc<HttpState>>,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn guard_and_rewrite(State(state): State<Arc<HttpState>>, request: Request, next: Next) -> Response {
     if let Some((name, value)) = &state.required_header {
-        let ok = request
-            .headers()
-            .get_all(name.as_str())
-            .iter()
-            .any(|v| v.as_bytes() == value.as_bytes());
+        let ok = request.headers().get_all(name.as_str()).iter().any(|v| v.as_bytes() == value.as_bytes());
         if !ok {
             return (
                 StatusCode::UNAUTHORIZED,
@@ -105,9 +89,7 @@ async fn guard_and_rewrite(
                     return StatusCode::INTERNAL_SERVER_ERROR.into_response();
                 }
             };
-            let new = std::str::from_utf8(&bytes)
-                .ok()
-                .and_then(|text| state.store.rewrite(text.trim_end()));
+            let new = std::str::from_utf8(&bytes).ok().and_then(|text| state.store.rewrite(text.trim_end()));
             match new {
                 Some(text) => {
                     parts.headers.remove(header::CONTENT_LENGTH);
@@ -157,10 +139,7 @@ async fn guard_and_rewrite(
 /// `from`: bytes before it are known not to hold the end.
 fn find_event_end(buf: &[u8], from: usize) -> Option<usize> {
     let from = from.min(buf.len());
-    buf[from..]
-        .windows(2)
-        .position(|w| w == b"\n\n")
-        .map(|p| from + p + 2)
+    buf[from..].windows(2).position(|w| w == b"\n\n").map(|p| from + p + 2)
 }
 
 /// Rewrite the `data:` of one SSE event (one data line per event, as rmcp writes them).

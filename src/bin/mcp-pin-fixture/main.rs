@@ -2,6 +2,7 @@
 //! surface described by a JSON file, byte for byte. Used by mcp-pin's integration tests and
 //! by the README demo. See `examples/demo/README.md` and `tests/fixtures/surfaces/README.md`
 //! for the surface file format.
+#![allow(clippy::disallowed_macros)] // a test fixture: prints its own diagnostics
 
 mod handler;
 mod http;
@@ -42,10 +43,30 @@ struct Cli {
     /// of SSE streams. Default: rmcp's default session mode with SSE responses.
     #[arg(long, requires = "http")]
     stateless: bool,
+
+    /// Write this process's whole environment (`NAME=value` lines) to FILE at start: tests
+    /// check what a server inherits.
+    #[arg(long, value_name = "FILE")]
+    dump_env: Option<PathBuf>,
+
+    /// Ignored (tests pass a secret as an argument here).
+    #[arg(long, value_name = "TEXT")]
+    note: Option<String>,
 }
 
 fn main() {
     let cli = Cli::parse();
+    if let Some(f) = &cli.dump_env {
+        let mut text: String =
+            std::env::vars_os().map(|(k, v)| format!("{}={}\n", k.to_string_lossy(), v.to_string_lossy())).collect();
+        text.push_str(&format!("MCP_PIN_FIXTURE_PID={}\n", std::process::id()));
+        let _ = std::fs::write(f, text);
+    }
+    if let Ok(s) = surface::Surface::load(&cli.surface) {
+        if let Some(text) = &s.fault.stderr {
+            eprintln!("{}", surface::expand_env(text));
+        }
+    }
     // Validate the surface once up front so a typo fails fast and loudly.
     if let Err(e) = surface::Surface::load(&cli.surface) {
         eprintln!("mcp-pin-fixture: {e}");
@@ -59,11 +80,8 @@ fn main() {
         }
         None => None,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let store = Arc::new(RawStore::default());
     let fixture = Fixture::new(cli.surface.clone(), store.clone());
     let code = runtime.block_on(async move {
@@ -77,9 +95,7 @@ fn main() {
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s
-        .split_once(':')
-        .ok_or_else(|| format!("expected `Name: value`, got {s:?}"))?;
+    let (name, value) = s.split_once(':').ok_or_else(|| format!("expected `Name: value`, got {s:?}"))?;
     let name = name.trim();
     if name.is_empty() {
         return Err(format!("empty header name in {s:?}"));

@@ -8,9 +8,9 @@
 //! each SSE event), which swaps the placeholder for the parked text, byte for byte.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -65,9 +65,7 @@ impl RawStore {
         parking.bytes += parked_len(&p);
         parking.map.insert(token.clone(), Arc::new(p));
         parking.order.push_back(token.clone());
-        while parking.order.len() > 1
-            && (parking.order.len() > MAX_PARKED || parking.bytes > MAX_PARKED_BYTES)
-        {
+        while parking.order.len() > 1 && (parking.order.len() > MAX_PARKED || parking.bytes > MAX_PARKED_BYTES) {
             if let Some(old) = parking.order.pop_front() {
                 if let Some(p) = parking.map.remove(&old) {
                     parking.bytes -= parked_len(&p);
@@ -100,8 +98,7 @@ impl RawStore {
             Some((m, t)) => (m, t),
             // capabilities.experimental[TOKEN_KEY][TOKEN_KEY] (a handshake)
             None => {
-                let caps: BTreeMap<String, &RawValue> =
-                    serde_json::from_str(result.get("capabilities")?.get()).ok()?;
+                let caps: BTreeMap<String, &RawValue> = serde_json::from_str(result.get("capabilities")?.get()).ok()?;
                 let exp: BTreeMap<String, &RawValue> = serde_json::from_str(caps.get("experimental")?.get()).ok()?;
                 (BTreeMap::new(), token_in(exp.get(TOKEN_KEY).copied())?.1)
             }
@@ -160,11 +157,7 @@ impl RawStore {
                 out
             }
         };
-        Some(format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}}",
-            id.get(),
-            new_result
-        ))
+        Some(format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}}", id.get(), new_result))
     }
 }
 
@@ -211,10 +204,7 @@ mod tests {
 
     #[test]
     fn minify_keeps_strings_and_numbers() {
-        assert_eq!(
-            minify("{ \"a b\" : [1e3, 1.50 ,\n \"x\\\" y\" ] }"),
-            "{\"a b\":[1e3,1.50,\"x\\\" y\"]}"
-        );
+        assert_eq!(minify("{ \"a b\" : [1e3, 1.50 ,\n \"x\\\" y\" ] }"), "{\"a b\":[1e3,1.50,\"x\\\" y\"]}");
     }
 
     #[test]

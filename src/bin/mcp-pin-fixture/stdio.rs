@@ -13,7 +13,10 @@ use crate::raw::RawStore;
 const JUNK_LINE: &str = "mcp-pin-fixture: this line is not JSON-RPC (fault junkStdout)";
 
 pub async fn run(fixture: Fixture, store: Arc<RawStore>) -> i32 {
-    let junk = fixture.load().map(|s| s.fault.junk_stdout).unwrap_or(false);
+    let junk =
+        fixture.load().ok().filter(|s| s.fault.junk_stdout).map(|s| {
+            s.fault.junk_text.as_deref().map(crate::surface::expand_env).unwrap_or_else(|| JUNK_LINE.to_string())
+        });
     let (rmcp_end, our_end) = tokio::io::duplex(1 << 20);
     let (our_read, mut our_write) = tokio::io::split(our_end);
 
@@ -45,8 +48,8 @@ pub async fn run(fixture: Fixture, store: Arc<RawStore>) -> i32 {
             }
             let out = store.rewrite(text).unwrap_or_else(|| text.to_owned());
             let mut buf = Vec::with_capacity(out.len() + JUNK_LINE.len() + 2);
-            if junk {
-                buf.extend_from_slice(JUNK_LINE.as_bytes());
+            if let Some(junk) = &junk {
+                buf.extend_from_slice(junk.as_bytes());
                 buf.push(b'\n');
             }
             buf.extend_from_slice(out.as_bytes());

@@ -72,6 +72,10 @@ pub struct Faults {
     pub exit_during_handshake: bool,
     pub never_answer: bool,
     pub junk_stdout: bool,
+    /// The junk line's text (`junkStdout: "text"`); `$ENV{NAME}` is replaced by that variable.
+    pub junk_text: Option<String>,
+    /// Print this on stderr at start (`$ENV{NAME}` expanded likewise).
+    pub stderr: Option<String>,
     /// Append this many MB (10^6 bytes) of generated tools to the list.
     pub huge_tool_list_mb: Option<f64>,
 }
@@ -102,6 +106,12 @@ impl Faults {
         self.exit_during_handshake |= g.exit_during_handshake;
         self.never_answer |= g.never_answer;
         self.junk_stdout |= g.junk_stdout;
+        if g.junk_text.is_some() {
+            self.junk_text = g.junk_text;
+        }
+        if g.stderr.is_some() {
+            self.stderr = g.stderr;
+        }
         if g.huge_tool_list_mb.is_some() {
             self.huge_tool_list_mb = g.huge_tool_list_mb;
         }
@@ -112,7 +122,16 @@ impl Faults {
         match name {
             "exitDuringHandshake" => self.exit_during_handshake = on,
             "neverAnswer" => self.never_answer = on,
-            "junkStdout" => self.junk_stdout = on,
+            "junkStdout" => {
+                self.junk_stdout = on;
+                if let Value::String(t) = v {
+                    self.junk_text = Some(t.clone());
+                }
+            }
+            "stderr" => match v {
+                Value::String(t) => self.stderr = Some(t.clone()),
+                _ => return Err("fault stderr: expected the text to print".into()),
+            },
             "duplicateNames" => {} // nothing to do: just list duplicates in `tools`
             "hugeToolList" => {
                 self.huge_tool_list_mb = match v {
@@ -169,8 +188,8 @@ struct SurfaceFile<'a> {
 
 impl Surface {
     pub fn load(path: &Path) -> Result<Surface, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read surface file {}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read surface file {}: {e}", path.display()))?;
         Surface::parse(&text).map_err(|e| format!("surface file {}: {e}", path.display()))
     }
 
@@ -186,13 +205,7 @@ impl Surface {
             instructions: file.instructions,
             page_size: file.page_size.filter(|n| *n > 0),
             cursor_loop: file.cursor_loop,
-            tools: file
-                .tools
-                .iter()
-                .map(|raw| RawTool {
-                    text: minify(raw.get()),
-                })
-                .collect(),
+            tools: file.tools.iter().map(|raw| RawTool { text: minify(raw.get()) }).collect(),
             calls: file.calls,
             fault,
             protocol_versions: file.protocol_versions,
@@ -285,10 +298,8 @@ pub fn decode_cursor(cursor: &str) -> Option<usize> {
     if hex.len() % 2 != 0 {
         return None;
     }
-    let bytes: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect();
+    let bytes: Option<Vec<u8>> =
+        (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok()).collect();
     let plain = String::from_utf8(bytes?).ok()?;
     plain.strip_prefix("offset:")?.parse().ok()
 }
@@ -299,11 +310,7 @@ pub fn missing_required(tool: &Value, args: &Map<String, Value>) -> Vec<String> 
         .and_then(|s| s.get("required"))
         .and_then(Value::as_array)
         .map(|req| {
-            req.iter()
-                .filter_map(Value::as_str)
-                .filter(|name| !args.contains_key(*name))
-                .map(str::to_owned)
-                .collect()
+            req.iter().filter_map(Value::as_str).filter(|name| !args.contains_key(*name)).map(str::to_owned).collect()
         })
         .unwrap_or_default()
 }
@@ -340,11 +347,11 @@ fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
         }
     }
     for key in ["anyOf", "oneOf"] {
-        if let Some(first) = obj.get(key).and_then(Value::as_array).and_then(|a| {
-            a.iter()
-                .find(|s| s.get("type").and_then(Value::as_str) != Some("null"))
-                .or(a.first())
-        }) {
+        if let Some(first) = obj
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find(|s| s.get("type").and_then(Value::as_str) != Some("null")).or(a.first()))
+        {
             return instance(first, root, depth + 1);
         }
     }
@@ -388,11 +395,7 @@ fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
             if let Some(req) = obj.get("required").and_then(Value::as_array) {
                 for name in req.iter().filter_map(Value::as_str) {
                     let sub = props.and_then(|p| p.get(name)).unwrap_or(&Value::Bool(true));
-                    let v = if sub.is_object() {
-                        instance(sub, root, depth + 1)
-                    } else {
-                        Value::String("x".into())
-                    };
+                    let v = if sub.is_object() { instance(sub, root, depth + 1) } else { Value::String("x".into()) };
                     out.insert(name.to_owned(), v);
                 }
             }
@@ -419,10 +422,7 @@ fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
             Value::String(s)
         }
         Some("integer") | Some("number") => {
-            let lo = obj
-                .get("minimum")
-                .or_else(|| obj.get("exclusiveMinimum"))
-                .and_then(Value::as_f64);
+            let lo = obj.get("minimum").or_else(|| obj.get("exclusiveMinimum")).and_then(Value::as_f64);
             match lo {
                 Some(m) if m > 0.0 => {
                     let exclusive = obj.contains_key("exclusiveMinimum") && !obj.contains_key("minimum");
@@ -459,4 +459,26 @@ mod tests {
         let v = minimal_instance(&s);
         assert_eq!(v.to_string(), r#"{"a":"x","b":0,"c":"q","d":[],"e":false}"#);
     }
+}
+
+/// `text` with every `$ENV{NAME}` replaced by that environment variable (empty when unset).
+pub fn expand_env(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("$ENV{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 5..];
+        match after.find('}') {
+            Some(j) => {
+                out.push_str(&std::env::var(&after[..j]).unwrap_or_default());
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

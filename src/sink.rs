@@ -1,0 +1,162 @@
+//! The last step before any byte leaves mcp-pin: one escaping layer per output sink.
+//!
+//! Everything a server, a lockfile or a config sends is untrusted text, and mcp-pin's output is
+//! read by GitHub's runner, which takes a log line whose text (after leading whitespace) starts
+//! with `::` as a workflow command, and the legacy `##[command]` form anywhere in a line (lines
+//! end at `\n` or `\r`). So:
+//! - every renderer's output goes through [`finish`] for its format ([`crate::report::render`]
+//!   calls it), which neutralises both forms in whatever foreign text reached it, in the
+//!   spelling of that format (`\u{003A}` in text, `\u0023` in JSON, `&#35;` in XML);
+//! - every write to stdout, stderr or a file goes through [`print_out`], [`print_err`] or
+//!   [`write_file`], which also mask every secret ([`crate::secrets::mask`]) and neutralise
+//!   terminal text once more. `std::println!` and friends are disallowed by `clippy.toml`, so a
+//!   new message cannot bypass this module.
+//!
+//! mcp-pin's own workflow commands (`--format github`) are built by [`crate::report::github`],
+//! with foreign text in their data escaped by the runner's own rules; [`finish`] lets exactly
+//! those lines through.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::report::Format;
+
+/// A line the runner would read as a command: `::` after leading whitespace.
+fn starts_command(line: &str) -> bool {
+    line.trim_start().starts_with("::")
+}
+
+/// Neutralise both command forms in `text`, writing `colon` for the first `:` of a line that
+/// starts with `::` and `hash` for the second `#` of every `##[`.
+fn neutralise(text: &str, colon: &str, hash: &str, keep_line: impl Fn(&str) -> bool) -> String {
+    if !text.contains("::") && !text.contains("##[") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).map(|i| i + 1).unwrap_or(rest.len());
+        let (line, tail) = rest.split_at(end);
+        rest = tail;
+        let mut line = line.to_string();
+        if !keep_line(&line) && starts_command(&line) {
+            let at = line.len() - line.trim_start().len();
+            line.replace_range(at..at + 1, colon);
+        }
+        if line.contains("##[") {
+            line = line.replace("##[", &format!("#{hash}["));
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+/// Text for a terminal or a CI log (the human report, messages, `lock`'s output).
+pub fn terminal(text: &str) -> String {
+    neutralise(text, "\\u{003A}", "\\u{0023}", |_| false)
+}
+
+/// The last step of every renderer: `text` as rendered in `format`, with every workflow command
+/// that foreign text could form neutralised in that format's own escape syntax.
+pub fn finish(format: Format, text: String) -> String {
+    match format {
+        Format::Human | Format::Markdown => terminal(&text),
+        // JSON and SARIF: `#` only occurs inside strings, where `\u0023` is the same character;
+        // a line cannot start with `::` (strings are quoted, line breaks escaped).
+        Format::Json | Format::Sarif => {
+            if text.contains("##[") {
+                text.replace("##[", "#\\u0023[")
+            } else {
+                text
+            }
+        }
+        Format::Junit => neutralise(&text, "&#58;", "&#35;", |_| false),
+        // mcp-pin's own annotation commands pass; anything else that would read as one is escaped.
+        Format::Github => neutralise(&text, "\\u{003A}", "\\u{0023}", is_own_annotation),
+    }
+}
+
+/// A line `crate::report::github` writes: `::error `/`::warning `/`::notice ` at the very start.
+fn is_own_annotation(line: &str) -> bool {
+    ["::error ", "::warning ", "::notice "].iter().any(|p| line.starts_with(p))
+}
+
+/// Masked, terminal-safe text, as every stream write gets it.
+fn for_stream(text: &str) -> String {
+    terminal(&crate::secrets::mask(text))
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn print_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(for_stream(text).as_bytes());
+    let _ = out.flush();
+}
+
+/// Write report text in `format` to stdout: masked; `finish` already ran in the renderer.
+pub fn print_report(format: Format, text: &str) {
+    let text = finish(format, crate::secrets::mask(text).into_owned());
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Write to stderr.
+pub fn print_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(for_stream(text).as_bytes());
+    let _ = err.flush();
+}
+
+/// Write `text` (rendered in `format`, or plain text for `None`) to `path` atomically, masked.
+pub fn write_file(path: &Path, format: Option<Format>, text: &str) -> std::io::Result<()> {
+    let masked = crate::secrets::mask(text);
+    let text = match format {
+        Some(f) => finish(f, masked.into_owned()),
+        None => masked.into_owned(),
+    };
+    crate::lockfile::write_atomic(path, text.as_bytes())
+}
+
+/// Append `text` in `format` to `path` (the step summary), masked.
+pub fn append_file(path: &Path, format: Format, text: &str) -> std::io::Result<()> {
+    let text = finish(format, crate::secrets::mask(text).into_owned());
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
+/// `println!` through the sink: masked and terminal-safe, to stdout.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{ $crate::sink::print_out(&format!("{}\n", format_args!($($arg)*))) }};
+}
+
+/// `eprintln!` through the sink: masked and terminal-safe, to stderr.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {{ $crate::sink::print_err(&format!("{}\n", format_args!($($arg)*))) }};
+}
+
+/// `eprint!` through the sink (a prompt without a line break).
+#[macro_export]
+macro_rules! tell_raw {
+    ($($arg:tt)*) => {{ $crate::sink::print_err(&format!($($arg)*)) }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neutralises_both_forms_at_any_line_start() {
+        let t = terminal("ok\n  ::add-mask::x\r::stop-commands::T\nsee ##[set-env name=A]b");
+        assert_eq!(t, "ok\n  \\u{003A}:add-mask::x\r\\u{003A}:stop-commands::T\nsee #\\u{0023}[set-env name=A]b");
+        assert_eq!(terminal("a :: b"), "a :: b");
+        let j = finish(Format::Json, "{\"a\": \"##[x]\"}".into());
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&j).unwrap()["a"], "##[x]");
+        assert!(!j.contains("##["));
+        let g = finish(Format::Github, "::error file=a::m ##[add-mask]x\n::add-mask::y\n".into());
+        assert_eq!(g, "::error file=a::m #\\u{0023}[add-mask]x\n\\u{003A}:add-mask::y\n");
+    }
+}
