@@ -6,7 +6,8 @@
 # pull request writes into an input can run as shell code:
 #   INPUT_CONFIG, INPUT_LOCKFILE, INPUT_FAIL_ON, INPUT_SERVERS (space/newline separated),
 #   INPUT_ARGS (extra arguments, split on whitespace; no quoting, no globbing),
-#   INPUT_SARIF (file to write SARIF to, or empty), INPUT_WORKING_DIRECTORY.
+#   INPUT_SARIF (file to write SARIF to, or empty), INPUT_WORKING_DIRECTORY,
+#   INPUT_ALLOW_ENV (variable names the config may read; commas, spaces or newlines).
 # MCP_PIN: the mcp-pin binary (default: `mcp-pin` on PATH).
 # GitHub's own: GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP.
 # MCP_PIN_NO_JQ=1 reads the JSON report with python3 even when jq is there (tests).
@@ -32,6 +33,11 @@ annotations="$out_dir/annotations.txt"
 rm -f -- "$json" "$markdown" "$annotations"
 
 args=(check)
+# The variables the config may read under CI (docs/security.md): names only, never values.
+read -r -d '' -a allow_env <<<"$(printf '%s' "${INPUT_ALLOW_ENV:-}" | tr ',' ' ')" || true
+for v in ${allow_env[@]+"${allow_env[@]}"}; do
+  args+=(--allow-env "$v")
+done
 [[ -n "${INPUT_CONFIG:-}" ]] && args+=(--config "$INPUT_CONFIG")
 [[ -n "${INPUT_LOCKFILE:-}" ]] && args+=(--lockfile "$INPUT_LOCKFILE")
 args+=(--fail-on "${INPUT_FAIL_ON:-silent}")

@@ -570,6 +570,7 @@ async fn check_server(
         report.probes = run.probes;
     }
     session.close().await;
+    let (pinned_tools, live_tools) = (pending.tools.len(), surface.tools.len());
     let entry = match pending.resolve(&mut surface) {
         Ok(e) => e,
         Err(e) => return ServerReport::error(&server.name, e.to_string()),
@@ -582,7 +583,8 @@ async fn check_server(
             server.name
         ));
     }
-    report.changes = crate::diff::diff_surfaces(&entry.surface, &surface);
+    report.changes = crate::diff::diff_surfaces_partial(&entry.surface, &surface);
+    crate::diff::every_tool_gone(&mut report.changes, pinned_tools, live_tools);
     report
 }
 
@@ -675,7 +677,10 @@ pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, App
                 (Some(_), None) => r.notes.push("server removed from the lockfile".into()),
                 _ => {}
             }
-            r.changes = crate::diff::diff_surfaces(&o.unwrap_or(&empty).surface, &n.unwrap_or(&empty).surface);
+            r.changes = crate::diff::diff_surfaces_partial(&o.unwrap_or(&empty).surface, &n.unwrap_or(&empty).surface);
+            if o.is_some() && n.is_some() {
+                crate::diff::every_tool_gone(&mut r.changes, old_scan.tool_count(name), new_scan.tool_count(name));
+            }
             r
         })
         .collect();

@@ -271,6 +271,11 @@ impl<'a> ScannedLock<'a> {
     }
 
     /// The names of every server in the lock.
+    /// How many tools the lock holds for `server`.
+    pub fn tool_count(&self, server: &str) -> usize {
+        self.servers.get(server).map_or(0, |s| s.tools.len())
+    }
+
     pub fn server_names(&self) -> impl Iterator<Item = &String> {
         self.servers.keys()
     }

@@ -5,6 +5,7 @@
 //! `run.sh` is driven by a stand-in `mcp-pin` that writes reports rendered by the library from a
 //! sample report (so the script's contract is tested on its own), and, end to end, by the real
 //! binary against the fixture server.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 #![cfg(unix)]
 
 mod common;

@@ -1,4 +1,5 @@
 //! Integration tests for `mcp_pin::config`: loading `mcp-pin.toml` and client configs.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -7,6 +7,7 @@
 //! - a redirect to another origin is refused (or, allowed, followed without the configured
 //!   headers); a FIFO lockfile is refused; a signal ends every server; concurrent `lock` runs
 //!   lose nothing.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 
 mod common;
 

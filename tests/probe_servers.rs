@@ -1,5 +1,6 @@
 //! End-to-end probes against real MCP servers (no faked protocol). Skipped when `npx` is not on
 //! PATH. The packages are pinned; the first run downloads them through the npm registry.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,5 +1,6 @@
 //! Real published MCP servers (pinned versions) through npx. Skipped when npx is absent;
 //! `.ci/run` prefetches the packages.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The report formats on one sample report: snapshots of each, plus the properties the
 //! snapshots cannot show (line numbers, caps, escaping, SARIF against the official schema,
 //! well-formed JUnit XML).
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
 
 mod common;
 

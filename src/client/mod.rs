@@ -484,9 +484,11 @@ fn parse_tools_page(
         };
         match tool.get("inputSchema") {
             Some(Value::Object(_)) => {}
-            _ => return Err(ClientError::Protocol(format!(
+            _ => {
+                return Err(ClientError::Protocol(format!(
                 "tool `{name}` has no object `inputSchema` (the spec requires one); the server sent a malformed tool"
-            ))),
+            )))
+            }
         }
         if tools.insert(name.clone(), tool).is_some() {
             return Err(ClientError::Protocol(format!(

@@ -30,6 +30,14 @@ pub const MAX_DEPTH: usize = 128;
 /// Every change between a pinned surface and a live one, unclassified by policy (default classes),
 /// ordered by (tool, pointer, rule).
 pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
+    let mut out = diff_surfaces_partial(old, new);
+    every_tool_gone(&mut out, old.tools.len(), new.tools.len());
+    out
+}
+
+/// [`diff_surfaces`] of surfaces that hold only some of their tools (the ones whose text
+/// changed): the caller applies [`every_tool_gone`] with the whole surfaces' counts.
+pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     let mut out = server_changes(old, new);
 
     let removed: Vec<&String> = old.tools.keys().filter(|k| !new.tools.contains_key(*k)).collect();
@@ -60,24 +68,6 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         });
         out.extend(diff_tool(n, &old.tools[*o], &new.tools[*n]));
     }
-    if new.tools.is_empty() && !old.tools.is_empty() {
-        // Every tool gone: one line, not one per tool (usually a start-up or auth failure).
-        out.push(Change {
-            rule: "tool-removed".into(),
-            class: rules::default_class("tool-removed"),
-            tool: None,
-            pointer: "/tools".into(),
-            message: format!(
-                "every tool is gone: the server listed {} tool{} when locked and lists none now (often a start-up or authentication failure; see the server's log)",
-                old.tools.len(),
-                if old.tools.len() == 1 { "" } else { "s" }
-            ),
-            before: Some(Value::from(old.tools.len())),
-            after: Some(Value::from(0)),
-        });
-        finish(&mut out);
-        return out;
-    }
     for name in removed.iter().filter(|n| !renamed_old.contains(*n)) {
         out.push(Change {
             rule: "tool-removed".into(),
@@ -107,6 +97,30 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     }
     finish(&mut out);
     out
+}
+
+/// When a server that had `pinned` tools now lists none (`live` is 0), its per-tool
+/// `tool-removed` lines become one line saying every tool is gone (usually a start-up or
+/// authentication failure). The counts are the whole surfaces': callers that diff only the
+/// tools whose text changed pass the real counts.
+pub fn every_tool_gone(changes: &mut Vec<Change>, pinned: usize, live: usize) {
+    if live > 0 || pinned == 0 {
+        return;
+    }
+    changes.retain(|c| !(c.rule == "tool-removed" && c.tool.is_some()));
+    changes.push(Change {
+        rule: "tool-removed".into(),
+        class: rules::default_class("tool-removed"),
+        tool: None,
+        pointer: "/tools".into(),
+        message: format!(
+            "every tool is gone: the server listed {pinned} tool{} when locked and lists none now (often a start-up or authentication failure; see the server's log)",
+            if pinned == 1 { "" } else { "s" }
+        ),
+        before: Some(Value::from(pinned)),
+        after: Some(Value::from(0)),
+    });
+    finish(changes);
 }
 
 /// The last step of every diff: each message becomes one line with every hidden or control

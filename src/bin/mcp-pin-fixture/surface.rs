@@ -438,6 +438,28 @@ fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
     }
 }
 
+/// `text` with every `$ENV{NAME}` replaced by that environment variable (empty when unset).
+pub fn expand_env(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("$ENV{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 5..];
+        match after.find('}') {
+            Some(j) => {
+                out.push_str(&std::env::var(&after[..j]).unwrap_or_default());
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,26 +481,4 @@ mod tests {
         let v = minimal_instance(&s);
         assert_eq!(v.to_string(), r#"{"a":"x","b":0,"c":"q","d":[],"e":false}"#);
     }
-}
-
-/// `text` with every `$ENV{NAME}` replaced by that environment variable (empty when unset).
-pub fn expand_env(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("$ENV{") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 5..];
-        match after.find('}') {
-            Some(j) => {
-                out.push_str(&std::env::var(&after[..j]).unwrap_or_default());
-                rest = &after[j + 1..];
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
