@@ -84,3 +84,55 @@ pin_ms=$(cd "$work/one" && best_ms 10 "$PIN" check --no-probe -q)
 over=$(python3 -c "print(round($pin_ms-($bare_ms-$python_start),1))")
 # mcp-pin's whole run (its own start included) can be shorter than the bare round trip: no overhead.
 echo "bare client (python, minus its own ${python_start} ms start): $(python3 -c "print(round($bare_ms-$python_start,1))") ms; mcp-pin check: $pin_ms ms; overhead $(python3 -c "print(max($over, 0.0))") ms (target < 20)"
+echo
+
+echo "## adversarial inputs: mcp-pin's own work stays bounded (lock, then check -v of a hostile change)"
+# scripts/adversarial.py writes each case's before/after surface; the fixture serves them.
+for c in ref-bomb wide-union long-rewrite deep-nesting huge-strings many-tools; do
+  d="$work/adv-$c"
+  python3 scripts/adversarial.py "$c" "$d"
+  cp "$d/before.json" "$d/s.json"
+  probe=all; [ "$c" = many-tools ] && probe=none  # 18,000 calls measure the fixture, not mcp-pin
+  printf '[servers.x]\ncommand = "%s"\nargs = ["--surface", "s.json"]\ntimeout = "60s"\nprobe = "%s"\n' "$FIX" "$probe" > "$d/mcp-pin.toml"
+  lt=$(cd "$d" && best_ms 1 "$PIN" lock); lm=$(cd "$d" && peak_mb "$PIN" lock)
+  cp "$d/after.json" "$d/s.json"
+  ct=$(cd "$d" && best_ms 1 "$PIN" check -v); cm=$(cd "$d" && peak_mb "$PIN" check -v)
+  code=$(cd "$d" && { "$PIN" check -q >/dev/null 2>&1; echo $?; })
+  echo "$c: lock $lt ms (peak $lm MB); check -v $ct ms (peak $cm MB); check exit $code"
+done
+echo
+
+echo "## hostile transports: each ends with a clear error, peak memory bounded"
+# An SSE event that never ends, and a stdout line that never ends, from servers on this machine.
+python3 - "$PIN" "$work" <<'PY'
+import http.server, json, os, socketserver, subprocess, sys, threading, time
+pin, work = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        n = int(self.headers.get("content-length", 0)); self.rfile.read(n)
+        self.send_response(200); self.send_header("content-type", "text/event-stream"); self.end_headers()
+        try:
+            self.wfile.write(b"data: ")
+            chunk = b"x" * (1 << 20)
+            for _ in range(4096):  # at most 4 GiB, ended by the client long before
+                self.wfile.write(chunk)
+        except Exception:
+            pass
+srv = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H); srv.daemon_threads = True
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+d = os.path.join(work, "sse"); os.makedirs(d, exist_ok=True)
+open(os.path.join(d, "mcp-pin.toml"), "w").write(f'[servers.s]\nurl = "http://127.0.0.1:{srv.server_address[1]}/mcp"\ntimeout = "60s"\n')
+def run(label, cwd):
+    t = time.time()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", pin, "lock", "--no-probe"], cwd=cwd, capture_output=True, text=True, timeout=300)
+    peak = int(p.stderr.strip().splitlines()[-1]) / 1024
+    err = [l for l in p.stderr.splitlines() if l.startswith("error")][:1]
+    print(f"{label}: exit {p.returncode} after {time.time()-t:.1f} s, peak {peak:.0f} MB: {err[0][:160] if err else ''}")
+run("endless SSE event", d)
+d2 = os.path.join(work, "line"); os.makedirs(d2, exist_ok=True)
+open(os.path.join(d2, "endless.sh"), "w").write("#!/bin/sh\nexec head -c 600000000 /dev/zero\n")
+os.chmod(os.path.join(d2, "endless.sh"), 0o755)
+open(os.path.join(d2, "mcp-pin.toml"), "w").write('[servers.s]\ncommand = "./endless.sh"\ntimeout = "60s"\n')
+run("endless stdout line", d2)
+PY

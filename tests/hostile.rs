@@ -470,3 +470,67 @@ fn concurrent_lock_runs_lose_no_update() {
         assert!(lock["servers"][name]["tools"][format!("t_{name}")].is_object(), "server {name} was lost:\n{lock:#}");
     }
 }
+
+/// An HTTP server whose answer is one SSE `data:` line that never ends.
+fn endless_sse_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                if read_request(&mut s).is_none() {
+                    return;
+                }
+                let _ =
+                    write!(s, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\ndata: ");
+                let chunk = vec![b'x'; 1 << 20];
+                // At most 1 GiB: the client must stop long before.
+                for _ in 0..1024 {
+                    if s.write_all(&chunk).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn an_endless_sse_event_or_stdout_line_ends_with_a_clear_error() {
+    let p = Project::new();
+    let url = endless_sse_server();
+    p.write("endless.sh", "#!/bin/sh\nexec head -c 300000000 /dev/zero\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p.path("endless.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    p.write(
+        "mcp-pin.toml",
+        &format!("[servers.sse]\nurl = {url:?}\ntimeout = \"60s\"\n\n[servers.line]\ncommand = \"./endless.sh\"\ntimeout = \"60s\"\n"),
+    );
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("an SSE event from the server is larger than 256 MiB"), "{t}");
+    assert!(t.contains("a line of over 256 MiB") && t.contains("endless line"), "{t}");
+}
+
+#[test]
+fn init_never_writes_a_secret_from_a_client_config_url() {
+    let p = Project::new();
+    let key = "sk-1canary1secret1";
+    p.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"r": {"type": "http", "url": format!("https://h1.example/mcp?v=1&apikey={key}")}}})
+            .to_string(),
+    );
+    let out = p.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let toml = p.read("mcp-pin.toml");
+    assert!(!toml.contains("canary") && !text(&out).contains("canary"), "{toml}");
+    // Component by component: the host and path are intact, each value became a variable.
+    assert!(toml.contains("https://h1.example/mcp?v=${") && toml.contains("&apikey=${"), "{toml}");
+}

@@ -463,3 +463,34 @@ proptest! {
         }
     }
 }
+
+/// Definitions that each refer to the next twice: inlined, 2^40 subschemas. Synthesis must
+/// neither inline them nor search every combination: it ends at once, with arguments or with
+/// a clear reason.
+#[test]
+fn a_ref_bomb_is_bounded() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        defs.insert(
+            format!("d{i}"),
+            json!({"anyOf": [{"$ref": format!("#/$defs/d{}", i + 1)}, {"type": "array", "items": {"$ref": format!("#/$defs/d{}", i + 1)}}]}),
+        );
+    }
+    defs.insert("d40".into(), json!({"type": "string"}));
+    let schema =
+        json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}, "required": ["x"]});
+    assert!(mcp_pin::probe::args::expanded_size(&schema, 1000) > 1000);
+    match synthesize_args(&schema) {
+        Ok(a) => assert!(jsonschema::validator_for(&schema).unwrap().is_valid(&Value::Object(a))),
+        Err(e) => assert!(e.contains("deeper") || e.contains("steps"), "{e}"),
+    }
+}
+
+#[test]
+fn expanded_size_counts_shared_definitions_once_per_use() {
+    let schema = json!({"$defs": {"a": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a"}, "y": {"$ref": "#/$defs/a"}}});
+    // root, properties, x (+ its target: object + type), y (same)
+    assert_eq!(mcp_pin::probe::args::expanded_size(&schema, 1000), 1 + 1 + (1 + 2) + (1 + 2));
+    let recursive = json!({"$defs": {"n": {"properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"});
+    assert!(mcp_pin::probe::args::expanded_size(&recursive, 1000) < 10);
+}

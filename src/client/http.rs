@@ -62,6 +62,7 @@ pub fn redirect_policy() -> reqwest::redirect::Policy {
 fn capped_events(
     body: impl futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
     max: usize,
+    capture: Arc<Capture>,
 ) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static {
     let mut since_boundary = 0usize;
     let mut newline = false;
@@ -79,10 +80,12 @@ fn capped_events(
             }
         }
         if since_boundary > max {
-            return Err(std::io::Error::other(format!(
-                "an SSE event from the server is larger than {} MiB and has not ended; mcp-pin stops reading it",
+            let why = format!(
+                "an SSE event from the server is larger than {} MiB and has not ended; mcp-pin stopped reading it",
                 max >> 20
-            )));
+            );
+            capture.fail(why.clone());
+            return Err(std::io::Error::other(why));
         }
         Ok(chunk)
     })
@@ -202,26 +205,26 @@ impl CapturingHttp {
             .to_ascii_lowercase();
         if content_type.starts_with("text/event-stream") && status.is_success() {
             let capture = self.clone();
-            let stream = SseStream::from_bytes_stream(capped_events(resp.bytes_stream(), MAX_BODY)).filter_map(
-                move |event: Result<Sse, SseError>| {
-                    let this = capture.clone();
-                    async move {
-                        match event {
-                            Ok(mut sse) => {
-                                if let Some(data) = sse.data.take() {
-                                    match this.capture.inspect(&data) {
-                                        Forward::Same => sse.data = Some(data),
-                                        Forward::Replace(s) => sse.data = Some(s),
-                                        Forward::Drop => sse.data = None,
+            let stream =
+                SseStream::from_bytes_stream(capped_events(resp.bytes_stream(), MAX_BODY, self.capture.clone()))
+                    .filter_map(move |event: Result<Sse, SseError>| {
+                        let this = capture.clone();
+                        async move {
+                            match event {
+                                Ok(mut sse) => {
+                                    if let Some(data) = sse.data.take() {
+                                        match this.capture.inspect(&data) {
+                                            Forward::Same => sse.data = Some(data),
+                                            Forward::Replace(s) => sse.data = Some(s),
+                                            Forward::Drop => sse.data = None,
+                                        }
                                     }
+                                    Some(Ok(sse))
                                 }
-                                Some(Ok(sse))
+                                Err(e) => Some(Err(e)),
                             }
-                            Err(e) => Some(Err(e)),
                         }
-                    }
-                },
-            );
+                    });
             let boxed: BoxStream<'static, Result<Sse, SseError>> = stream.boxed();
             return Ok(StreamableHttpPostResponse::Sse(boxed, session));
         }

@@ -223,9 +223,12 @@ impl Session {
                         handshake: Default::default(),
                         max_tools: server.max_tools,
                     }),
-                    Ok(Err(e)) => Err(match classify_http_error(&e) {
-                        ClientError::Transport(msg) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
-                        other => other,
+                    Ok(Err(e)) => Err(match (classify_http_error(&e), capture.fatal()) {
+                        (ClientError::Transport(msg) | ClientError::Handshake(msg), Some(why)) => {
+                            ClientError::Transport(format!("{msg}: {why}"))
+                        }
+                        (ClientError::Transport(msg), None) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
+                        (other, _) => other,
                     }),
                     Err(_) => Err(ClientError::Timeout { what: "the handshake".into(), after: handshake_timeout }),
                 }

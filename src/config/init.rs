@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::expand::{escape, is_template, parses_as_template, template_vars};
-use super::{url_secrets, Config, ProbePolicy, ServerConfig, Transport, DEFAULT_TIMEOUT};
+use super::{Config, ProbePolicy, ServerConfig, Transport, DEFAULT_TIMEOUT};
 
 /// A commented `mcp-pin.toml` for the servers in `from`, which was read from `source`.
 pub fn init_toml(from: &Config, source: &Path) -> String {
@@ -81,15 +81,13 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             }
         }
         Transport::Http(h) => {
-            let mut url = template_or_escaped(&h.url_template);
+            // Each literal secret component becomes a `${VAR}`, component by component.
             let mut n = 0;
-            for secret in url_secrets(&h.url_template) {
-                if !secret.is_empty() && !is_template(&secret) && url.contains(&secret) {
-                    n += 1;
-                    let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
-                    url = url.replace(&secret, &format!("${{{v}}}"));
-                }
-            }
+            let url = super::map_url_secrets(&template_or_escaped(&h.url_template), |_| {
+                n += 1;
+                let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
+                format!("${{{v}}}")
+            });
             note_vars(&url, vars);
             let _ = writeln!(out, "url = {}", quote(&url));
         }

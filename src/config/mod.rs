@@ -526,20 +526,85 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     out
 }
 
-/// A URL fit for the lockfile and logs: userinfo and query values replaced by `REDACTED`.
+/// A URL fit for the lockfile and logs: userinfo and query-parameter values replaced by
+/// `REDACTED`, component by component (never by searching the text for the value, which would
+/// also hit an equal run of characters elsewhere in the URL).
 pub fn redact_url(url: &str) -> String {
-    let mut s = url.to_string();
-    for secret in url_secrets(url) {
-        if !secret.is_empty() {
-            s = s.replace(&secret, "REDACTED");
-        }
+    map_url_secrets(url, |_| "REDACTED".to_string())
+}
+
+/// `url` rebuilt with each secret-bearing component (the userinfo's user and password, each
+/// query parameter's value) replaced by `f(component)`; empty values and `${VAR}` references
+/// are kept as written.
+pub fn map_url_secrets(url: &str, mut f: impl FnMut(&str) -> String) -> String {
+    let mut g = |v: &str| if v.is_empty() || expand::is_template(v) { v.to_string() } else { f(v) };
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (Some(s), r),
+        None => (None, url),
+    };
+    let (before_fragment, fragment) = match rest.split_once('#') {
+        Some((b, fr)) => (b, Some(fr)),
+        None => (rest, None),
+    };
+    let (before_query, query) = match before_fragment.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (before_fragment, None),
+    };
+    let authority_end = if scheme.is_some() { before_query.find('/').unwrap_or(before_query.len()) } else { 0 };
+    let (authority, path) = before_query.split_at(authority_end);
+    let mut out = String::with_capacity(url.len());
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push_str("://");
     }
-    s
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            match userinfo.split_once(':') {
+                Some((u, pw)) => {
+                    out.push_str(&g(u));
+                    out.push(':');
+                    out.push_str(&g(pw));
+                }
+                None => out.push_str(&g(userinfo)),
+            }
+            out.push('@');
+            out.push_str(host);
+        }
+        None => out.push_str(authority),
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        let pairs: Vec<String> = q
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, v)) => format!("{k}={}", g(v)),
+                None => pair.to_string(),
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    if let Some(fr) = fragment {
+        out.push('#');
+        out.push_str(fr);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_url_redaction_is_by_component() {
+        assert_eq!(
+            redact_url("https://u:pw@h.example/mcp/v1?v=1&apikey=sk-1abc&flag&k=${KEY}#x"),
+            "https://REDACTED:REDACTED@h.example/mcp/v1?v=REDACTED&apikey=REDACTED&flag&k=${KEY}#x"
+        );
+        // A value equal to part of the host or path is not replaced there.
+        assert_eq!(redact_url("https://h1.example/1?a=1"), "https://h1.example/1?a=REDACTED");
+        assert_eq!(redact_url("http://127.0.0.1:9/mcp"), "http://127.0.0.1:9/mcp");
+    }
 
     #[test]
     fn config_pointer_prefix() {

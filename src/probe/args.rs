@@ -36,7 +36,13 @@ pub fn synthesize_args(input_schema: &Value) -> Result<Map<String, Value>, Strin
         m.remove("$schema");
     }
     // Inline local `$ref`s where the crate can (circular ones stay); ours are followed anyway.
-    let root = jsonschema::options().with_draft(draft).dereference(&bare).unwrap_or(bare);
+    // Not when inlining would blow up: definitions that each refer to the next twice double
+    // at every level (40 levels took 15 GB), so past a size the refs stay refs.
+    let root = if expanded_size(&bare, MAX_EXPANDED) <= MAX_EXPANDED {
+        jsonschema::options().with_draft(draft).dereference(&bare).unwrap_or(bare)
+    } else {
+        bare
+    };
     let mut g = Gen::new(&root, draft);
     // The arguments are an object even when the schema forgets to say so.
     let top = json!({"allOf": [root.clone(), {"type": "object"}]});
@@ -48,6 +54,79 @@ pub fn synthesize_args(input_schema: &Value) -> Result<Map<String, Value>, Strin
         Value::Object(m) => Ok(m),
         _ => Err("its inputSchema does not describe an object".into()),
     }
+}
+
+/// The most schema nodes a `$ref`-inlined copy of an input schema may have.
+const MAX_EXPANDED: usize = 200_000;
+/// The most subschemas synthesis visits for one tool (alternatives tried included): a schema
+/// built to make the search exponential stops here with a clear message.
+pub const MAX_STEPS: usize = 20_000;
+
+/// How many JSON nodes `schema` would have with every local `$ref` inlined, counting up to
+/// `cap` (then stopping). Each definition is sized once (memoised); a circular one counts 1,
+/// as the inliner leaves it a reference.
+pub fn expanded_size(schema: &Value, cap: usize) -> usize {
+    fn size(
+        v: &Value,
+        root: &Value,
+        memo: &mut HashMap<String, usize>,
+        visiting: &mut Vec<String>,
+        cap: usize,
+        depth: usize,
+    ) -> usize {
+        if depth > 256 {
+            return cap + 1;
+        }
+        match v {
+            Value::Object(m) => {
+                let mut n = 1usize;
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    if let Some(ptr) = r.strip_prefix('#') {
+                        let ptr = percent_decode(ptr);
+                        let t = if let Some(&k) = memo.get(&ptr) {
+                            k
+                        } else if visiting.contains(&ptr) {
+                            1
+                        } else {
+                            match root.pointer(&ptr) {
+                                Some(target) => {
+                                    visiting.push(ptr.clone());
+                                    let k = size(target, root, memo, visiting, cap, depth + 1);
+                                    visiting.pop();
+                                    memo.insert(ptr.clone(), k);
+                                    k
+                                }
+                                None => 1,
+                            }
+                        };
+                        n = n.saturating_add(t);
+                    }
+                }
+                for (k, x) in m {
+                    if k == "$defs" || k == "definitions" || k == "$ref" {
+                        continue;
+                    }
+                    n = n.saturating_add(size(x, root, memo, visiting, cap, depth + 1));
+                    if n > cap {
+                        return n;
+                    }
+                }
+                n
+            }
+            Value::Array(a) => {
+                let mut n = 1usize;
+                for x in a {
+                    n = n.saturating_add(size(x, root, memo, visiting, cap, depth + 1));
+                    if n > cap {
+                        return n;
+                    }
+                }
+                n
+            }
+            _ => 1,
+        }
+    }
+    size(schema, schema, &mut HashMap::new(), &mut Vec::new(), cap, 0)
 }
 
 /// Describe where a failure is.
@@ -74,11 +153,13 @@ struct Gen<'a> {
     /// items for `uniqueItems`.
     variant: usize,
     validators: HashMap<String, Option<Arc<Validator>>>,
+    /// Subschemas visited so far (bounded by [`MAX_STEPS`]).
+    steps: usize,
 }
 
 impl<'a> Gen<'a> {
     fn new(root: &'a Value, draft: Draft) -> Gen<'a> {
-        Gen { root, draft, variant: 0, validators: HashMap::new() }
+        Gen { root, draft, variant: 0, validators: HashMap::new(), steps: 0 }
     }
 
     /// A validator for a subschema, with the root's definitions beside it so local refs
@@ -161,6 +242,13 @@ impl<'a> Gen<'a> {
     }
 
     fn value(&mut self, schema: &Value, path: &str, depth: usize) -> Result<Value, String> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(format!(
+                "{}: the schema is too intricate to make arguments for within {MAX_STEPS} steps",
+                at(path)
+            ));
+        }
         let s = self.normalize(schema, path, depth)?;
         let sv = Value::Object(s.clone());
 
