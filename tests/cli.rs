@@ -486,3 +486,38 @@ fn unknown_capabilities_and_server_info_fields_are_pinned_raw() {
         assert_eq!(pointers, ["/capabilities/tasks", "/capabilities/x-vendor"], "{report:#}");
     }
 }
+
+#[test]
+fn tool_removed_is_silent_and_a_config_can_move_it_back_to_loud() {
+    let p = project();
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let mut s = surface();
+    s["tools"].as_array_mut().unwrap().remove(1);
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(report["servers"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["rule"] == "tool-removed" && c["class"] == "silent"));
+    let config = p.read("mcp-pin.toml") + "\n[rules]\ntool-removed = \"loud\"\n";
+    p.write("mcp-pin.toml", &config);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(report["servers"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["rule"] == "tool-removed" && c["class"] == "loud"));
+    // Every tool gone (and nothing else changed): one silent line saying so.
+    p.write("mcp-pin.toml", &config.replace("\n[rules]\ntool-removed = \"loud\"\n", ""));
+    let mut s = surface();
+    s["tools"] = json!([]);
+    p.write_json("surface.json", &s);
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 1, "{report:#}");
+    let changes = report["servers"][0]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{report:#}");
+    assert!(changes[0]["message"].as_str().unwrap().contains("every tool is gone"), "{report:#}");
+}

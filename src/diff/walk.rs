@@ -46,6 +46,7 @@ enum K {
     BranchAdded,
     BranchRemoved,
     RefChanged,
+    HeaderMapping,
     KeywordChanged,
     Dialect,
     TooDeep,
@@ -96,6 +97,7 @@ impl K {
             K::BranchAdded => "branch-added",
             K::BranchRemoved => "branch-removed",
             K::RefChanged => "ref-changed",
+            K::HeaderMapping => "header-mapping-changed",
             K::KeywordChanged => "schema-keyword-changed",
             K::Dialect => "schema-dialect-changed",
             K::TooDeep => "schema-too-deep",
@@ -146,6 +148,7 @@ enum Kw {
     Title,
     Ref,
     Nullable,
+    HeaderMapping,
     Other,
 }
 
@@ -191,6 +194,7 @@ fn classify(k: &str) -> Kw {
         "title" => Kw::Title,
         "$ref" => Kw::Ref,
         "$nullable" => Kw::Nullable,
+        "x-mcp-header" => Kw::HeaderMapping,
         _ => Kw::Other,
     }
 }
@@ -785,6 +789,38 @@ impl<'a> Walker<'a> {
                         self.emit(k, pos, &format!("{ptr}/type"), msg, None, None);
                     }
                 }
+                // 2026-07-28: the argument's value also travels as this HTTP header. Only
+                // arguments (input) have one; elsewhere it is just another keyword.
+                Kw::HeaderMapping if self.mode == Mode::Input && x != y => {
+                    let show = |v: Option<&Value>| match v {
+                        Some(Value::String(h)) => format!("`{}`", escape_hidden(h)),
+                        Some(v) => short(v),
+                        None => "none".into(),
+                    };
+                    let msg = match (x, y) {
+                        (None, Some(_)) => format!(
+                            "{}{} is now also sent as HTTP header {} (visible to every proxy and log on the way)",
+                            self.label(ptr),
+                            self.of_tool(),
+                            show(y)
+                        ),
+                        (Some(_), None) => format!(
+                            "{}{} is no longer sent as HTTP header {}",
+                            self.label(ptr),
+                            self.of_tool(),
+                            show(x)
+                        ),
+                        _ => format!(
+                            "{}{} is now sent as HTTP header {} (was {})",
+                            self.label(ptr),
+                            self.of_tool(),
+                            show(y),
+                            show(x)
+                        ),
+                    };
+                    self.emit(K::HeaderMapping, pos, &kptr, msg, x.cloned(), y.cloned());
+                }
+                Kw::HeaderMapping => self.other(x, y, &kptr, key, ptr, pos),
                 Kw::Other => self.other(x, y, &kptr, key, ptr, pos),
             }
         }
@@ -841,6 +877,30 @@ impl<'a> Walker<'a> {
                 show(s)
             }
         };
+        // A type replaced by one that shares no value with it (`string` to `array`, `object` to
+        // `string`): one change. In input every old call now fails with an error (loud
+        // type-narrowed, never also type-widened); in output a consumer now receives values it
+        // never saw (silent output-type-widened).
+        let disjoint = !sa.is_empty()
+            && !sb.is_empty()
+            && ty.is_some()
+            && sa.iter().all(|t| !covers(&sb, t))
+            && sb.iter().all(|t| !covers(&sa, t));
+        if disjoint {
+            let (k, why) = match self.mode {
+                Mode::Input => (K::TypeNarrowed, "no value of the old type is accepted now"),
+                Mode::Output => (K::TypeWidened, "a consumer now receives values of a type it never saw"),
+            };
+            let msg = format!(
+                "{}{} changed type from {} to {}: {why}",
+                self.label(ptr),
+                self.of_tool(),
+                show(&sa),
+                show(&sb)
+            );
+            self.emit(k, pos, &kptr, msg, tx.cloned(), ty.cloned());
+            return;
+        }
         if !added.is_empty() {
             let msg = if ty.is_none() {
                 format!(
