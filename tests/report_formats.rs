@@ -212,8 +212,9 @@ fn markdown_is_capped_with_a_line_saying_how_much_is_left_out() {
             Some(&format!("tool-{i:04}")),
             "/description",
             "description changed",
-            Some(json!("x ".repeat(50))),
-            Some(json!("y ".repeat(50))),
+            // Distinct changes (identical ones would be one grouped row).
+            Some(json!(format!("{i} {}", "x ".repeat(50)))),
+            Some(json!(format!("{i} {}", "y ".repeat(50)))),
         ));
     }
     let full = markdown::render(&r, false);
@@ -560,4 +561,83 @@ fn a_long_text_shows_only_its_changed_lines() {
     assert_eq!(diff, "(line 28)\nrule 28: keep it.\nrule 29: keep it.\nrule 30: [-keep-]{+drop+} it.\nrule 31: keep it.\nrule 32: keep it.");
     // short texts keep the plain word diff
     assert_eq!(report::human::text_diff("a b", "a c", false), "a [-b-]{+c+}");
+}
+
+/// A release that makes one emitter change on 27 tools, plus changes of their own on two tools.
+fn grouped_sample() -> Report {
+    let mut s = ServerReport::ok("big");
+    for i in 0..27 {
+        let t = format!("tool_{i:02}");
+        s.changes.push(change(
+            "constraint-loosened",
+            Class::Silent,
+            Some(&t),
+            "/inputSchema/additionalProperties",
+            &format!(
+                "the argument object of tool {t} now accepts other properties (additionalProperties false -> true)"
+            ),
+            Some(json!(false)),
+            Some(json!(true)),
+        ));
+    }
+    s.changes.push(change(
+        "required-removed",
+        Class::Silent,
+        Some("tool_03"),
+        "/inputSchema/required",
+        "required argument \"q\" of tool tool_03 is now optional",
+        Some(json!(["q"])),
+        Some(json!([])),
+    ));
+    s.changes.push(change(
+        "server-version-changed",
+        Class::Loud,
+        None,
+        "/serverInfo/version",
+        "serverInfo.version changed from \"1\" to \"2\"",
+        Some(json!("1")),
+        Some(json!("2")),
+    ));
+    Report { fail_on: FailOn::Silent, servers: vec![s] }
+}
+
+#[test]
+fn grouped_report_in_every_format() {
+    let r = grouped_sample();
+    let human = report::render(&r, Format::Human, &ctx(false));
+    // One line for the 27 identical changes, naming the first tools and the count of the rest.
+    assert_eq!(human.matches("constraint-loosened").count(), 2, "{human}"); // summary + group line
+    assert!(human.contains("on 27 tools: tool_00, tool_01, tool_02, … (+24)"), "{human}");
+    insta::assert_snapshot!("grouped_human", human);
+    // --verbose expands every group.
+    let verbose = report::render(&r, Format::Human, &ctx(true));
+    assert_eq!(verbose.matches("    silent   constraint-loosened").count(), 27, "{verbose}");
+    insta::assert_snapshot!("grouped_markdown", report::render(&r, Format::Markdown, &ctx(false)));
+    let json: Value = serde_json::from_str(&report::render(&r, Format::Json, &ctx(false))).unwrap();
+    // Every change as before, and the group beside them.
+    assert_eq!(json["servers"][0]["changes"].as_array().unwrap().len(), 29);
+    let groups = json["servers"][0]["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0]["tools"].as_array().unwrap().len(), 27);
+    assert_eq!(groups[0]["rule"], "constraint-loosened");
+    insta::assert_snapshot!("grouped_json", serde_json::to_string_pretty(&json).unwrap());
+    insta::assert_snapshot!("grouped_github", report::render(&r, Format::Github, &ctx(false)));
+}
+
+#[test]
+fn a_report_over_a_screen_is_summed_up_by_rule() {
+    let mut s = ServerReport::ok("big");
+    for i in 0..60 {
+        let t = format!("tool_{i:02}");
+        let rule = if i % 3 == 0 { "description-changed" } else { "tool-added" };
+        let class = if i % 3 == 0 { Class::Silent } else { Class::Loud };
+        s.changes.push(change(rule, class, Some(&t), "", &format!("{rule} on {t} #{i}"), None, None));
+    }
+    let r = Report { fail_on: FailOn::Silent, servers: vec![s] };
+    let human = report::render(&r, Format::Human, &ctx(false));
+    assert!(human.lines().count() <= 10, "{human}");
+    assert!(human.contains("description-changed          20 tools: tool_00, tool_03, tool_06, … (+17)"), "{human}");
+    insta::assert_snapshot!("summed_up_human", human);
+    // The details are all there with --verbose.
+    assert_eq!(report::render(&r, Format::Human, &ctx(true)).matches(" #").count(), 60);
 }

@@ -162,10 +162,186 @@ pub fn clip_lines(text: &str, max: usize) -> String {
     out.join("\n")
 }
 
+/// How many lines a server's changes may take at the terminal before they are summed up by
+/// rule (the details then move under `--verbose`).
+pub const MAX_LINES: usize = 30;
+
+/// How many tool names a grouped line shows before `… (+N)`.
+pub const NAMES_SHOWN: usize = 3;
+
+/// One change line with its word diff (and, verbose, its pointer).
+fn change_lines(out: &mut String, style: &Style, c: &Change, message: &str) {
+    let _ = writeln!(out, "    {} {:<28} {}", class_label(style, c.class), c.rule, escape_for_display(message));
+    if let Some((b, a)) = texts(c) {
+        if worth_word_diff(b, a) || is_prose(c) {
+            let mut diff = text_diff(b, a, style.color);
+            if !style.verbose {
+                diff = clip_lines(&diff, 20);
+            }
+            let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+        }
+    }
+    if style.verbose && !c.pointer.is_empty() {
+        let _ = writeln!(out, "             at {}", escape_line(&c.pointer));
+    }
+}
+
+/// Changes under their tool's heading (server-level ones first), in the diff's order.
+fn by_tool(out: &mut String, style: &Style, changes: &[&Change]) {
+    let mut current_tool: Option<Option<&str>> = None;
+    for c in changes {
+        let tool = c.tool.as_deref();
+        if current_tool != Some(tool) {
+            match tool {
+                Some(t) => {
+                    let _ = writeln!(out, "  tool {}", paint(style, "1", &escape_line(t)));
+                }
+                None => {
+                    let _ = writeln!(out, "  server-level");
+                }
+            }
+            current_tool = Some(tool);
+        }
+        change_lines(out, style, c, &c.message);
+    }
+}
+
+/// The changes as a reviewer reads them: a change alone under its tool, as it always read;
+/// the same change on several tools as one line naming the tools.
+fn grouped(out: &mut String, style: &Style, changes: &[&Change]) {
+    let groups = super::group::groups(changes);
+    let mut singles: Vec<&Change> = groups.iter().filter(|g| g.len() == 1).map(|g| g.changes[0]).collect();
+    // Back in the diff's order (tool, pointer, rule), as the report read before grouping.
+    singles.sort_by_key(|c| changes.iter().position(|x| std::ptr::eq(*x, *c)));
+    by_tool(out, style, &singles);
+    let many: Vec<&super::group::Group<'_>> = groups.iter().filter(|g| g.len() > 1).collect();
+    if many.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  across tools");
+    for g in many {
+        let message = format!("{} on {} tools: {}", g.message, g.len(), super::group::name_list(&g.tools, NAMES_SHOWN));
+        change_lines(out, style, g.changes[0], &message);
+    }
+}
+
+/// Past [`MAX_LINES`]: one line per rule naming its tools, details under `--verbose`.
+fn summed_up(out: &mut String, style: &Style, changes: &[&Change]) {
+    for (class, rule, tools) in super::group::by_rule(changes) {
+        let server = tools.contains(&"the server");
+        let tools: Vec<&str> = tools.into_iter().filter(|t| *t != "the server").collect();
+        let mut what = Vec::new();
+        if server {
+            what.push("the server".to_string());
+        }
+        if !tools.is_empty() {
+            what.push(format!(
+                "{} {}: {}",
+                tools.len(),
+                if tools.len() == 1 { "tool" } else { "tools" },
+                super::group::name_list(&tools, NAMES_SHOWN)
+            ));
+        }
+        let _ = writeln!(out, "    {} {:<28} {}", class_label(style, class), rule, what.join("; "));
+    }
+    let _ = writeln!(
+        out,
+        "    ({} changes summed up by rule; --verbose shows each, and the markdown and JSON reports keep them all)",
+        changes.len()
+    );
+}
+
+/// Why a probe was skipped, in a few words (its message up to the first `;`, `:` or `(`).
+fn skip_reason(message: &str) -> String {
+    let m = message.strip_prefix("not probed: ").unwrap_or(message);
+    m.split([';', ':', '(']).next().unwrap_or(m).trim().to_string()
+}
+
+/// The probes: each failure on its own line; the rest in one line (each line with -v).
+fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
+    use super::ProbeKind;
+    let mut heading = false;
+    let mut head = |out: &mut String| {
+        if !heading {
+            let _ = writeln!(out, "  probes");
+            heading = true;
+        }
+    };
+    for p in &server.probes {
+        let shown = match p.outcome {
+            ProbeOutcome::Fail => true,
+            _ => style.verbose && !p.message.contains("probe = \"none\""),
+        };
+        if !shown {
+            continue;
+        }
+        head(out);
+        let label = match p.outcome {
+            ProbeOutcome::Pass => paint(style, "32", "pass    "),
+            ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
+            ProbeOutcome::Skipped => paint(style, "2", "skipped "),
+        };
+        let what = match p.kind {
+            ProbeKind::Call => "",
+            ProbeKind::Incomplete => " (incomplete call)",
+        };
+        let _ = writeln!(
+            out,
+            "    {} {:<28} {}{what}: {}",
+            label,
+            p.rule.as_deref().unwrap_or(""),
+            escape_line(&p.tool),
+            escape_for_display(&p.message)
+        );
+    }
+    // One line for the server: how many tools were called, passed, failed, skipped and why.
+    let calls: Vec<&super::Probe> = server.probes.iter().filter(|p| p.kind == ProbeKind::Call).collect();
+    let skipped: Vec<&super::Probe> = calls
+        .iter()
+        .copied()
+        .filter(|p| p.outcome == ProbeOutcome::Skipped && !p.message.contains("probe = \"none\""))
+        .collect();
+    let called = calls.iter().filter(|p| p.outcome != ProbeOutcome::Skipped).count();
+    if called == 0 && skipped.is_empty() {
+        return;
+    }
+    let failed_tools: std::collections::BTreeSet<&str> =
+        server.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).map(|p| p.tool.as_str()).collect();
+    let mut reasons: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for p in &skipped {
+        *reasons.entry(skip_reason(&p.message)).or_default() += 1;
+    }
+    let mut line = format!(
+        "probes: {called} tool{} called, {} passed",
+        if called == 1 { "" } else { "s" },
+        called.saturating_sub(failed_tools.len())
+    );
+    if !failed_tools.is_empty() {
+        let _ = write!(line, ", {} failed", failed_tools.len());
+    }
+    if !skipped.is_empty() {
+        let why: Vec<String> = if reasons.len() == 1 {
+            reasons.keys().cloned().collect()
+        } else {
+            reasons.iter().map(|(r, n)| format!("{n} {r}")).collect()
+        };
+        let _ = write!(line, "; {} skipped ({})", skipped.len(), why.join(", "));
+        if !style.verbose {
+            line.push_str("; -v shows the lines that enable them");
+        }
+    }
+    let _ = writeln!(out, "  {}", escape_for_display(&line));
+}
+
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     for server in &report.servers {
         let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
+        let shown: Vec<&Change> =
+            server.changes.iter().filter(|c| style.verbose || c.class != Class::Cosmetic).collect();
+        if !shown.is_empty() {
+            let _ = writeln!(out, "  {}", super::group::summary_line(&shown));
+        }
         if server.status == Status::Error {
             let _ = writeln!(
                 out,
@@ -177,63 +353,18 @@ pub fn render(report: &Report, style: &Style) -> String {
         for note in &server.notes {
             let _ = writeln!(out, "  note: {}", escape_for_display(note));
         }
-        let shown: Vec<&Change> =
-            server.changes.iter().filter(|c| style.verbose || c.class != Class::Cosmetic).collect();
-        let mut current_tool: Option<Option<&str>> = None;
-        for c in &shown {
-            let tool = c.tool.as_deref();
-            if current_tool != Some(tool) {
-                match tool {
-                    Some(t) => {
-                        let _ = writeln!(out, "  tool {}", paint(style, "1", &escape_line(t)));
-                    }
-                    None => {
-                        let _ = writeln!(out, "  server-level");
-                    }
-                }
-                current_tool = Some(tool);
+        if style.verbose {
+            by_tool(&mut out, style, &shown);
+        } else {
+            let mut body = String::new();
+            grouped(&mut body, style, &shown);
+            if body.lines().count() > MAX_LINES {
+                body.clear();
+                summed_up(&mut body, style, &shown);
             }
-            let _ =
-                writeln!(out, "    {} {:<28} {}", class_label(style, c.class), c.rule, escape_for_display(&c.message));
-            if let Some((b, a)) = texts(c) {
-                if worth_word_diff(b, a) || is_prose(c) {
-                    let mut diff = text_diff(b, a, style.color);
-                    if !style.verbose {
-                        diff = clip_lines(&diff, 20);
-                    }
-                    let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
-                }
-            }
-            if style.verbose && !c.pointer.is_empty() {
-                let _ = writeln!(out, "             at {}", escape_line(&c.pointer));
-            }
+            out.push_str(&body);
         }
-        let mut probes_heading = false;
-        for p in &server.probes {
-            if p.outcome == ProbeOutcome::Pass && !style.verbose {
-                continue;
-            }
-            if !probes_heading {
-                let _ = writeln!(out, "  probes");
-                probes_heading = true;
-            }
-            let label = match p.outcome {
-                ProbeOutcome::Pass => paint(style, "32", "pass    "),
-                ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
-                ProbeOutcome::Skipped => paint(style, "2", "skipped "),
-            };
-            let _ = writeln!(
-                out,
-                "    {} {:<28} {}: {}",
-                label,
-                p.rule.as_deref().unwrap_or(match p.kind {
-                    super::ProbeKind::Call => "call",
-                    super::ProbeKind::Incomplete => "incomplete-call",
-                }),
-                escape_line(&p.tool),
-                escape_for_display(&p.message)
-            );
-        }
+        probes(&mut out, style, server);
         if server.status == Status::Ok && shown.is_empty() && server.probe_failures() == 0 {
             let hidden = server.changes.len();
             if hidden > 0 {
@@ -250,10 +381,11 @@ pub fn render(report: &Report, style: &Style) -> String {
     };
     let _ = writeln!(
         out,
-        "{verdict}: {} silent, {} loud, {} cosmetic, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})",
+        "{verdict}: {} silent, {} loud, {} cosmetic{}, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})",
         c.silent,
         c.loud,
         c.cosmetic,
+        if c.cosmetic > 0 && !style.verbose { " (-v shows)" } else { "" },
         c.probe_failures,
         if c.probe_failures == 1 { "" } else { "s" },
         c.errors,

@@ -16,6 +16,11 @@ pub fn to_value(report: &Report) -> Value {
                 "changes": s.changes,
                 "probes": s.probes,
                 "notes": s.notes,
+                // The same change on several tools, as one entry (every change stays in `changes`).
+                "groups": super::group::groups(&s.changes.iter().collect::<Vec<_>>())
+                    .into_iter()
+                    .filter(|g| g.len() > 1)
+                    .collect::<Vec<_>>(),
             })
         })
         .collect();

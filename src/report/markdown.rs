@@ -223,21 +223,35 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
         let take_changes = changes.len().min(budget);
         budget -= take_changes;
         if take_changes > 0 {
+            let kept = &changes[..take_changes];
+            let _ = writeln!(out, "{}\n", text(&super::group::summary_line(kept)));
+            let groups = super::group::groups(kept);
+            // A long list is summed up by rule first; the whole list follows, folded.
+            let folded = groups.len() > super::human::MAX_LINES;
+            if folded {
+                out.push_str("| rule | class | tools |\n|---|---|---|\n");
+                for (class, rule, tools) in super::group::by_rule(kept) {
+                    let _ = writeln!(out, "| {} | {class} | {} |", code(rule), tool_list(&tools));
+                }
+                let _ = writeln!(out, "\n<details><summary>All {} changes</summary>\n", kept.len());
+            }
             out.push_str("| tool | rule | class | message |\n|---|---|---|---|\n");
-            for c in &changes[..take_changes] {
+            for g in &groups {
                 let class =
-                    if report.fail_on.fails(c.class) { format!("**{}**", c.class) } else { c.class.to_string() };
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {class} | {} |",
-                    c.tool.as_deref().map(code).unwrap_or_else(|| "*server*".into()),
-                    code(&c.rule),
-                    text(&c.message)
-                );
+                    if report.fail_on.fails(g.class) { format!("**{}**", g.class) } else { g.class.to_string() };
+                let (tool, message) = if g.len() > 1 {
+                    (tool_list(&g.tools), format!("{} (on {} tools)", g.message, g.len()))
+                } else {
+                    (g.changes[0].tool.as_deref().map(code).unwrap_or_else(|| "*server*".into()), g.message.clone())
+                };
+                let _ = writeln!(out, "| {tool} | {} | {class} | {} |", code(g.rule), text(&message));
             }
             out.push('\n');
-            for c in &changes[..take_changes] {
-                details(&mut out, c);
+            for g in &groups {
+                details(&mut out, g.changes[0], (g.len() > 1).then_some(g.len()));
+            }
+            if folded {
+                out.push_str("</details>\n\n");
             }
         }
         left_out += changes.len() - take_changes;
@@ -291,13 +305,25 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
     (out, total)
 }
 
-/// The before/after of one change, folded.
-fn details(out: &mut String, c: &Change) {
+/// Tool names for a table cell: up to three inline, more folded in `<details>`.
+fn tool_list(tools: &[&str]) -> String {
+    let names: Vec<String> = tools.iter().map(|t| code(t)).collect();
+    if names.len() <= 3 {
+        return names.join(", ");
+    }
+    format!("<details><summary>{} tools</summary>{}</details>", names.len(), names.join(", "))
+}
+
+/// The before/after of one change (or of a group of `tools` identical ones), folded.
+fn details(out: &mut String, c: &Change, tools: Option<usize>) {
     if c.before.is_none() && c.after.is_none() {
         return;
     }
-    let mut summary =
-        format!("<code>{}</code> · <code>{}</code>", html(c.tool.as_deref().unwrap_or("server")), html(&c.rule));
+    let who = match tools {
+        Some(n) => format!("{n} tools"),
+        None => html(c.tool.as_deref().unwrap_or("server")),
+    };
+    let mut summary = format!("<code>{who}</code> · <code>{}</code>", html(&c.rule));
     if !c.pointer.is_empty() {
         let _ = write!(summary, " at <code>{}</code>", html(&c.pointer));
     }

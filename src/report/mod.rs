@@ -3,6 +3,7 @@
 
 pub mod finding;
 pub mod github;
+pub mod group;
 pub mod human;
 pub mod json;
 pub mod junit;

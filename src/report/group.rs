@@ -1,0 +1,200 @@
+//! Grouping for reports at the scale of real releases: changes that are the same rule with the
+//! same before and after at the same place inside their tools (the same pointer relative to
+//! the tool) are one group across tools, and a server's changes are summed up by class and rule.
+//! Every renderer that groups (human, markdown, JSON, `lock`'s list) takes its groups from here.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::change::{Change, Class};
+
+/// The changes of one server that are the same change on several tools (or one change alone).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group<'a> {
+    pub rule: &'a str,
+    pub class: Class,
+    /// The pointer inside each tool.
+    pub pointer: &'a str,
+    pub before: Option<&'a Value>,
+    pub after: Option<&'a Value>,
+    /// The change's message with its tool's name taken out (for a group of one: as it is).
+    pub message: String,
+    /// The tools, sorted (server-level changes are never grouped: none).
+    pub tools: Vec<&'a str>,
+    #[serde(skip)]
+    pub changes: Vec<&'a Change>,
+}
+
+impl Group<'_> {
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+/// A change's message with " of tool NAME" (its tool) taken out, for a line about many tools.
+pub fn message_without_tool(c: &Change) -> String {
+    match &c.tool {
+        Some(t) => {
+            let name = crate::json::escape_line(t);
+            c.message.replace(&format!(" of tool {name}"), "").replace(&format!("tool {name} "), "the tool ")
+        }
+        None => c.message.clone(),
+    }
+}
+
+/// The groups of `changes`, in the deterministic order of the reports: by class (silent
+/// first), then rule, then first tool, then pointer.
+pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
+    type Key = (std::cmp::Reverse<Class>, String, String, String, String, bool);
+    let canon = |v: &Option<Value>| v.as_ref().map(crate::json::to_canonical_string).unwrap_or_default();
+    let mut by_key: BTreeMap<Key, Vec<&'a Change>> = BTreeMap::new();
+    let mut singles: Vec<&'a Change> = Vec::new();
+    for c in changes {
+        if c.tool.is_none() {
+            singles.push(c);
+            continue;
+        }
+        let key = (
+            std::cmp::Reverse(c.class),
+            c.rule.clone(),
+            c.pointer.clone(),
+            canon(&c.before),
+            canon(&c.after),
+            c.tool.is_some(),
+        );
+        by_key.entry(key).or_default().push(c);
+    }
+    let mut out: Vec<Group<'a>> = singles.into_iter().map(|c| group_of(vec![c])).collect();
+    for (_, mut cs) in by_key {
+        cs.sort_by(|a, b| a.tool.cmp(&b.tool));
+        // A group whose messages differ beyond the tool's name is several changes after all
+        // (the message quotes something the key does not hold): keep those apart.
+        let first = message_without_tool(cs[0]);
+        if cs.iter().all(|c| message_without_tool(c) == first) {
+            out.push(group_of(cs));
+        } else {
+            out.extend(cs.into_iter().map(|c| group_of(vec![c])));
+        }
+    }
+    out.sort_by(|a, b| {
+        (std::cmp::Reverse(a.class), a.rule, a.tools.first(), a.pointer).cmp(&(
+            std::cmp::Reverse(b.class),
+            b.rule,
+            b.tools.first(),
+            b.pointer,
+        ))
+    });
+    out
+}
+
+fn group_of(changes: Vec<&Change>) -> Group<'_> {
+    let c = changes[0];
+    Group {
+        rule: &c.rule,
+        class: c.class,
+        pointer: &c.pointer,
+        before: c.before.as_ref(),
+        after: c.after.as_ref(),
+        message: if changes.len() == 1 { c.message.clone() } else { message_without_tool(c) },
+        tools: changes.iter().filter_map(|c| c.tool.as_deref()).collect(),
+        changes,
+    }
+}
+
+/// `a, b, c, … (+N)`: the first `shown` names, then how many more.
+pub fn name_list(names: &[&str], shown: usize) -> String {
+    let mut s: Vec<String> = names.iter().take(shown).map(|n| crate::json::escape_line(n)).collect();
+    if names.len() > shown {
+        s.push(format!("… (+{})", names.len() - shown));
+    }
+    s.join(", ")
+}
+
+/// One line summing a server's changes up by class and rule:
+/// `12 silent: 7 description-changed, 3 required-removed, 2 tool-removed; 40 loud: …`.
+pub fn summary_line(changes: &[&Change]) -> String {
+    let mut by_class: BTreeMap<std::cmp::Reverse<Class>, BTreeMap<&str, usize>> = BTreeMap::new();
+    for c in changes {
+        *by_class.entry(std::cmp::Reverse(c.class)).or_default().entry(&c.rule).or_default() += 1;
+    }
+    by_class
+        .into_iter()
+        .map(|(class, rules)| {
+            let total: usize = rules.values().sum();
+            let mut rules: Vec<(&str, usize)> = rules.into_iter().collect();
+            rules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let parts: Vec<String> = rules.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            format!("{total} {}: {}", class.0, parts.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// For each rule, its tools (a server-level change counts as "the server"), by class then rule.
+pub fn by_rule<'a>(changes: &[&'a Change]) -> Vec<(Class, &'a str, Vec<&'a str>)> {
+    let mut m: BTreeMap<(std::cmp::Reverse<Class>, &'a str), Vec<&'a str>> = BTreeMap::new();
+    for c in changes {
+        let tools = m.entry((std::cmp::Reverse(c.class), c.rule.as_str())).or_default();
+        let name = c.tool.as_deref().unwrap_or("the server");
+        if !tools.contains(&name) {
+            tools.push(name);
+        }
+    }
+    m.into_iter()
+        .map(|((class, rule), mut tools)| {
+            tools.sort();
+            (class.0, rule, tools)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ch(rule: &str, class: Class, tool: &str, msg: &str, before: Value, after: Value) -> Change {
+        Change {
+            rule: rule.into(),
+            class,
+            tool: Some(tool.into()),
+            pointer: "/inputSchema/additionalProperties".into(),
+            message: msg.into(),
+            before: Some(before),
+            after: Some(after),
+        }
+    }
+
+    #[test]
+    fn same_change_on_many_tools_is_one_group() {
+        let changes: Vec<Change> = ["b", "a", "c"]
+            .iter()
+            .map(|t| {
+                ch(
+                    "constraint-loosened",
+                    Class::Silent,
+                    t,
+                    &format!("the argument object of tool {t} now accepts other properties"),
+                    json!(false),
+                    json!(true),
+                )
+            })
+            .chain([ch("constraint-loosened", Class::Silent, "d", "x of tool d", json!(false), json!({}))])
+            .collect();
+        let refs: Vec<&Change> = changes.iter().collect();
+        let g = groups(&refs);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].tools, ["a", "b", "c"]);
+        assert_eq!(g[0].message, "the argument object now accepts other properties");
+        assert_eq!(g[1].tools, ["d"]);
+        assert_eq!(g[1].message, "x of tool d");
+        assert_eq!(name_list(&["a", "b", "c", "d"], 2), "a, b, … (+2)");
+        assert_eq!(summary_line(&refs), "4 silent: 4 constraint-loosened");
+    }
+}
