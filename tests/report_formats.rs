@@ -641,3 +641,32 @@ fn a_report_over_a_screen_is_summed_up_by_rule() {
     // The details are all there with --verbose.
     assert_eq!(report::render(&r, Format::Human, &ctx(true)).matches(" #").count(), 60);
 }
+
+/// A real release with more than 100 changes (chrome-devtools-mcp 0.6.0 -> 1.11.0, in the diff
+/// corpus) reads at the terminal in one screen, names every rule, and loses nothing in the
+/// markdown and JSON reports.
+#[test]
+fn a_real_release_with_over_100_changes_reads_in_one_screen() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/real-chrome-devtools-mcp-0.6.0-to-1.11.0");
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
+    let (before, after) =
+        (mcp_pin::diff::surface_from_json(&read("before.json")), mcp_pin::diff::surface_from_json(&read("after.json")));
+    let mut s = ServerReport::ok("chrome-devtools");
+    s.changes = mcp_pin::diff::diff_surfaces(&before, &after);
+    assert!(s.changes.len() > 100, "{}", s.changes.len());
+    let r = Report { fail_on: FailOn::Silent, servers: vec![s.clone()] };
+    let human = report::render(&r, Format::Human, &ctx(false));
+    assert!(human.lines().count() <= 40, "{} lines:\n{human}", human.lines().count());
+    for c in s.changes.iter().filter(|c| c.class != Class::Cosmetic) {
+        assert!(human.contains(&format!(" {} ", c.rule)), "rule {} missing:\n{human}", c.rule);
+    }
+    let json: Value = serde_json::from_str(&report::render(&r, Format::Json, &ctx(false))).unwrap();
+    assert_eq!(json["servers"][0]["changes"].as_array().unwrap().len(), s.changes.len());
+    let md = report::render(&r, Format::Markdown, &ctx(false));
+    for c in s.changes.iter().filter(|c| c.class != Class::Cosmetic) {
+        if let Some(t) = &c.tool {
+            assert!(md.contains(&markdown::code(t)), "tool {t} missing from the markdown report");
+        }
+    }
+}
