@@ -136,3 +136,16 @@ os.chmod(os.path.join(d2, "endless.sh"), 0o755)
 open(os.path.join(d2, "mcp-pin.toml"), "w").write('[servers.s]\ncommand = "./endless.sh"\ntimeout = "60s"\n')
 run("endless stdout line", d2)
 PY
+echo
+
+echo "## servers that mostly wait: 20 servers that each take 1.5 s to start, vs one"
+mkdir -p "$work/wait"
+python3 "$GEN" surface 10 a > "$work/wait/s.json"
+: > "$work/wait/mcp-pin.toml"
+for i in $(seq -w 1 20); do
+  printf '[servers.w%s]\ncommand = "%s"\nargs = ["--surface", "s.json", "--start-delay-ms", "1500"]\nprobe = "none"\n\n' "$i" "$FIX" >> "$work/wait/mcp-pin.toml"
+done
+(cd "$work/wait" && "$PIN" lock -q >/dev/null)
+all=$(cd "$work/wait" && best_ms 3 "$PIN" check -q)
+one=$(cd "$work/wait" && best_ms 3 "$PIN" check -q --server w01)
+echo "check 20 waiting servers: $all ms; one: $one ms; ratio $(python3 -c "print(round($all/$one,2))") (target <= 1.2; default --jobs 128, --max-children 32)"

@@ -79,9 +79,14 @@ impl Default for Options {
     }
 }
 
-/// Servers are I/O-bound: talk to several at once even on a small machine.
+/// Servers mostly wait (an `npx` start, a remote server, a slow handshake), so the default is
+/// sized for waiting, not for cores: every server of a fleet at once, up to 128. What costs is a
+/// child process and its memory, bounded separately (`--max-children`,
+/// [`crate::client::stdio::DEFAULT_MAX_CHILDREN`]).
+pub const DEFAULT_JOBS: usize = 128;
+
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() * 4).unwrap_or(8).clamp(4, 32)
+    DEFAULT_JOBS
 }
 
 /// Load the config (or build the ad-hoc one) and resolve the lockfile path.
@@ -575,6 +580,25 @@ async fn check_server(
         Ok(e) => e,
         Err(e) => return ServerReport::error(&server.name, e.to_string()),
     };
+    // tools/list may vary with the request's authorization (2026-07-28): the lock records which
+    // credential names (header or env names, never values) produced the pinned surface.
+    let names = |source: &serde_json::Value| -> Vec<String> {
+        ["headers", "env"]
+            .iter()
+            .flat_map(|k| source.get(*k).and_then(|v| v.as_array()).cloned().unwrap_or_default())
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let (pinned_names, live_names) = (names(&entry.source), names(&source_of(server)));
+    if pinned_names != live_names {
+        let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+        report.notes.push(format!(
+            "credentials differ: the surface was pinned with [{}] and this check sends [{}] (names only); a server may list other tools for other credentials, so changes below may come from the credentials, not the server. Run `mcp-pin lock --server {}` once the credentials are as intended",
+            list(&pinned_names),
+            list(&live_names),
+            server.name
+        ));
+    }
     if entry.client_capabilities != server.client_capabilities {
         report.notes.push(format!(
             "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",
@@ -781,6 +805,9 @@ fn print_out(s: &str) {
 pub async fn run(cli: Cli) -> i32 {
     let g = &cli.global;
     on_signal();
+    if let Some(n) = g.max_children {
+        crate::client::stdio::set_max_children(n);
+    }
     crate::secrets::set_policy(crate::secrets::EnvPolicy::for_run(
         in_ci(),
         g.allow_env.iter().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
@@ -925,6 +952,12 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
                         entry.surface.tools.len(),
                         entry.surface.protocol_version
                     ));
+                    if style.verbose {
+                        // Each tool's digest, as the lock records it (SHA-256 over RFC 8785 JSON).
+                        for (tool, digest) in crate::digest::digests(&entry.surface.tools) {
+                            out.push_str(&format!("  digest {digest}  {}\n", crate::json::escape_line(&tool)));
+                        }
+                    }
                     if r.previous {
                         if accepted.is_empty() {
                             out.push_str("  no change\n");

@@ -33,9 +33,14 @@ pub struct GlobalArgs {
     /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
     #[arg(long, global = true, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
-    /// How many servers to talk to at once
-    #[arg(long, global = true, value_name = "N")]
+    /// How many servers to talk to at once (default 128: servers mostly wait, so a fleet is
+    /// checked together; what costs is a child process, bounded by --max-children)
+    #[arg(long, global = true, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
+    /// How many stdio server processes may run at once (default 32); the rest wait their turn.
+    /// Each is a process with its own memory (an `npx` server takes 50-100 MB)
+    #[arg(long, global = true, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_children: Option<usize>,
     /// Less output: only the verdict and errors
     #[arg(short, long, global = true)]
     pub quiet: bool,

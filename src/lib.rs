@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod diff;
+pub mod digest;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;

@@ -113,6 +113,18 @@ impl Lockfile {
                 "tools".into(),
                 Value::Object(e.surface.tools.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
             );
+            // Derived from the tools as pinned (never read back): SHA-256 over RFC 8785 JSON.
+            if !e.surface.tools.is_empty() {
+                m.insert(
+                    "digests".into(),
+                    Value::Object(
+                        crate::digest::digests(&e.surface.tools)
+                            .into_iter()
+                            .map(|(k, v)| (k, Value::String(v)))
+                            .collect(),
+                    ),
+                );
+            }
             if !e.probes.is_empty() {
                 m.insert(
                     "probes".into(),

@@ -103,6 +103,9 @@ pub static RULES: &[RuleInfo] = &[
     r("field-changed", L, T, "an unknown tool field (or unknown annotation key) changed",
       "Kept raw in the lock and never dropped; mcp-pin cannot judge its meaning, so it is reported without failing the gate.",
       r#""x-vendor": 1"#, r#""x-vendor": 2"#),
+    r("tool-digest-mismatch", S, T, "a tool's own digest (schemaHash / contentHash, SHA-256 over RFC 8785 JSON) is not the digest of what it sent",
+      "The server publishes a pin of its tool and then sends something else: a stale claim hides a changed definition from anyone who trusts the digest (draft SEP-2636, SEP-3140). Nothing errors.",
+      r#"{"name": "t", "schemaHash": "sha256-AAAA...", ...}"#, r#"{"name": "t", "schemaHash": "sha256-AAAA...", "description": "changed", ...}"#),
     r("schema-too-deep", S, T, "a schema is nested deeper than the diff engine walks (128 levels) and differs below that depth",
       "mcp-pin cannot prove the difference harmless, so it fails closed (silent).",
       "(129 nested levels)", "(129 nested levels, one leaf changed)"),
@@ -540,10 +543,23 @@ mod tests {
 
     #[test]
     fn output_rules_mirror_input_rules() {
-        // Symmetry audit: every schema rule has a mirror, except these waivers.
-        let waivers = ["output-schema-added", "output-schema-removed"];
+        // Symmetry audit: every schema rule has a mirror, except these waivers, each with its reason.
+        let waivers: [(&str, &str); 3] = [
+            (
+                "output-schema-added",
+                "the whole outputSchema appearing has no input counterpart: inputSchema is required",
+            ),
+            ("output-schema-removed", "the whole outputSchema going has no input counterpart: inputSchema is required"),
+            (
+                "header-mapping-changed",
+                "x-mcp-header maps an argument the model sends to an HTTP header; results have none",
+            ),
+        ];
+        for (id, _) in waivers {
+            assert!(RULES.iter().any(|r| r.id == id), "stale waiver {id}");
+        }
         for r in RULES.iter().filter(|r| r.surface == Surface::InputSchema || r.surface == Surface::OutputSchema) {
-            if waivers.contains(&r.id) {
+            if waivers.iter().any(|(id, _)| *id == r.id) {
                 continue;
             }
             assert!(mirror(r.id).is_some(), "{} has no mirror", r.id);

@@ -534,3 +534,27 @@ fn init_never_writes_a_secret_from_a_client_config_url() {
     // Component by component: the host and path are intact, each value became a variable.
     assert!(toml.contains("https://h1.example/mcp?v=${") && toml.contains("&apikey=${"), "{toml}");
 }
+
+#[test]
+fn check_says_when_it_runs_with_other_credentials_than_the_lock() {
+    let p = Project::new();
+    p.write_json("s.json", &json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}));
+    let fx = HttpFixture::start(&p.path("s.json"), &[]);
+    let config = |headers: &str| format!("[servers.r]\nurl = {:?}\n{headers}probe = \"none\"\n", fx.url);
+    p.write("mcp-pin.toml", &config("headers = { Authorization = \"Bearer ${TOKEN}\", X-Team = \"${TEAM}\" }\n"));
+    let env = [("TOKEN", CANARY_A), ("TEAM", "team-blue")];
+    assert_eq!(p.run_env(&["lock"], &env).status.code(), Some(0));
+    let lock = p.read("mcp.lock");
+    assert!(lock.contains("\"Authorization\"") && lock.contains("\"X-Team\"") && !lock.contains(CANARY_A), "{lock}");
+    let out = p.run_env(&["check"], &env);
+    assert!(!text(&out).contains("credentials differ"), "{}", text(&out));
+    p.write("mcp-pin.toml", &config("headers = { Authorization = \"Bearer ${TOKEN}\" }\n"));
+    let out = p.run_env(&["check"], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("credentials differ") && t.contains("[Authorization, X-Team]") && t.contains("[Authorization]"),
+        "{t}"
+    );
+    assert!(!t.contains(CANARY_A));
+}

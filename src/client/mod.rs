@@ -82,7 +82,8 @@ fn client_info(capabilities: &[String]) -> ClientConfig {
 
 enum Process {
     None,
-    Child(tokio::process::Child),
+    /// A child server and its slot among the `--max-children` that may run at once.
+    Child(tokio::process::Child, tokio::sync::OwnedSemaphorePermit),
 }
 
 /// A live connection to one server.
@@ -146,6 +147,7 @@ impl Session {
         let handshake_timeout = server.timeout + Duration::from_secs(10);
         match &server.transport {
             Transport::Stdio(cfg) => {
+                let slot = stdio::child_slot().await;
                 let child = stdio::spawn(cfg, capture.clone())?;
                 let stderr = child.stderr.clone();
                 let mut process = child.child;
@@ -155,7 +157,7 @@ impl Session {
                     Ok(Ok(service)) => Ok(Session {
                         service,
                         capture,
-                        process: Process::Child(process),
+                        process: Process::Child(process, slot),
                         stderr: Some(stderr),
                         timeout: server.timeout,
                         handshake: Default::default(),
@@ -416,8 +418,9 @@ impl Session {
     pub async fn close(self) {
         let Session { service, process, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
-        if let Process::Child(child) = process {
+        if let Process::Child(child, slot) = process {
             stdio::stop(child).await;
+            drop(slot);
         }
     }
 }
@@ -611,5 +614,19 @@ mod tests {
         );
         assert_eq!(super::plain_error("a https://x.example/mcp b"), "a https://x.example/mcp b");
         assert_eq!(super::plain_error("line one\n  server stderr: x"), "line one\n  server stderr: x");
+    }
+}
+
+#[cfg(test)]
+mod list_tests {
+    /// 2026-07-28 list results carry `ttlMs` and `cacheScope` (and every result `resultType`):
+    /// caching hints, not surface. They never reach the pinned tools.
+    #[test]
+    fn list_caching_fields_are_not_surface() {
+        let raw = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":60000,"cacheScope":"user","resultType":"complete"}}"#;
+        let mut tools = std::collections::BTreeMap::new();
+        assert_eq!(super::parse_tools_page(raw, 1, &mut tools).unwrap(), None);
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));
     }
 }

@@ -90,6 +90,22 @@ pub fn child_env(cfg: &Stdio) -> Vec<(String, String)> {
     out.into_iter().collect()
 }
 
+/// How many stdio servers may run at once by default (`--max-children`).
+pub const DEFAULT_MAX_CHILDREN: usize = 32;
+
+static CHILD_SLOTS: std::sync::OnceLock<Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
+
+/// Set how many stdio servers may run at once (once, before any is started).
+pub fn set_max_children(n: usize) {
+    let _ = CHILD_SLOTS.set(Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+}
+
+/// A slot for one more running server, held until the session that uses it ends.
+pub async fn child_slot() -> tokio::sync::OwnedSemaphorePermit {
+    let slots = CHILD_SLOTS.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CHILDREN)));
+    slots.clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
+}
+
 pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientError> {
     let mut cmd = Command::new(&cfg.command);
     cmd.args(&cfg.args)

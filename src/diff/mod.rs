@@ -32,6 +32,7 @@ pub const MAX_DEPTH: usize = 128;
 pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     let mut out = diff_surfaces_partial(old, new);
     every_tool_gone(&mut out, old.tools.len(), new.tools.len());
+    finish(&mut out);
     out
 }
 
@@ -39,6 +40,9 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
 /// changed): the caller applies [`every_tool_gone`] with the whole surfaces' counts.
 pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     let mut out = server_changes(old, new);
+    // A digest a tool claims for itself is checked when the tool is new or changed (an
+    // unchanged tool was pinned with the same claim).
+    out.extend(crate::digest::mismatches(new.tools.iter().filter(|(k, v)| old.tools.get(*k) != Some(*v))));
 
     let removed: Vec<&String> = old.tools.keys().filter(|k| !new.tools.contains_key(*k)).collect();
     let added: Vec<&String> = new.tools.keys().filter(|k| !old.tools.contains_key(*k)).collect();

@@ -52,10 +52,18 @@ struct Cli {
     /// Ignored (tests pass a secret as an argument here).
     #[arg(long, value_name = "TEXT")]
     note: Option<String>,
+
+    /// Wait this long before reading or answering anything (a server that is slow to start,
+    /// such as an `npx` download; benchmarks of waiting servers).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    start_delay_ms: u64,
 }
 
 fn main() {
     let cli = Cli::parse();
+    if cli.start_delay_ms > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(cli.start_delay_ms));
+    }
     if let Some(f) = &cli.dump_env {
         let mut text: String =
             std::env::vars_os().map(|(k, v)| format!("{}={}\n", k.to_string_lossy(), v.to_string_lossy())).collect();
