@@ -83,7 +83,7 @@ fn client_info(capabilities: &[String]) -> ClientConfig {
 enum Process {
     None,
     /// A child server and its slot among the `--max-children` that may run at once.
-    Child(tokio::process::Child, tokio::sync::OwnedSemaphorePermit),
+    Child(Box<tokio::process::Child>, tokio::sync::OwnedSemaphorePermit),
 }
 
 /// A live connection to one server.
@@ -157,7 +157,7 @@ impl Session {
                     Ok(Ok(service)) => Ok(Session {
                         service,
                         capture,
-                        process: Process::Child(process, slot),
+                        process: Process::Child(Box::new(process), slot),
                         stderr: Some(stderr),
                         timeout: server.timeout,
                         handshake: Default::default(),
@@ -419,7 +419,7 @@ impl Session {
         let Session { service, process, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
         if let Process::Child(child, slot) = process {
-            stdio::stop(child).await;
+            stdio::stop(*child).await;
             drop(slot);
         }
     }
