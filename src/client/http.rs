@@ -35,6 +35,20 @@ pub struct CapturingHttp {
     pub redirect_origins: Arc<Vec<String>>,
 }
 
+/// An error and its causes, each said once: `a: b: c`.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
 /// Redirects followed in a row at most.
 const MAX_REDIRECTS: usize = 10;
 
@@ -150,7 +164,15 @@ impl CapturingHttp {
             if let Some(s) = session_id.as_ref().filter(|_| !foreign) {
                 req = req.header(SESSION_HEADER, s.as_ref());
             }
-            let resp = req.json(&message).send().await.map_err(StreamableHttpError::Client)?;
+            let resp = req.json(&message).send().await.map_err(|e| {
+                // reqwest's own text ("error sending request") hides the cause (a certificate
+                // the roots do not trust, a refused connection): say the whole chain.
+                StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "cannot reach {}: {}",
+                    origin(&target),
+                    error_chain(&e)
+                )))
+            })?;
             if !resp.status().is_redirection() {
                 break resp;
             }
