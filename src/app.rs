@@ -1102,6 +1102,32 @@ async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &S
     for p in &run.probes {
         crate::tell!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
     }
+    // Header-mapped string arguments once more with a value that is not plain ASCII, so the
+    // value encoding of x-mcp-header (2026-07-28) is exercised as well as the plain case.
+    for (name, def) in &surface.tools {
+        if crate::probe::header_mapping_problem(def).is_some() {
+            continue;
+        }
+        let Some(props) = def.pointer("/inputSchema/properties").and_then(serde_json::Value::as_object) else {
+            continue;
+        };
+        let mapped: Vec<&String> = props
+            .iter()
+            .filter(|(_, s)| {
+                s.get("x-mcp-header").is_some() && s.get("type").and_then(|t| t.as_str()) == Some("string")
+            })
+            .map(|(k, _)| k)
+            .collect();
+        if mapped.is_empty() {
+            continue;
+        }
+        let Ok(mut args) = crate::probe::synthesize_args(&def["inputSchema"]) else { continue };
+        for k in mapped {
+            args.insert(k.clone(), serde_json::Value::String("Grüße, 世界 ✓".into()));
+        }
+        let r = session.call_tool(name, args, server.timeout).await;
+        crate::tell!("conformance: {name} with non-ASCII header values: {}", if r.is_ok() { "sent" } else { "failed" });
+    }
 }
 
 #[cfg(test)]

@@ -177,6 +177,46 @@ pub fn read_only(def: &Value) -> bool {
         && def.pointer("/annotations/destructiveHint") != Some(&Value::Bool(true))
 }
 
+/// Why the tool's `x-mcp-header` declarations (2026-07-28: an argument's value also sent as an
+/// HTTP header) are invalid, if they are: a header name must be a non-empty RFC 9110 token
+/// (visible ASCII, no separators), on a `string`, `integer` or `boolean` argument, and unique
+/// within the tool regardless of case.
+pub fn header_mapping_problem(def: &Value) -> Option<String> {
+    let props = def.pointer("/inputSchema/properties").and_then(Value::as_object)?;
+    let mut seen: std::collections::BTreeMap<String, &str> = std::collections::BTreeMap::new();
+    for (arg, schema) in props {
+        let Some(h) = schema.get("x-mcp-header") else { continue };
+        let name = match h {
+            Value::String(s) => s,
+            _ => return Some(format!("the x-mcp-header of argument `{arg}` is not a string")),
+        };
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() {
+            return Some(format!("the x-mcp-header of argument `{arg}` is empty"));
+        }
+        if !name.chars().all(tchar) {
+            return Some(format!(
+                "the x-mcp-header `{}` of argument `{arg}` is not an HTTP header name",
+                crate::json::escape_line(name)
+            ));
+        }
+        let types: Vec<&str> = match schema.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        if types.is_empty() || types.iter().any(|t| !matches!(*t, "string" | "integer" | "boolean")) {
+            return Some(format!(
+                "the x-mcp-header of argument `{arg}` is on a value that is not a string, integer or boolean"
+            ));
+        }
+        if let Some(other) = seen.insert(name.to_ascii_lowercase(), arg) {
+            return Some(format!("arguments `{other}` and `{arg}` map to the same x-mcp-header `{name}`"));
+        }
+    }
+    None
+}
+
 /// Which required argument the incomplete call leaves out: exactly one, everything else of
 /// the valid call kept. Never a flag (a boolean, such as a required `dryRun: true` or
 /// `confirm: false`), whose absence a lenient server could read as "go ahead": the first, by
@@ -198,6 +238,11 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
             ))
         }
         _ => {}
+    }
+    if let Some(why) = header_mapping_problem(def) {
+        return skip(format!(
+            "not probed: {why}; a client must not call a tool whose x-mcp-header is invalid (2026-07-28, SEP-2243)"
+        ));
     }
     if def.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {
         return skip(

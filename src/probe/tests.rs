@@ -297,3 +297,29 @@ fn read_only_and_destructive_is_not_read_only() {
     assert!(!read_only(&json!({"annotations": {"readOnlyHint": true, "destructiveHint": true}})));
     assert!(!read_only(&json!({"annotations": {}})));
 }
+
+#[test]
+fn invalid_header_mappings_are_never_called() {
+    let t = |props: Value| json!({"name": "t", "inputSchema": {"type": "object", "properties": props}});
+    assert_eq!(header_mapping_problem(&t(json!({"r": {"type": "string", "x-mcp-header": "Region"}}))), None);
+    assert_eq!(header_mapping_problem(&t(json!({"r": {"type": "integer", "x-mcp-header": "X-Count"}}))), None);
+    for bad in [
+        json!({"v": {"type": "string", "x-mcp-header": ""}}),
+        json!({"v": {"type": "object", "x-mcp-header": "Data"}}),
+        json!({"v": {"type": "array", "x-mcp-header": "Items"}}),
+        json!({"v": {"type": "null", "x-mcp-header": "Nil"}}),
+        json!({"v": {"type": "number", "x-mcp-header": "Score"}}),
+        json!({"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}}),
+        json!({"v": {"type": "string", "x-mcp-header": "My Region"}}),
+        json!({"v": {"type": "string", "x-mcp-header": "Region:Primary"}}),
+        json!({"v": {"type": "string", "x-mcp-header": "Région"}}),
+        json!({"v": {"type": "string", "x-mcp-header": "Region\t1"}}),
+    ] {
+        let def = t(bad.clone());
+        assert!(header_mapping_problem(&def).is_some(), "{bad}");
+        match plan(&server(ProbePolicy::All), "t", &def) {
+            Plan::Skip { message, .. } => assert!(message.contains("x-mcp-header"), "{message}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
