@@ -149,3 +149,60 @@ done
 all=$(cd "$work/wait" && best_ms 3 "$PIN" check -q)
 one=$(cd "$work/wait" && best_ms 3 "$PIN" check -q --server w01)
 echo "check 20 waiting servers: $all ms; one: $one ms; ratio $(python3 -c "print(round($all/$one,2))") (target <= 1.2; default --jobs 128, --max-children 32)"
+echo
+
+echo "## side by side with peers (PyPI: mcp-diff 0.1.0, ianua-broker 1.11.6), same machine, same run"
+# Each tool checks the fixture's surface (40 tools) against its own snapshot: one server, then 8.
+# mcp-diff speaks stdio to one server per run (8 servers: 8 runs, one after the other, as a
+# script would); ianua-broker's mcpscan checks live tools over loopback HTTP only (8 servers:
+# 8 targets in one run). mcp-pin is timed on the same transport as each peer.
+peers="$PWD/target/peers"
+if [ ! -x "$peers/bin/mcp-diff" ] || [ ! -x "$peers/bin/mcpscan" ]; then
+  python3 -m venv "$peers" >/dev/null && "$peers/bin/pip" install -q --disable-pip-version-check mcp-diff==0.1.0 ianua-broker==1.11.6 >/dev/null 2>&1 || true
+fi
+if [ -x "$peers/bin/mcp-diff" ] && [ -x "$peers/bin/mcpscan" ]; then
+  side="$work/side"; mkdir -p "$side"
+  cp "$work/fleet/s01.json" "$side/s.json"
+  : > "$side/stdio1.toml"; : > "$side/stdio8.toml"; : > "$side/http1.toml"; : > "$side/http8.toml"
+  printf '[servers.s1]\ncommand = "%s"\nargs = ["--surface", "s.json"]\n' "$FIX" > "$side/stdio1.toml"
+  for i in 1 2 3 4 5 6 7 8; do printf '[servers.s%s]\ncommand = "%s"\nargs = ["--surface", "s.json"]\n\n' "$i" "$FIX" >> "$side/stdio8.toml"; done
+  pids=(); targets=()
+  # ianua-broker also scans the machine's loopback for endpoints: its one-server figure is taken
+  # while only one server runs, the eight-server one after the other seven start.
+  start_http() {
+    "$FIX" --surface "$side/s.json" --http 127.0.0.1:0 --stateless > "$side/http$1.out" 2>/dev/null &
+    pids+=($!)
+    for _ in $(seq 50); do grep -q listening "$side/http$1.out" 2>/dev/null && break; sleep 0.1; done
+    local url; url=$(sed -n 's/^listening on //p' "$side/http$1.out")
+    targets+=("${url#http://}")
+    printf '[servers.h%s]\nurl = "%s"\n\n' "$1" "$url" >> "$side/http8.toml"
+    [ "$1" = 1 ] && printf '[servers.h1]\nurl = "%s"\n' "$url" > "$side/http1.toml"
+    return 0
+  }
+  start_http 1
+  for c in stdio1 stdio8 http1; do (cd "$side" && "$PIN" --config "$c.toml" --lockfile "$c.lock" lock --no-probe -q >/dev/null); done
+  (cd "$side" && "$peers/bin/mcp-diff" snapshot -o md.lock "$FIX" --surface s.json >/dev/null 2>&1)
+  md8() { for i in 1 2 3 4 5 6 7 8; do "$peers/bin/mcp-diff" check -l md.lock "$FIX" --surface s.json >/dev/null 2>&1; done; }
+  ia_args1=(--inspect-live-tools --live-tools-target "${targets[0]}" --no-inventory)
+  (cd "$side" && "$peers/bin/mcpscan" baseline "${ia_args1[@]}" --out ia1.json >/dev/null 2>&1)
+  pin1=$(cd "$side" && best_ms 5 "$PIN" --config stdio1.toml --lockfile stdio1.lock check --no-probe -q)
+  md1=$(cd "$side" && best_ms 5 "$peers/bin/mcp-diff" check -l md.lock "$FIX" --surface s.json)
+  pin8=$(cd "$side" && best_ms 5 "$PIN" --config stdio8.toml --lockfile stdio8.lock check --no-probe -q)
+  md8t=$(cd "$side" && best_ms 5 md8)
+  hpin1=$(cd "$side" && best_ms 5 "$PIN" --config http1.toml --lockfile http1.lock check --no-probe -q)
+  ia1=$(cd "$side" && best_ms 5 "$peers/bin/mcpscan" diff "${ia_args1[@]}" --baseline ia1.json)
+  for i in 2 3 4 5 6 7 8; do start_http "$i"; done
+  (cd "$side" && "$PIN" --config http8.toml --lockfile http8.lock lock --no-probe -q >/dev/null)
+  ia_args8=(--inspect-live-tools --no-inventory); for t in "${targets[@]}"; do ia_args8+=(--live-tools-target "$t"); done
+  (cd "$side" && "$peers/bin/mcpscan" baseline "${ia_args8[@]}" --out ia8.json >/dev/null 2>&1)
+  hpin8=$(cd "$side" && best_ms 5 "$PIN" --config http8.toml --lockfile http8.lock check --no-probe -q)
+  ia8=$(cd "$side" && best_ms 5 "$peers/bin/mcpscan" diff "${ia_args8[@]}" --baseline ia8.json)
+  ratio() { python3 -c "print(round($1/$2,1))"; }
+  echo "stdio, 1 server:  mcp-pin $pin1 ms, mcp-diff $md1 ms (mcp-diff/mcp-pin $(ratio "$md1" "$pin1")x)"
+  echo "stdio, 8 servers: mcp-pin $pin8 ms, mcp-diff $md8t ms (8 runs) ($(ratio "$md8t" "$pin8")x)"
+  echo "http,  1 server:  mcp-pin $hpin1 ms, ianua-broker $ia1 ms ($(ratio "$ia1" "$hpin1")x)"
+  echo "http,  8 servers: mcp-pin $hpin8 ms, ianua-broker $ia8 ms ($(ratio "$ia8" "$hpin8")x)"
+  kill "${pids[@]}" 2>/dev/null || true
+else
+  echo "SKIP: the peers could not be installed from PyPI here"
+fi
