@@ -558,3 +558,25 @@ fn check_says_when_it_runs_with_other_credentials_than_the_lock() {
     );
     assert!(!t.contains(CANARY_A));
 }
+
+/// Pages answered just inside the timeout must not go on for ever: the timeout is one deadline
+/// for the whole listing.
+#[test]
+fn a_slow_paginated_listing_ends_at_one_deadline() {
+    let p = Project::new();
+    let tools: Vec<serde_json::Value> =
+        (0..40).map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}})).collect();
+    p.write_json("s.json", &json!({"tools": tools, "pageSize": 1, "fault": {"listDelayMs": 400}}));
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.slow]\ncommand = {:?}\nargs = [\"--surface\", \"s.json\"]\ntimeout = \"2s\"\nprobe = \"none\"\n",
+            fixture_bin()
+        ),
+    );
+    // Each page comes in 0.4 s, well inside the 2 s timeout; 40 pages would take 16 s.
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("tools/list (the whole listing") && t.contains("2s"), "{t}");
+}

@@ -167,6 +167,9 @@ impl ServerHandler for Fixture {
         if s.fault.never_answer {
             never().await;
         }
+        if let Some(ms) = s.fault.list_delay_ms {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let fields = surface::page_fields(&s, cursor).map_err(|e| McpError::invalid_params(e, None))?;
         let token = self.store.park(Parked::ListFields(fields));

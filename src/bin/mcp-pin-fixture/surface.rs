@@ -76,6 +76,8 @@ pub struct Faults {
     pub junk_text: Option<String>,
     /// Print this on stderr at start (`$ENV{NAME}` expanded likewise).
     pub stderr: Option<String>,
+    /// Sleep this long before answering each `tools/list` page (`listDelayMs`).
+    pub list_delay_ms: Option<u64>,
     /// Append this many MB (10^6 bytes) of generated tools to the list.
     pub huge_tool_list_mb: Option<f64>,
 }
@@ -112,6 +114,9 @@ impl Faults {
         if g.stderr.is_some() {
             self.stderr = g.stderr;
         }
+        if g.list_delay_ms.is_some() {
+            self.list_delay_ms = g.list_delay_ms;
+        }
         if g.huge_tool_list_mb.is_some() {
             self.huge_tool_list_mb = g.huge_tool_list_mb;
         }
@@ -128,6 +133,10 @@ impl Faults {
                     self.junk_text = Some(t.clone());
                 }
             }
+            "listDelayMs" => match v {
+                Value::Number(n) => self.list_delay_ms = n.as_u64(),
+                _ => return Err("fault listDelayMs: expected milliseconds".into()),
+            },
             "stderr" => match v {
                 Value::String(t) => self.stderr = Some(t.clone()),
                 _ => return Err("fault stderr: expected the text to print".into()),
