@@ -1015,6 +1015,8 @@ async fn conformance_client(url: &str) -> i32 {
             url_template: url.to_string(),
             headers: BTreeMap::new(),
             allow_redirects: vec![],
+            // The suite hands client credentials to its client in MCP_CONFORMANCE_CONTEXT.
+            oauth: conformance_oauth(),
         }),
     );
     server.timeout = std::time::Duration::from_secs(20);
@@ -1094,6 +1096,19 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
         if loaded.config.servers.len() == 1 { "" } else { "s" }
     );
     0
+}
+
+/// Client credentials from the conformance suite's context, if it gave any.
+fn conformance_oauth() -> Option<crate::config::OAuth> {
+    let ctx: serde_json::Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let get = |k: &str| ctx.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    Some(crate::config::OAuth {
+        client_id: get("client_id")?,
+        client_secret: get("client_secret")?,
+        scope: None,
+        issuer: get("issuer"),
+        trust_discovered_issuer: true,
+    })
 }
 
 /// The probes, as `check` runs them, for the conformance adapter.

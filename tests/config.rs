@@ -824,3 +824,32 @@ fn init_turns_secrets_into_references() {
     assert!(text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""), "envFile entries by name: {text}");
     assert!(text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"), "names the source");
 }
+
+#[test]
+fn oauth_client_credentials_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp-pin.toml");
+    let env = |name: &str| match name {
+        "CID" => Some("client-1234".to_string()),
+        "CSECRET" => Some("s3cret-value".to_string()),
+        _ => None,
+    };
+    let text = "[servers.r]\nurl = \"https://mcp.example.com/mcp\"\noauth = { client_id = \"${CID}\", client_secret = \"${CSECRET}\", issuer = \"https://auth.example.com\", scope = \"tools:read\" }\n";
+    let loaded = mcp_pin::config::Config::parse_with(text, &path, Some(&env)).unwrap();
+    let mcp_pin::config::Transport::Http(h) = &loaded.config.servers["r"].transport else { panic!("http") };
+    let o = h.oauth.as_ref().unwrap();
+    assert_eq!((o.client_id.as_str(), o.client_secret.as_str()), ("client-1234", "s3cret-value"));
+    assert_eq!(o.issuer.as_deref(), Some("https://auth.example.com"));
+    assert!(!o.trust_discovered_issuer);
+    assert!(!format!("{h:?}").contains("s3cret"));
+    // A missing secret, an unknown key and a plain-http issuer are errors naming the place.
+    for (bad, want) in [
+        ("oauth = { client_id = \"x\" }", "client_secret"),
+        ("oauth = { client_id = \"x\", client_secret = \"yyyy\", audience = \"a\" }", "audience"),
+        ("oauth = { client_id = \"x\", client_secret = \"yyyy\", issuer = \"http://auth.example.com\" }", "https"),
+    ] {
+        let text = format!("[servers.r]\nurl = \"https://mcp.example.com/mcp\"\n{bad}\n");
+        let e = mcp_pin::config::Config::parse_with(&text, &path, Some(&env)).unwrap_err().to_string();
+        assert!(e.contains(want) && e.contains("mcp-pin.toml"), "{e}");
+    }
+}

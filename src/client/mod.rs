@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod http;
+pub mod oauth;
 pub mod stdio;
 
 use std::collections::BTreeMap;
@@ -213,6 +214,10 @@ impl Session {
                 };
                 let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
                 transport_config.custom_headers = headers;
+                if let Some(o) = &cfg.oauth {
+                    let token = oauth::client_credentials_token(&http.client, &cfg.url, o, server.timeout).await?;
+                    transport_config.auth_header = Some(token);
+                }
                 let transport = StreamableHttpClientTransport::with_client(http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);
                 match tokio::time::timeout(handshake_timeout, fut).await {

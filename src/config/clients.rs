@@ -497,7 +497,7 @@ impl Cx<'_> {
             }
         }
         let _ = self.format;
-        Ok(Http { url: x.value, url_template: x.template, headers, allow_redirects: vec![] })
+        Ok(Http { url: x.value, url_template: x.template, headers, allow_redirects: vec![], oauth: None })
     }
 }
 

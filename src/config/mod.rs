@@ -176,6 +176,33 @@ pub struct Http {
     /// `allow_redirects`: origins (`https://host:port`) a redirect may lead to. The configured
     /// headers are never sent there; a redirect to any other origin is an error.
     pub allow_redirects: Vec<String>,
+    /// `oauth`: a token by the OAuth client-credentials grant ([`crate::client::oauth`]).
+    pub oauth: Option<OAuth>,
+}
+
+/// `oauth = { ... }` of an HTTP server.
+#[derive(Clone)]
+pub struct OAuth {
+    pub client_id: String,
+    pub client_secret: String,
+    /// `scope` to request (space-separated), if any.
+    pub scope: Option<String>,
+    /// The authorization server's issuer the client secret may go to.
+    pub issuer: Option<String>,
+    /// Trust whichever authorization server the resource server names (the conformance
+    /// adapter only; never from a config).
+    pub trust_discovered_issuer: bool,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("client_id", &"***")
+            .field("client_secret", &"***")
+            .field("scope", &self.scope)
+            .field("issuer", &self.issuer)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -316,6 +343,7 @@ impl Config {
                         url_template: url.clone(),
                         headers: BTreeMap::new(),
                         allow_redirects: vec![],
+                        oauth: None,
                     }),
                 );
                 let mut servers = BTreeMap::new();
@@ -658,6 +686,7 @@ mod tests {
             url_template: "https://u:sekrit-value@h/mcp".into(),
             headers: [("A".to_string(), "sekrit-value".to_string())].into(),
             allow_redirects: vec![],
+            oauth: None,
         };
         let d = format!("{h:?}");
         assert!(!d.contains("sekrit"), "{d}");

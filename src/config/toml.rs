@@ -21,7 +21,7 @@ type Val<'i> = Spanned<DeValue<'i>>;
 
 const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
 const STDIO_KEYS: &[&str] = &["command", "args", "env", "inherit_env", "cwd"];
-const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects"];
+const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects", "oauth"];
 const COMMON_KEYS: &[&str] = &["timeout", "max_tools", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
@@ -447,7 +447,52 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        Ok(Http { url, url_template, headers, allow_redirects })
+        let oauth = match f.get("oauth") {
+            None => None,
+            Some((_, ov)) => {
+                let t = self.table(ov, "`oauth`")?;
+                let mut fields: BTreeMap<&str, (String, Range<usize>)> = BTreeMap::new();
+                const OAUTH_KEYS: &[&str] = &["client_id", "client_secret", "scope", "issuer"];
+                for (k, v) in t.iter() {
+                    let key = k.get_ref().as_ref();
+                    if !OAUTH_KEYS.contains(&key) {
+                        return Err(self.unknown(k, key, &format!("[servers.{n}.oauth]"), OAUTH_KEYS));
+                    }
+                    let DeValue::String(s) = v.get_ref() else {
+                        return Err(self.at(v.span(), format!("server `{n}`: `oauth.{key}` must be a string")));
+                    };
+                    let x = self.expand(n, s, v.span(), &format!("`oauth.{key}`"))?;
+                    fields.insert(OAUTH_KEYS.iter().find(|o| **o == key).copied().unwrap_or("?"), (x.value, v.span()));
+                }
+                let need = |k: &str| -> Result<String, ConfigError> {
+                    fields.get(k).map(|(v, _)| v.clone()).ok_or_else(|| {
+                        self.at(
+                            ov.span(),
+                            format!(
+                                "server `{n}`: `oauth` needs `{k}` (client credentials: client_id and client_secret)"
+                            ),
+                        )
+                    })
+                };
+                let issuer = fields.get("issuer").map(|(v, _)| v.clone());
+                if let (Some(i), Some((_, span))) = (&issuer, fields.get("issuer")) {
+                    if !matches!(reqwest::Url::parse(i), Ok(u) if u.scheme() == "https" || u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost"))
+                    {
+                        return Err(
+                            self.at(span.clone(), format!("server `{n}`: `oauth.issuer` must be an https:// URL"))
+                        );
+                    }
+                }
+                Some(super::OAuth {
+                    client_id: need("client_id")?,
+                    client_secret: need("client_secret")?,
+                    scope: fields.get("scope").map(|(v, _)| v.clone()),
+                    issuer,
+                    trust_discovered_issuer: false,
+                })
+            }
+        };
+        Ok(Http { url, url_template, headers, allow_redirects, oauth })
     }
 
     fn probe(&self, v: &Val<'_>, whom: &str) -> Result<ProbePolicy, ConfigError> {
