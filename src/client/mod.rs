@@ -377,8 +377,40 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
+        // A multi-round-trip call (2026-07-28: `resultType: "input_required"`) is retried with
+        // what mcp-pin can answer for itself (an elicitation declined, no roots), the server's
+        // `requestState` echoed exactly: at most a few rounds, each a new request (a new id).
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut round: (Option<rmcp::model::InputResponses>, Option<String>) = (None, None);
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now()).max(Duration::from_millis(1));
+            let outcome = self.call_tool_once(name, arguments.clone(), round.0.take(), round.1.take(), left).await?;
+            let CallOutcome::Result(result) = &outcome else { return Ok(outcome) };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(outcome);
+            }
+            match own_input_responses(result) {
+                Some(responses) => {
+                    round = (Some(responses), result.get("requestState").and_then(Value::as_str).map(str::to_string));
+                }
+                None => return Ok(outcome),
+            }
+        }
+        self.call_tool_once(name, arguments, round.0, round.1, timeout).await
+    }
+
+    async fn call_tool_once(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, ClientError> {
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = Some(arguments);
+        params.input_responses = input_responses;
+        params.request_state = request_state;
         let req = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
         let raw = match self.raw_request(req, "tools/call", timeout).await? {
             Ok(raw) => raw,
@@ -428,6 +460,26 @@ impl Session {
             drop(slot);
         }
     }
+}
+
+/// How many times an `input_required` call is answered and retried.
+const MAX_INPUT_ROUNDS: usize = 3;
+
+/// The answers mcp-pin gives on its own to a result's `inputRequests`: an elicitation is
+/// declined, a roots request gets none. `None` when a request needs an answer only a user or a
+/// model could give (sampling), or there is nothing to answer: the result then stands.
+fn own_input_responses(result: &Value) -> Option<rmcp::model::InputResponses> {
+    let requests = result.get("inputRequests")?.as_object()?;
+    let mut out = rmcp::model::InputResponses::new();
+    for (key, req) in requests {
+        let answer = match req.get("method").and_then(Value::as_str)? {
+            "elicitation/create" => serde_json::json!({"action": "decline"}),
+            "roots/list" => serde_json::json!({"roots": []}),
+            _ => return None,
+        };
+        out.insert(key.clone(), answer);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// A digest of a page's `result` (its tools and cursor), ignoring the JSON-RPC id.
@@ -633,5 +685,23 @@ mod list_tests {
         assert_eq!(super::parse_tools_page(raw, 1, &mut tools).unwrap(), None);
         assert_eq!(tools.len(), 1);
         assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));
+    }
+}
+
+#[cfg(test)]
+mod mrtr_tests {
+    use serde_json::json;
+
+    #[test]
+    fn input_requests_mcp_pin_can_answer_itself() {
+        let r = json!({"resultType": "input_required", "requestState": "s1",
+                       "inputRequests": {"a": {"method": "elicitation/create", "params": {}}, "b": {"method": "roots/list"}}});
+        let got = super::own_input_responses(&r).unwrap();
+        assert_eq!(got["a"], json!({"action": "decline"}));
+        assert_eq!(got["b"], json!({"roots": []}));
+        let sampling =
+            json!({"resultType": "input_required", "inputRequests": {"c": {"method": "sampling/createMessage"}}});
+        assert!(super::own_input_responses(&sampling).is_none());
+        assert!(super::own_input_responses(&json!({"resultType": "input_required"})).is_none());
     }
 }
