@@ -161,3 +161,50 @@ fn server_everything_matches_the_committed_example_lock() {
     assert_eq!(code, 0, "{report:#}");
     assert!(changes(&report).is_empty(), "{report:#}");
 }
+
+/// A lockfile the previous mcp-pin wrote (before the result contract: no `blocks`, first-element
+/// skeletons) still reads, and its first check reports nothing for the atoms it never pinned.
+#[test]
+fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    let old = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/everything-before-result-contract.lock");
+    assert!(!std::fs::read_to_string(old).unwrap().contains("\"blocks\""));
+    std::fs::copy(old, p.path("mcp.lock")).unwrap();
+    let (code, report) = p.check_json(&["--fail-on", "loud"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+    assert_eq!(report["counts"]["probeFailures"], 0, "{report:#}");
+}
+
+/// Values that change between calls never fail the gate: lock, check, check, lock, check.
+#[test]
+fn server_everything_locks_and_checks_clean_twice_in_a_row() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    for round in 0..2 {
+        let out = p.run(&["lock"]);
+        assert_eq!(out.status.code(), Some(0), "round {round}: {}", text(&out));
+        for _ in 0..2 {
+            let (code, report) = p.check_json(&["--fail-on", "loud"]);
+            assert_eq!(code, 0, "round {round}: {report:#}");
+            assert_eq!(report["counts"]["probeFailures"], 0, "round {round}: {report:#}");
+            let summary = report["servers"][0]["probeSummary"].as_str().unwrap().to_string();
+            assert!(summary.contains(" 0 failed"), "{summary}");
+        }
+    }
+    // Its results carry text, images, resource links and embedded resources: all pinned.
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let pins = lock["servers"]["everything"]["probes"].to_string();
+    for kind in ["\"text\"", "\"image\"", "\"resource_link\"", "\"resource(text)\""] {
+        assert!(pins.contains(&format!("\"kind\":{kind}")), "{kind} not pinned: {pins}");
+    }
+}

@@ -219,6 +219,8 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
             let label = match p.outcome {
                 ProbeOutcome::Pass => paint(style, "32", "pass    "),
+                // A failure of a class that passes the default gate says its class.
+                ProbeOutcome::Fail if p.effective_class() != Class::Silent => class_label(style, p.effective_class()),
                 ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
                 ProbeOutcome::Skipped => paint(style, "2", "skipped "),
             };
@@ -233,6 +235,9 @@ pub fn render(report: &Report, style: &Style) -> String {
                 escape_line(&p.tool),
                 escape_for_display(&p.message)
             );
+        }
+        if let Some(line) = &server.probe_summary {
+            let _ = writeln!(out, "  probes: {}", escape_for_display(line));
         }
         if server.status == Status::Ok && shown.is_empty() && server.probe_failures() == 0 {
             let hidden = server.changes.len();

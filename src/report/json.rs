@@ -9,14 +9,18 @@ pub fn to_value(report: &Report) -> Value {
         .servers
         .iter()
         .map(|s| {
-            json!({
+            let mut v = json!({
                 "name": s.name,
                 "status": s.status,
                 "error": s.error,
                 "changes": s.changes,
                 "probes": s.probes,
                 "notes": s.notes,
-            })
+            });
+            if let Some(line) = &s.probe_summary {
+                v["probeSummary"] = json!(line);
+            }
+            v
         })
         .collect();
     json!({
