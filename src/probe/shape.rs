@@ -263,8 +263,19 @@ pub fn block_kind(b: &Value) -> String {
                 "resource".into()
             }
         }
-        Some(t) => t.to_string(),
+        Some(t) => token(t, 64),
         None => "(no type)".into(),
+    }
+}
+
+/// A server's word pinned as an atom: kept when it is at most `max` printable ASCII characters
+/// without spaces (a kind, a scheme, a MIME type, an audience), else `(invalid)`, so a hostile
+/// result cannot grow the lock or put control characters in a report.
+fn token(s: &str, max: usize) -> String {
+    if !s.is_empty() && s.len() <= max && s.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        s.to_string()
+    } else {
+        "(invalid)".into()
     }
 }
 
@@ -297,7 +308,7 @@ pub fn uri_scheme(uri: &str) -> String {
         if c.is_ascii_alphabetic() {
             for (i, c) in chars {
                 if c == ':' {
-                    return format!("{}:", uri[..i].to_ascii_lowercase());
+                    return token(&format!("{}:", uri[..i].to_ascii_lowercase()), 40);
                 }
                 if !(c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.') {
                     break;
@@ -321,7 +332,7 @@ pub fn mime_essence(m: &str) -> String {
             }
         }
     }
-    out
+    token(&out, 160)
 }
 
 const BOTH: [&str; 2] = ["assistant", "user"];
@@ -331,9 +342,10 @@ const BOTH: [&str; 2] = ["assistant", "user"];
 pub fn audience(b: &Value) -> Vec<String> {
     match b.pointer("/annotations/audience").and_then(Value::as_array) {
         Some(a) => {
-            let mut v: Vec<String> = a.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            let mut v: Vec<String> = a.iter().filter_map(Value::as_str).map(|r| token(r, 40)).collect();
             v.sort();
             v.dedup();
+            v.truncate(8);
             v
         }
         None => BOTH.iter().map(|s| s.to_string()).collect(),
@@ -412,12 +424,32 @@ fn counts(kinds: &[String]) -> BTreeMap<&str, usize> {
 // ---------------------------------------------------------------------------------------------
 // The shape
 
+/// Most blocks pinned one by one (a result with more is pinned per kind, see [`shape`]).
+pub const MAX_BLOCKS: usize = 64;
+
 /// The result contract recorded for a result (never a value). `deep`: the tool declares no
 /// `outputSchema`, so the type skeleton of `structuredContent` is kept at every depth.
 pub fn shape(result: &Value, deep: bool) -> Value {
     let mut m = Map::new();
     m.insert("content".into(), Value::Array(content_kinds(result).into_iter().map(Value::String).collect()));
-    m.insert("blocks".into(), Value::Array(blocks(result).iter().map(block_atoms).collect()));
+    let all: Vec<Value> = blocks(result).iter().map(block_atoms).collect();
+    if all.len() > MAX_BLOCKS {
+        // Past the cap, only atoms not pinned yet are kept (the per-kind sets stay whole), and
+        // the sequence is compared per kind, as when counts differ.
+        let mut kept: Vec<Value> = all[..MAX_BLOCKS].to_vec();
+        for a in &all[MAX_BLOCKS..] {
+            if kept.len() >= 2 * MAX_BLOCKS {
+                break;
+            }
+            if !kept.contains(a) {
+                kept.push(a.clone());
+            }
+        }
+        m.insert("blocks".into(), Value::Array(kept));
+        m.insert("blocksTruncated".into(), json!(true));
+    } else {
+        m.insert("blocks".into(), Value::Array(all));
+    }
     if let Some(sc) = structured(result) {
         m.insert("structuredContent".into(), if deep { skeleton(sc) } else { top_skeleton(sc) });
     }
@@ -538,7 +570,8 @@ fn compare_blocks(tool: &str, pinned: &Value, live: &Value, out: &mut Vec<Findin
     let kind_of = |a: &Value| a.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
     let pk: Vec<String> = pb.iter().map(kind_of).collect();
     let lk: Vec<String> = lb.iter().map(kind_of).collect();
-    if counts(&pk) == counts(&lk) {
+    let truncated = |v: &Value| v.get("blocksTruncated") == Some(&Value::Bool(true));
+    if counts(&pk) == counts(&lk) && !truncated(pinned) && !truncated(live) {
         if pk != lk {
             out.push(Finding::changed(format!(
                 "content of tool {tool}: block order changed from {} to {}",
@@ -1106,6 +1139,23 @@ mod tests {
         assert_eq!(base64_decode("QUI").unwrap(), b"AB");
         assert!(base64_decode("Q").is_none());
         assert!(base64_decode("QU=I").is_none());
+    }
+
+    #[test]
+    fn many_blocks_are_pinned_per_kind_and_hostile_atoms_are_bounded() {
+        let link = |i: usize| json!({"type": "resource_link", "uri": format!("file:///{i}"), "name": "n"});
+        let many = res(Value::Array((0..10_000).map(link).collect()), None);
+        let s = shape(&many, true);
+        assert_eq!(s["blocks"].as_array().unwrap().len(), MAX_BLOCKS);
+        assert_eq!(s["blocksTruncated"], true);
+        // Compared per kind: fewer links now is no change, another scheme is.
+        assert!(compare("t", &s, &shape(&res(json!([link(1)]), None), true), false).is_empty());
+        let odd = res(json!([{"type": "resource_link", "uri": "ui://x", "name": "n"}]), None);
+        assert_eq!(compare("t", &s, &shape(&odd, true), false).len(), 2);
+        let hostile = json!({"type": "image", "data": "", "mimeType": format!("image/png; profile={}", "x".repeat(10_000)), "annotations": {"audience": ["user\u{202e}"]}});
+        let a = block_atoms(&hostile);
+        assert_eq!(a, json!({"kind": "image", "mimeType": "(invalid)", "audience": ["(invalid)"]}));
+        assert_eq!(uri_scheme(&format!("{}:x", "a".repeat(100))), "(invalid)");
     }
 
     #[test]
