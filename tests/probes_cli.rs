@@ -314,6 +314,8 @@ fn every_result_atom_changed_in_each_direction() {
         case("body_kind", result(vec![embedded("file:///a", "text/plain")], None),
              result(vec![json!({"type": "resource", "resource": {"uri": "file:///a", "mimeType": "text/plain", "blob": "QUJD"}})], None),
              &[CHANGED, REDUCED], "embedded resource (blob) never seen at lock"),
+        case("body_kind_back", result(vec![json!({"type": "resource", "resource": {"uri": "file:///a", "mimeType": "text/plain", "blob": "QUJD"}})], None),
+             result(vec![embedded("file:///a", "text/plain")], None), &[CHANGED, REDUCED], "embedded resource (text) never seen at lock"),
         // per block: URI scheme, MIME type (profile kept), audience
         case("fetch_doc", result(vec![embedded("file:///docs/a.md", "text/markdown")], None),
              result(vec![embedded("https://cdn.example/a.md", "text/markdown")], None), &[CHANGED],
@@ -339,6 +341,7 @@ fn every_result_atom_changed_in_each_direction() {
              result(vec![with_audience(image(PNG, "image/png"), json!(["user"]))], None), &[CHANGED], "from [assistant] to [user]"),
         // the error flag: only a declared isError: true is an error
         case("now_error", result(vec![t()], None), json!({"content": [text_block("upstream down")], "isError": true}), &["call-failed"], "isError: true"),
+        case("error_then_ok", json!({"content": [text_block("not yet")], "isError": true}), result(vec![t()], None), &[], ""),
         // agreement between the text and structured channels
         case("now_conflict", result(vec![text_block("{\"total\": 3}")], Some(json!({"total": 3.0}))),
              result(vec![text_block("{\"total\": 4}")], Some(json!({"total": 3}))), &["text-structure-conflict"], "differs from structuredContent"),
@@ -346,7 +349,10 @@ fn every_result_atom_changed_in_each_direction() {
              result(vec![text_block("{\"total\": 4}")], Some(json!({"total": 3}))), &["text-structure-conflict"], "differs"),
         case("conflict_pinned", result(vec![text_block("{\"total\": 4}")], Some(json!({"total": 3}))),
              result(vec![text_block("{\"total\": 5}")], Some(json!({"total": 3}))), &[], ""),
+        case("conflict_resolved", result(vec![text_block("{\"total\": 4}")], Some(json!({"total": 3}))),
+             result(vec![text_block("{\"total\": 3}")], Some(json!({"total": 3}))), &[], ""),
         // per result: consistency
+        case("payload_fixed", result(vec![image(JPEG, "image/png")], None), result(vec![image(PNG, "image/png")], None), &[], ""),
         case("bad_png", result(vec![image(PNG, "image/png")], None), result(vec![image(JPEG, "image/png")], None), &["result-payload-invalid"],
              "image block of tool bad_png: declares `image/png` but its bytes do not start with that type's magic number"),
         case("bad_json", result(vec![json!({"type": "resource", "resource": {"uri": "file:///a.json", "mimeType": "application/json", "text": "{\"a\": 1}"}})], None),
