@@ -278,6 +278,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                                 p.message
                             );
                         }
+                        crate::tell!("server `{}`: probes: {}", server.name, run.summary());
                         run.shapes
                     } else {
                         // Without probes, keep the shapes pinned before.
@@ -572,6 +573,7 @@ async fn check_server(
     report.notes.extend(session.warnings());
     if probe {
         let run = crate::probe::run(&session, server, &surface.tools, Some(&pending.entry.probes)).await;
+        report.probe_summary = Some(run.summary());
         report.probes = run.probes;
     }
     session.close().await;

@@ -161,6 +161,9 @@ fn every_rule_id_is_a_literal_in_rules_rs() {
         "structured-content-invalid",
         "incomplete-call-accepted",
         "result-shape-changed",
+        "result-shape-reduced",
+        "result-payload-invalid",
+        "text-structure-conflict",
     ] {
         assert!(rules::lookup(id).is_some(), "probe rule {id} missing");
     }

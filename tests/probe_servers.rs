@@ -133,7 +133,10 @@ async fn server_everything_passes_end_to_end() {
     assert!(!s.contains_key("get-env"));
     assert_eq!(s["get-tiny-image"]["content"], json!(["text", "image"]));
     assert!(s["get-structured-content"]["structuredContent"].is_object(), "{}", s["get-structured-content"]);
-    assert_eq!(s["echo"], json!({"content": ["text"], "textStructure": "text-only", "isError": false}));
+    assert_eq!(
+        s["echo"],
+        json!({"content": ["text"], "blocks": [{"kind": "text"}], "textStructure": "text-only", "isError": false})
+    );
     assert!(s["get-resource-links"]["content"].as_array().unwrap().contains(&json!("resource_link")));
     // Shapes never carry values.
     let all = serde_json::to_string(s).unwrap();
@@ -147,7 +150,7 @@ async fn server_everything_passes_end_to_end() {
     let ps = find(&again, "get-tiny-image", ProbeKind::Call);
     assert_eq!(ps.len(), 1);
     assert_eq!(ps[0].rule.as_deref(), Some(probe::RESULT_SHAPE_CHANGED), "{ps:#?}");
-    assert!(ps[0].message.contains("[image] to [text, image]"), "{}", ps[0].message);
+    assert!(ps[0].message.contains("text block never seen at lock (pinned kinds: [image])"), "{}", ps[0].message);
     assert_eq!(again.failures(), 1, "{:#?}", again.probes);
 }
 

@@ -12,6 +12,7 @@ use common::*;
 use serde_json::Value;
 
 const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
+const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 fn everything_config(p: &Project) {
     p.write(
@@ -160,4 +161,95 @@ fn server_everything_matches_the_committed_example_lock() {
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     assert!(changes(&report).is_empty(), "{report:#}");
+}
+
+/// A lockfile the previous mcp-pin wrote (before the result contract: no `blocks`, first-element
+/// skeletons) still reads, and its first check reports nothing for the atoms it never pinned.
+#[test]
+fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    let old = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/everything-before-result-contract.lock");
+    assert!(!std::fs::read_to_string(old).unwrap().contains("\"blocks\""));
+    std::fs::copy(old, p.path("mcp.lock")).unwrap();
+    let (code, report) = p.check_json(&["--fail-on", "loud"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+    assert_eq!(report["counts"]["probeFailures"], 0, "{report:#}");
+}
+
+/// Values that change between calls never fail the gate: lock, check, check, lock, check.
+#[test]
+fn server_everything_locks_and_checks_clean_twice_in_a_row() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    everything_config(&p);
+    // Fixtures that make the results carry audiences, an image and an embedded blob too.
+    let base = p.read("mcp-pin.toml");
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "{base}\n[servers.everything.tools.get-annotated-message]\nargs = {{ messageType = \"debug\", includeImage = true }}\n\n[servers.everything.tools.get-resource-reference]\nargs = {{ resourceType = \"Blob\", resourceId = 2 }}\n"
+        ),
+    );
+    for round in 0..2 {
+        let out = p.run(&["lock"]);
+        assert_eq!(out.status.code(), Some(0), "round {round}: {}", text(&out));
+        for _ in 0..2 {
+            let (code, report) = p.check_json(&["--fail-on", "loud"]);
+            assert_eq!(code, 0, "round {round}: {report:#}");
+            assert_eq!(report["counts"]["probeFailures"], 0, "round {round}: {report:#}");
+            let summary = report["servers"][0]["probeSummary"].as_str().unwrap().to_string();
+            assert!(summary.contains(" 0 failed"), "{summary}");
+        }
+    }
+    // Its results carry text, images, resource links and embedded resources: all pinned.
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let pins = lock["servers"]["everything"]["probes"].to_string();
+    for kind in ["\"text\"", "\"image\"", "\"resource_link\"", "\"resource(blob)\""] {
+        assert!(pins.contains(&format!("\"kind\":{kind}")), "{kind} not pinned: {pins}");
+    }
+    let annotated = &lock["servers"]["everything"]["probes"]["get-annotated-message"]["blocks"];
+    assert!(annotated.to_string().contains("\"audience\":[\"user\"]"), "{annotated}");
+}
+
+/// `init` → `lock` → `check` on server-filesystem passes out of the box: the synthesised
+/// `path: ""` makes three readers answer EISDIR at lock and at check, which is not drift; each
+/// says which fixture line would probe it.
+#[test]
+fn server_filesystem_init_lock_check_passes_out_of_the_box() {
+    if !have_npx() {
+        eprintln!("skipped: npx not found");
+        return;
+    }
+    let p = Project::new();
+    let root = std::fs::canonicalize(p.dir.path()).unwrap().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "hi\n").unwrap();
+    let mcp = serde_json::json!({"mcpServers": {"filesystem": {"command": "npx", "args": ["-y", FILESYSTEM, root.display().to_string()]}}});
+    p.write_json(".mcp.json", &mcp);
+    let out = p.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("could not succeed with synthesised arguments"), "{err}");
+    assert!(err.contains("[servers.filesystem.tools.read_file] args = { path = ... }"), "{err}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    let read_file = probes.iter().find(|p| p["tool"] == "read_file" && p["kind"] == "call").unwrap();
+    assert_eq!(read_file["outcome"], "skipped", "{read_file:#}");
+    let summary = report["servers"][0]["probeSummary"].as_str().unwrap();
+    assert!(
+        summary.contains("cannot succeed with synthesised arguments") && summary.contains(" 0 failed"),
+        "{summary}"
+    );
 }

@@ -616,70 +616,7 @@ impl<'a> Walker<'a> {
                 // to every tool): not compared.
                 Kw::Defs => {}
                 Kw::AllOf => self.branches(&a, &b, "allOf", "allOf", ptr, deeper),
-                Kw::AnyOf | Kw::OneOf => {
-                    if switched {
-                        // compared once, from the side that has anyOf
-                        if key == "anyOf" {
-                            let (ka, kb) =
-                                if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
-                            // oneOf rejects a value that matches two alternatives; anyOf accepts it
-                            let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
-                            // ... which makes no difference when no two alternatives can overlap
-                            // (a tagged union spelled with either keyword)
-                            let (one_of, one_of_side) = if kb == "oneOf" { (&b, false) } else { (&a, true) };
-                            let (alts, _) = self.alternatives(one_of, "oneOf", ptr, one_of_side);
-                            let values: Vec<&Value> = alts.iter().map(|n| n.v.as_ref()).collect();
-                            if !super::overlap::pairwise_disjoint(&values) {
-                                self.emit(
-                                    k,
-                                    pos,
-                                    &format!("{ptr}/{kb}"),
-                                    format!(
-                                        "alternatives of {}{} changed from {ka} to {kb} ({})",
-                                        self.label(ptr),
-                                        self.of_tool(),
-                                        if kb == "oneOf" {
-                                            "a value matching several now fails"
-                                        } else {
-                                            "a value matching several is now accepted"
-                                        }
-                                    ),
-                                    None,
-                                    None,
-                                );
-                            }
-                            self.branches(&a, &b, ka, kb, ptr, deeper);
-                        }
-                    } else if let (None, Some(Value::Array(alts))) | (Some(Value::Array(alts)), None) = (x, y) {
-                        // A union that appears where there was none narrows what is accepted
-                        // (every value must now match one alternative); one that goes widens it.
-                        let appeared = x.is_none();
-                        let (k, msg) = if appeared {
-                            (
-                                K::Tightened,
-                                format!(
-                                    "{}{} must now match one of {} `{key}` alternatives",
-                                    self.label(ptr),
-                                    self.of_tool(),
-                                    alts.len()
-                                ),
-                            )
-                        } else {
-                            (
-                                K::Loosened,
-                                format!(
-                                    "{}{} no longer has to match one of {} `{key}` alternatives",
-                                    self.label(ptr),
-                                    self.of_tool(),
-                                    alts.len()
-                                ),
-                            )
-                        };
-                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
-                    } else {
-                        self.branches(&a, &b, key, key, ptr, deeper);
-                    }
-                }
+                Kw::AnyOf | Kw::OneOf => self.union_keyword(&a, &b, am, key, x, y, &kptr, ptr, pos, deeper, switched),
                 Kw::DependentSchemas => self.dependent_schemas(&a, &b, ptr, deeper),
                 Kw::DependentRequired => self.dependent_required(x, y, &kptr, pos),
                 Kw::NumericMax | Kw::NumericMin => {} // compared above as one effective bound
@@ -791,39 +728,121 @@ impl<'a> Walker<'a> {
                 }
                 // 2026-07-28: the argument's value also travels as this HTTP header. Only
                 // arguments (input) have one; elsewhere it is just another keyword.
-                Kw::HeaderMapping if self.mode == Mode::Input && x != y => {
-                    let show = |v: Option<&Value>| match v {
-                        Some(Value::String(h)) => format!("`{}`", escape_hidden(h)),
-                        Some(v) => short(v),
-                        None => "none".into(),
-                    };
-                    let msg = match (x, y) {
-                        (None, Some(_)) => format!(
-                            "{}{} is now also sent as HTTP header {} (visible to every proxy and log on the way)",
-                            self.label(ptr),
-                            self.of_tool(),
-                            show(y)
-                        ),
-                        (Some(_), None) => format!(
-                            "{}{} is no longer sent as HTTP header {}",
-                            self.label(ptr),
-                            self.of_tool(),
-                            show(x)
-                        ),
-                        _ => format!(
-                            "{}{} is now sent as HTTP header {} (was {})",
-                            self.label(ptr),
-                            self.of_tool(),
-                            show(y),
-                            show(x)
-                        ),
-                    };
-                    self.emit(K::HeaderMapping, pos, &kptr, msg, x.cloned(), y.cloned());
-                }
+                Kw::HeaderMapping if self.mode == Mode::Input && x != y => self.header_mapping(x, y, &kptr, ptr, pos),
                 Kw::HeaderMapping => self.other(x, y, &kptr, key, ptr, pos),
                 Kw::Other => self.other(x, y, &kptr, key, ptr, pos),
             }
         }
+    }
+
+    /// `anyOf` / `oneOf` (out of [`Walker::walk`]'s frame, which recurses once per level).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn union_keyword(
+        &mut self,
+        a: &Node<'a>,
+        b: &Node<'a>,
+        am: &Map<String, Value>,
+        key: &str,
+        x: Option<&Value>,
+        y: Option<&Value>,
+        kptr: &str,
+        ptr: &str,
+        pos: Pos,
+        deeper: Pos,
+        switched: bool,
+    ) {
+        if switched {
+            // compared once, from the side that has anyOf
+            if key == "anyOf" {
+                let (ka, kb) = if am.contains_key("anyOf") { ("anyOf", "oneOf") } else { ("oneOf", "anyOf") };
+                // oneOf rejects a value that matches two alternatives; anyOf accepts it
+                let k = if kb == "oneOf" { K::Tightened } else { K::Loosened };
+                // ... which makes no difference when no two alternatives can overlap
+                // (a tagged union spelled with either keyword)
+                let (one_of, one_of_side) = if kb == "oneOf" { (b, false) } else { (a, true) };
+                let (alts, _) = self.alternatives(one_of, "oneOf", ptr, one_of_side);
+                let values: Vec<&Value> = alts.iter().map(|n| n.v.as_ref()).collect();
+                if !super::overlap::pairwise_disjoint(&values) {
+                    self.emit(
+                        k,
+                        pos,
+                        &format!("{ptr}/{kb}"),
+                        format!(
+                            "alternatives of {}{} changed from {ka} to {kb} ({})",
+                            self.label(ptr),
+                            self.of_tool(),
+                            if kb == "oneOf" {
+                                "a value matching several now fails"
+                            } else {
+                                "a value matching several is now accepted"
+                            }
+                        ),
+                        None,
+                        None,
+                    );
+                }
+                self.branches(a, b, ka, kb, ptr, deeper);
+            }
+        } else if let (None, Some(Value::Array(alts))) | (Some(Value::Array(alts)), None) = (x, y) {
+            // A union that appears where there was none narrows what is accepted
+            // (every value must now match one alternative); one that goes widens it.
+            let appeared = x.is_none();
+            let (k, msg) = if appeared {
+                (
+                    K::Tightened,
+                    format!(
+                        "{}{} must now match one of {} `{key}` alternatives",
+                        self.label(ptr),
+                        self.of_tool(),
+                        alts.len()
+                    ),
+                )
+            } else {
+                (
+                    K::Loosened,
+                    format!(
+                        "{}{} no longer has to match one of {} `{key}` alternatives",
+                        self.label(ptr),
+                        self.of_tool(),
+                        alts.len()
+                    ),
+                )
+            };
+            self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
+        } else {
+            self.branches(a, b, key, key, ptr, deeper);
+        }
+    }
+
+    /// An argument's `x-mcp-header` appeared, changed or went (kept out of the walker's own
+    /// frame: the walk recurses once per nesting level).
+    #[inline(never)]
+    fn header_mapping(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, ptr: &str, pos: Pos) {
+        let show = |v: Option<&Value>| match v {
+            Some(Value::String(h)) => format!("`{}`", escape_hidden(h)),
+            Some(v) => short(v),
+            None => "none".into(),
+        };
+        let msg = match (x, y) {
+            (None, Some(_)) => format!(
+                "{}{} is now also sent as HTTP header {} (visible to every proxy and log on the way)",
+                self.label(ptr),
+                self.of_tool(),
+                show(y)
+            ),
+            (Some(_), None) => {
+                format!("{}{} is no longer sent as HTTP header {}", self.label(ptr), self.of_tool(), show(x))
+            }
+            _ => format!(
+                "{}{} is now sent as HTTP header {} (was {})",
+                self.label(ptr),
+                self.of_tool(),
+                show(y),
+                show(x)
+            ),
+        };
+        self.emit(K::HeaderMapping, pos, kptr, msg, x.cloned(), y.cloned());
     }
 
     fn other(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
@@ -846,6 +865,7 @@ impl<'a> Walker<'a> {
         }
     }
 
+    #[inline(never)]
     fn types(&mut self, am: &Map<String, Value>, bm: &Map<String, Value>, ptr: &str, pos: Pos) {
         let (tx, ty) = (am.get("type"), bm.get("type"));
         if tx == ty {

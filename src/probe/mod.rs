@@ -35,8 +35,14 @@ pub const STRUCTURED_CONTENT_MISSING: &str = "structured-content-missing";
 pub const STRUCTURED_CONTENT_INVALID: &str = "structured-content-invalid";
 pub const INCOMPLETE_CALL_ACCEPTED: &str = "incomplete-call-accepted";
 pub const RESULT_SHAPE_CHANGED: &str = "result-shape-changed";
-/// Added by the probes: a text block is JSON that differs from `structuredContent` (loud).
+/// Something pinned is not there this time (loud: counts and optional parts vary).
+pub const RESULT_SHAPE_REDUCED: &str = "result-shape-reduced";
+/// A text block is JSON that now differs from `structuredContent`.
 pub const TEXT_STRUCTURE_CONFLICT: &str = "text-structure-conflict";
+/// A block contradicts its own declaration (JSON that does not parse, a wrong magic number).
+pub const RESULT_PAYLOAD_INVALID: &str = "result-payload-invalid";
+/// Most result-contract findings reported per tool and rule; the last one says how many more.
+pub const MAX_FINDINGS: usize = 8;
 
 /// Every rule id a probe can report.
 pub const RULES: &[&str] = &[
@@ -46,7 +52,9 @@ pub const RULES: &[&str] = &[
     STRUCTURED_CONTENT_INVALID,
     INCOMPLETE_CALL_ACCEPTED,
     RESULT_SHAPE_CHANGED,
+    RESULT_SHAPE_REDUCED,
     TEXT_STRUCTURE_CONFLICT,
+    RESULT_PAYLOAD_INVALID,
 ];
 
 /// What a probe run produced.
@@ -54,14 +62,68 @@ pub const RULES: &[&str] = &[
 pub struct ProbeRun {
     /// Sorted by tool, the valid call's probes before the incomplete call's.
     pub probes: Vec<Probe>,
-    /// Result shape per tool whose valid call got a result (see [`shape::shape`]).
+    /// Result contract per tool whose valid call got an answer (see [`shape::shape`]); a failed
+    /// call is pinned as failed.
     pub shapes: BTreeMap<String, Value>,
+    /// Per tool: `None` when it was called, else why it was not (a short reason, grouped in
+    /// [`ProbeRun::summary`]).
+    pub skipped: BTreeMap<String, Option<String>>,
 }
 
 impl ProbeRun {
     pub fn failures(&self) -> usize {
         self.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).count()
     }
+
+    /// One line: how many tools were probed, how many skipped and why, how many passed (every
+    /// probe of the tool passed), e.g. `13 tools: 9 probed, 8 passed, 1 failed; 4 skipped (2 not
+    /// annotated read-only, 1 probe = "none", 1 requires tasks)`.
+    pub fn summary(&self) -> String {
+        let total = self.skipped.len();
+        let probed: Vec<&String> = self.skipped.iter().filter(|(_, w)| w.is_none()).map(|(t, _)| t).collect();
+        let failed = probed
+            .iter()
+            .filter(|t| self.probes.iter().any(|p| &p.tool == **t && p.outcome == ProbeOutcome::Fail))
+            .count();
+        let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+        for w in self.skipped.values().flatten() {
+            *why.entry(w.as_str()).or_insert(0) += 1;
+        }
+        let skipped = total - probed.len();
+        let mut line = format!(
+            "{total} tool{}: {} probed, {} passed, {failed} failed; {skipped} skipped",
+            if total == 1 { "" } else { "s" },
+            probed.len(),
+            probed.len() - failed
+        );
+        if !why.is_empty() {
+            let parts: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
+            line.push_str(&format!(" ({})", parts.join(", ")));
+        }
+        line
+    }
+}
+
+/// Whether the probes are pinning (`lock`) or comparing with a pin (`check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Lock,
+    Check,
+}
+
+/// What [`judge_call`] needs besides the outcome.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The live tool definition.
+    pub def: &'a Value,
+    /// The contract pinned for this tool (`None`: nothing pinned, or locking).
+    pub pinned: Option<&'a Value>,
+    pub mode: Mode,
+    /// `Some(line)` when the arguments were synthesised (the line adds an `args` fixture);
+    /// `None` when they are a fixture the user wrote.
+    pub synthesised: Option<&'a str>,
+    pub timeout: Duration,
+    pub secrets: &'a [String],
 }
 
 /// What will be done for one tool.
@@ -70,7 +132,9 @@ pub enum Plan {
     /// Not called; the message says why and how to enable it.
     Skip { tool: String, message: String },
     /// Called with `args`; then, when the tool has a required argument, with `incomplete`.
-    Call { tool: String, args: Map<String, Value>, incomplete: Option<Incomplete> },
+    /// `synthesised`: the config line that adds an `args` fixture, when the arguments were made
+    /// up from the schema (`None`: the user's fixture).
+    Call { tool: String, args: Map<String, Value>, incomplete: Option<Incomplete>, synthesised: Option<String> },
 }
 
 /// The deliberately incomplete call.
@@ -99,7 +163,8 @@ pub async fn run(
             let plan = plan(server, name, def);
             let pinned_shape = pinned.and_then(|p| p.get(name));
             let secrets = &secrets;
-            async move { execute(session, timeout, plan, def, pinned_shape, secrets).await }
+            let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
+            async move { execute(session, timeout, plan, def, pinned_shape, mode, secrets).await }
         })
         .collect();
     let mut done: Vec<(String, Vec<Probe>, Option<Value>)> =
@@ -107,6 +172,11 @@ pub async fn run(
     done.sort_by(|a, b| a.0.cmp(&b.0));
     let mut run = ProbeRun::default();
     for (tool, probes, shape) in done {
+        let why = probes
+            .iter()
+            .find(|p| p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Skipped)
+            .map(|p| skip_reason(&p.message).to_string());
+        run.skipped.insert(tool.clone(), why);
         run.probes.extend(probes);
         if let Some(s) = shape {
             run.shapes.insert(tool, s);
@@ -115,12 +185,32 @@ pub async fn run(
     run
 }
 
+/// The short reason of a skipped call, for the summary line.
+fn skip_reason(message: &str) -> &'static str {
+    // Every skip message starts with one of these (they are written here, before any server text).
+    const REASONS: &[(&str, &str)] = &[
+        ("not probed: probe = \"none\"", "probe = \"none\""),
+        ("not probed: not annotated read-only", "not annotated read-only"),
+        ("not probed: the tool requires task", "require tasks"),
+        ("not probed: the server requires task", "require tasks"),
+        ("not probed: cannot synthesise", "need an args fixture"),
+        ("not probed: the args fixture", "need an args fixture"),
+        ("not probed: the server answered resultType", "need more input"),
+        (FAILS_AS_AT_LOCK, "cannot succeed with synthesised arguments"),
+    ];
+    REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
+}
+
+/// How the skip of a call that failed at lock and fails again with synthesised arguments starts.
+const FAILS_AS_AT_LOCK: &str = "not judged: the call failed at lock too";
+
 async fn execute(
     session: &Session,
     timeout: Duration,
     plan: Plan,
     def: &Value,
     pinned: Option<&Value>,
+    mode: Mode,
     secrets: &[String],
 ) -> (String, Vec<Probe>, Option<Value>) {
     match plan {
@@ -128,9 +218,10 @@ async fn execute(
             let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
             (tool, vec![p], None)
         }
-        Plan::Call { tool, args, incomplete } => {
+        Plan::Call { tool, args, incomplete, synthesised } => {
             let outcome = call(session, &tool, args, timeout).await;
-            let (mut probes, shape) = judge_call(&tool, def, &outcome, pinned, timeout, secrets);
+            let ctx = Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout, secrets };
+            let (mut probes, shape) = judge(&tool, &ctx, &outcome);
             if let Some(inc) = incomplete {
                 let not_sent = match &outcome {
                     Ok(CallOutcome::Timeout) => Some("not sent: the valid call timed out"),
@@ -251,11 +342,15 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
         );
     }
     let schema = def.get("inputSchema").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+    let mut synthesised = None;
     let args = match fixture {
         Some(Value::Object(m)) => m.clone(),
         Some(_) => return skip(format!("not probed: the args fixture in {table} is not a table")),
         None => match synthesize_args(&schema) {
-            Ok(a) => a,
+            Ok(a) => {
+                synthesised = Some(format!("{table} args = {}", args_template(&schema)));
+                a
+            }
             Err(why) => {
                 return skip(format!(
                     "not probed: cannot synthesise valid arguments: {why}; add {table} args = {} to mcp-pin.toml",
@@ -276,7 +371,7 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
         a.remove(&left_out);
         Incomplete { left_out, args: a }
     });
-    Plan::Call { tool: name.to_string(), args, incomplete }
+    Plan::Call { tool: name.to_string(), args, incomplete, synthesised }
 }
 
 /// `{ a = ..., b = ... }` with the top-level required names, for a fixture hint.
@@ -342,8 +437,8 @@ fn incomplete_result_type(result: &Value) -> Option<&str> {
     result.get("resultType").and_then(Value::as_str).filter(|t| *t != "complete")
 }
 
-/// Judge the valid call's outcome: its probes (one `pass`, or one `fail` per broken rule) and
-/// the result's shape when there was a result.
+/// Judge the valid call's outcome as `check` does for a call made with the user's own
+/// arguments: see [`judge`].
 pub fn judge_call(
     tool: &str,
     def: &Value,
@@ -352,14 +447,51 @@ pub fn judge_call(
     timeout: Duration,
     secrets: &[String],
 ) -> (Vec<Probe>, Option<Value>) {
+    let ctx = Context { def, pinned, mode: Mode::Check, synthesised: None, timeout, secrets };
+    judge(tool, &ctx, outcome)
+}
+
+/// Judge the valid call's outcome: its probes (one `pass`, or one `fail` per finding) and the
+/// result contract to pin when the call got an answer (a failed call is pinned as failed).
+///
+/// A call that failed at lock with synthesised arguments and fails again is not drift: it is
+/// `skipped` with the fixture line, never `call-failed` (RULES.md: only a call that succeeded at
+/// lock, or uses a fixture the user wrote, gates on `call-failed`).
+pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, ClientError>) -> (Vec<Probe>, Option<Value>) {
     let k = ProbeKind::Call;
+    let (def, secrets) = (ctx.def, ctx.secrets);
+    // The failure as a probe: gated, or excused because it failed the same way at lock.
+    let failed = |what: String, pin: Option<Value>| -> (Vec<Probe>, Option<Value>) {
+        let hint = ctx.synthesised;
+        let probe = match (ctx.mode, hint) {
+            (Mode::Check, Some(line)) if ctx.pinned.is_some_and(shape::pinned_failure) => probe(
+                tool,
+                k,
+                ProbeOutcome::Skipped,
+                None,
+                format!(
+                    "{FAILS_AS_AT_LOCK} with synthesised arguments ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
+                ),
+            ),
+            (Mode::Lock, Some(line)) => fail(
+                tool,
+                k,
+                CALL_FAILED,
+                format!(
+                    "{what}; the call could not succeed with synthesised arguments: its failing outcome is pinned and `check` will not fail on it while it fails; to probe it, add {line} to mcp-pin.toml"
+                ),
+            ),
+            _ => fail(tool, k, CALL_FAILED, what),
+        };
+        (vec![probe], pin)
+    };
     let result = match outcome {
         Err(e) => {
             let msg = format!("the call could not be made: {}", excerpt(&e.to_string(), secrets));
             return (vec![fail(tool, k, CALL_FAILED, msg)], None);
         }
         Ok(CallOutcome::Timeout) => {
-            let msg = format!("no answer within {}; the call was cancelled", humanize(timeout));
+            let msg = format!("no answer within {}; the call was cancelled", humanize(ctx.timeout));
             return (vec![fail(tool, k, CALL_TIMEOUT, msg)], None);
         }
         Ok(CallOutcome::RpcError { code, message }) => {
@@ -371,7 +503,7 @@ pub fn judge_call(
                 return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
             }
             let msg = format!("JSON-RPC error {code}: {}", excerpt(message, secrets));
-            return (vec![fail(tool, k, CALL_FAILED, msg)], None);
+            return failed(msg, Some(shape::rpc_error_shape(*code)));
         }
         Ok(CallOutcome::Result(r)) => r,
     };
@@ -382,7 +514,8 @@ pub fn judge_call(
         );
         return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
     }
-    let live_shape = shape::shape(result);
+    let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
+    let live_shape = shape::shape(result, output_schema.is_none());
     if shape::is_error(result) {
         let text = shape::texts(result).join(" ");
         let msg = if text.trim().is_empty() {
@@ -390,11 +523,11 @@ pub fn judge_call(
         } else {
             format!("the tool answered isError: true: {}", excerpt(&text, secrets))
         };
-        return (vec![fail(tool, k, CALL_FAILED, msg)], Some(live_shape));
+        return failed(msg, Some(live_shape));
     }
     let mut probes = Vec::new();
     let mut notes = Vec::new();
-    if let Some(os) = def.get("outputSchema").filter(|v| !v.is_null()) {
+    if let Some(os) = output_schema {
         match shape::structured(result) {
             None => probes.push(fail(
                 tool,
@@ -417,18 +550,30 @@ pub fn judge_call(
             },
         }
     }
-    if shape::relation(result) == Relation::ConflictingJson {
+    // A conflict is drift only when the pin did not conflict already.
+    let pinned_conflict = ctx.pinned.and_then(|p| p.get("textStructure")).and_then(Value::as_str)
+        == Some(Relation::ConflictingJson.as_str());
+    if shape::relation(result) == Relation::ConflictingJson && !pinned_conflict {
         probes.push(fail(
             tool,
             k,
             TEXT_STRUCTURE_CONFLICT,
-            "a text block is JSON that differs from structuredContent (clients reading the text see other data than clients reading the structure)".into(),
+            format!("result of tool {tool}: a text block is JSON that differs from structuredContent (a text reader and a structure reader get different answers)"),
         ));
     }
-    if let Some(p) = pinned {
-        let changes = shape::compare(p, &live_shape);
-        if !changes.is_empty() {
-            probes.push(fail(tool, k, RESULT_SHAPE_CHANGED, changes.join("; ")));
+    let payload: Vec<(&str, String)> =
+        shape::payload_problems(tool, result).into_iter().map(|m| (RESULT_PAYLOAD_INVALID, m)).collect();
+    push_capped(&mut probes, tool, payload);
+    if let Some(p) = ctx.pinned {
+        let findings: Vec<(&str, String)> = shape::compare(tool, p, &live_shape, output_schema.is_some())
+            .into_iter()
+            .map(|f| (f.rule, f.message))
+            .collect();
+        let (changed, reduced): (Vec<_>, Vec<_>) = findings.into_iter().partition(|f| f.0 == RESULT_SHAPE_CHANGED);
+        push_capped(&mut probes, tool, changed);
+        push_capped(&mut probes, tool, reduced);
+        if shape::pinned_failure(p) {
+            notes.push("it failed at lock: run `mcp-pin lock` to pin its result".into());
         }
     }
     if probes.is_empty() {
@@ -440,6 +585,20 @@ pub fn judge_call(
         probes.push(probe(tool, k, ProbeOutcome::Pass, None, msg));
     }
     (probes, Some(live_shape))
+}
+
+/// One failing probe per finding, at most [`MAX_FINDINGS`] (the last says how many more).
+fn push_capped(probes: &mut Vec<Probe>, tool: &str, findings: Vec<(&str, String)>) {
+    let n = findings.len();
+    for (i, (rule, mut message)) in findings.into_iter().enumerate() {
+        if i == MAX_FINDINGS {
+            break;
+        }
+        if i + 1 == MAX_FINDINGS && n > MAX_FINDINGS {
+            message.push_str(&format!(" (and {} more)", n - MAX_FINDINGS));
+        }
+        probes.push(fail(tool, ProbeKind::Call, rule, message));
+    }
 }
 
 /// `structured, 2 text blocks, 1 image block`: what came back, never a value.

@@ -1,5 +1,10 @@
-//! The pinned shape of a tool's result: which kinds of content blocks, the JSON type skeleton of
-//! `structuredContent`, how text and structure relate, and `isError`. Never a value.
+//! The result contract: what `lock` pins from a tool's result and `check` compares (RULES.md,
+//! "The result contract"): the error flag, presence and type skeleton of `structuredContent`,
+//! the kinds and order of content blocks, per block its URI scheme, MIME type and audience, and
+//! how text and structure relate. Never a value. Also the per-result consistency checks
+//! (`result-payload-invalid`).
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
@@ -93,8 +98,12 @@ fn contains_text(v: &Value, text: &str) -> bool {
     }
 }
 
-/// The JSON type skeleton of a value: objects keep their keys, arrays their first element's
-/// skeleton, scalars become their type name.
+// ---------------------------------------------------------------------------------------------
+// The type skeleton of structuredContent
+
+/// The JSON type skeleton of a value: objects keep their keys, arrays the merged skeleton of all
+/// their elements (`[]` when empty), scalars become their type name. Elements of one array that
+/// disagree on a type give `"mixed"` there.
 pub fn skeleton(v: &Value) -> Value {
     match v {
         Value::Null => json!("null"),
@@ -107,13 +116,282 @@ pub fn skeleton(v: &Value) -> Value {
             }
         }
         Value::String(_) => json!("string"),
-        Value::Array(a) => Value::Array(a.first().map(skeleton).into_iter().collect()),
+        Value::Array(a) => {
+            let mut merged: Option<Value> = None;
+            for x in a {
+                let s = skeleton(x);
+                merged = Some(match merged {
+                    None => s,
+                    Some(m) => merge(m, s),
+                });
+            }
+            Value::Array(merged.into_iter().collect())
+        }
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), skeleton(v))).collect()),
     }
 }
 
-/// The kinds of content blocks, distinct, in order of first appearance (`text`, `image`,
-/// `audio`, `resource`, `resource_link`; an unknown kind by its `type` string).
+/// Only the top-level type (for a tool with an `outputSchema`: nothing deeper is compared).
+pub fn top_skeleton(v: &Value) -> Value {
+    match v {
+        Value::Array(_) => json!([]),
+        Value::Object(_) => json!({}),
+        other => skeleton(other),
+    }
+}
+
+/// Two skeletons as one: `null` and `[]` give way to the other side, `integer` and `number` are
+/// `number`, objects take the union of their keys, anything else that disagrees is `mixed`.
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::String(s), other) | (other, Value::String(s)) if s == "null" => other,
+        (Value::Array(x), Value::Array(y)) => match (x.into_iter().next(), y.into_iter().next()) {
+            (None, None) => json!([]),
+            (Some(e), None) | (None, Some(e)) => Value::Array(vec![e]),
+            (Some(e), Some(f)) => Value::Array(vec![merge(e, f)]),
+        },
+        (Value::Object(mut x), Value::Object(y)) => {
+            for (k, v) in y {
+                let merged = match x.remove(&k) {
+                    Some(w) => merge(w, v),
+                    None => v,
+                };
+                x.insert(k, merged);
+            }
+            Value::Object(x)
+        }
+        (Value::String(s), Value::String(t)) if s == t => Value::String(s),
+        (Value::String(s), Value::String(t)) if is_numeric(&s) && is_numeric(&t) => json!("number"),
+        _ => json!("mixed"),
+    }
+}
+
+fn is_numeric(s: &str) -> bool {
+    s == "integer" || s == "number"
+}
+
+/// The JSON type of a skeleton as a consumer reads it (`integer` and `number` are one type).
+fn kind(skel: &Value) -> &'static str {
+    match skel {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(s) => match s.as_str() {
+            "integer" | "number" => "number",
+            "string" => "string",
+            "boolean" => "boolean",
+            "null" => "null",
+            "mixed" => "mixed",
+            _ => "unknown",
+        },
+        _ => "unknown",
+    }
+}
+
+/// The type name shown in a message (`integer` stays `integer`).
+fn type_name(skel: &Value) -> &str {
+    match skel {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(s) => s.as_str(),
+        _ => "unknown",
+    }
+}
+
+/// A skeleton with no type to compare: `null`, `[]` (its elements are unknown) or `mixed`.
+fn matches_anything(skel: &Value) -> bool {
+    matches!(skel, Value::String(s) if s == "null" || s == "mixed") || skel.as_array().is_some_and(Vec::is_empty)
+}
+
+/// `structuredContent.a.b[]`: where a key sits, for a message.
+fn child(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if plain {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{}]", Value::String(key.to_string()))
+    }
+}
+
+fn walk(tool: &str, path: &str, pinned: &Value, live: &Value, out: &mut Vec<Finding>) {
+    if matches_anything(pinned) || (matches_anything(live) && kind(live) != "mixed") {
+        return;
+    }
+    if kind(pinned) != kind(live) {
+        out.push(Finding::changed(format!("{path} of tool {tool}: {} is now {}", type_name(pinned), type_name(live))));
+        return;
+    }
+    match (pinned, live) {
+        (Value::Object(p), Value::Object(l)) => {
+            for (k, pv) in p {
+                let at = child(path, k);
+                match l.get(k) {
+                    Some(lv) => walk(tool, &at, pv, lv, out),
+                    // A key pinned as `null` may as well be absent (both read as "no value").
+                    None if pv == "null" => {}
+                    None => out.push(Finding::reduced(format!(
+                        "{at} of tool {tool}: pinned key is absent this time (pinned: {})",
+                        type_name(pv)
+                    ))),
+                }
+            }
+        }
+        (Value::Array(p), Value::Array(l)) => {
+            if let (Some(pe), Some(le)) = (p.first(), l.first()) {
+                walk(tool, &format!("{path}[]"), pe, le, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content blocks
+
+/// A block's kind: its `type`, except an embedded resource, which is `resource(text)` or
+/// `resource(blob)` by its body (`resource` when it has neither).
+pub fn block_kind(b: &Value) -> String {
+    match b.get("type").and_then(Value::as_str) {
+        Some("resource") => {
+            let r = b.get("resource");
+            if r.and_then(|r| r.get("text")).is_some_and(Value::is_string) {
+                "resource(text)".into()
+            } else if r.and_then(|r| r.get("blob")).is_some_and(Value::is_string) {
+                "resource(blob)".into()
+            } else {
+                "resource".into()
+            }
+        }
+        Some(t) => token(t, 64),
+        None => "(no type)".into(),
+    }
+}
+
+/// A server's word pinned as an atom: kept when it is at most `max` printable ASCII characters
+/// without spaces (a kind, a scheme, a MIME type, an audience), else `(invalid)`, so a hostile
+/// result cannot grow the lock or put control characters in a report.
+fn token(s: &str, max: usize) -> String {
+    if !s.is_empty() && s.len() <= max && s.bytes().all(|b| (0x21..0x7f).contains(&b)) {
+        s.to_string()
+    } else {
+        "(invalid)".into()
+    }
+}
+
+/// How a kind is named in a message.
+fn label(kind: &str) -> String {
+    match kind {
+        "text" => "text block".into(),
+        "image" => "image block".into(),
+        "audio" => "audio block".into(),
+        "resource_link" => "resource link".into(),
+        "resource(text)" | "resource(blob)" | "resource" => "embedded resource".into(),
+        other => format!("`{}` block", super::validate::short(other, 40)),
+    }
+}
+
+/// How a kind is named where kinds are compared (an embedded resource says its body).
+fn kind_label(kind: &str) -> String {
+    match kind {
+        "resource(text)" => "embedded resource (text)".into(),
+        "resource(blob)" => "embedded resource (blob)".into(),
+        other => label(other),
+    }
+}
+
+/// The URI scheme with its colon, lowercased (`file:`, `https:`, `ui:`); `(none)` for a URI
+/// without one.
+pub fn uri_scheme(uri: &str) -> String {
+    let mut chars = uri.char_indices();
+    if let Some((_, c)) = chars.next() {
+        if c.is_ascii_alphabetic() {
+            for (i, c) in chars {
+                if c == ':' {
+                    return token(&format!("{}:", uri[..i].to_ascii_lowercase()), 40);
+                }
+                if !(c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.') {
+                    break;
+                }
+            }
+        }
+    }
+    "(none)".into()
+}
+
+/// A MIME type without its parameters, except `profile` (`text/html;profile=mcp-app`);
+/// lowercased, `charset` and everything else dropped.
+pub fn mime_essence(m: &str) -> String {
+    let mut parts = m.split(';');
+    let mut out = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    for p in parts {
+        if let Some((name, value)) = p.split_once('=') {
+            if name.trim().eq_ignore_ascii_case("profile") {
+                out.push_str(";profile=");
+                out.push_str(value.trim().trim_matches('"'));
+            }
+        }
+    }
+    token(&out, 160)
+}
+
+const BOTH: [&str; 2] = ["assistant", "user"];
+
+/// The effective `annotations.audience`: sorted, distinct; absent means both `assistant` and
+/// `user` (an explicit empty list is kept: meant for nobody).
+pub fn audience(b: &Value) -> Vec<String> {
+    match b.pointer("/annotations/audience").and_then(Value::as_array) {
+        Some(a) => {
+            let mut v: Vec<String> = a.iter().filter_map(Value::as_str).map(|r| token(r, 40)).collect();
+            v.sort();
+            v.dedup();
+            v.truncate(8);
+            v
+        }
+        None => BOTH.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// The atoms of one block a consumer reads: kind, URI scheme, MIME type, effective audience.
+pub fn block_atoms(b: &Value) -> Value {
+    let kind = block_kind(b);
+    let mut m = Map::new();
+    m.insert("kind".into(), json!(kind));
+    let (uri, mime) = match kind.as_str() {
+        "resource_link" => (b.get("uri"), b.get("mimeType")),
+        k if k.starts_with("resource") => {
+            let r = b.get("resource");
+            (r.and_then(|r| r.get("uri")), r.and_then(|r| r.get("mimeType")))
+        }
+        "image" | "audio" => (None, b.get("mimeType")),
+        _ => (None, None),
+    };
+    if kind == "resource_link" || kind.starts_with("resource") {
+        m.insert("scheme".into(), json!(uri_scheme(uri.and_then(Value::as_str).unwrap_or(""))));
+    }
+    if let Some(mt) = mime.and_then(Value::as_str) {
+        m.insert("mimeType".into(), json!(mime_essence(mt)));
+    }
+    let aud = audience(b);
+    if aud != BOTH {
+        m.insert("audience".into(), json!(aud));
+    }
+    Value::Object(m)
+}
+
+fn atom_audience(a: &Value) -> Vec<String> {
+    match a.get("audience").and_then(Value::as_array) {
+        Some(v) => v.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        None => BOTH.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn show_audience(a: &[String]) -> String {
+    format!("[{}]", a.join(", "))
+}
+
+/// The kinds of content blocks, distinct, in order of first appearance, by their `type` string
+/// (`text`, `image`, `audio`, `resource`, `resource_link`, an unknown kind as it is spelled).
 pub fn content_kinds(result: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for b in blocks(result) {
@@ -125,70 +403,380 @@ pub fn content_kinds(result: &Value) -> Vec<String> {
     out
 }
 
-/// The shape recorded for a result.
-pub fn shape(result: &Value) -> Value {
+fn first_appearance(kinds: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in kinds {
+        if !out.contains(k) {
+            out.push(k.clone());
+        }
+    }
+    out
+}
+
+fn counts(kinds: &[String]) -> BTreeMap<&str, usize> {
+    let mut m = BTreeMap::new();
+    for k in kinds {
+        *m.entry(k.as_str()).or_insert(0) += 1;
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shape
+
+/// Most blocks pinned one by one (a result with more is pinned per kind, see [`shape`]).
+pub const MAX_BLOCKS: usize = 64;
+
+/// The result contract recorded for a result (never a value). `deep`: the tool declares no
+/// `outputSchema`, so the type skeleton of `structuredContent` is kept at every depth.
+pub fn shape(result: &Value, deep: bool) -> Value {
     let mut m = Map::new();
     m.insert("content".into(), Value::Array(content_kinds(result).into_iter().map(Value::String).collect()));
+    let all: Vec<Value> = blocks(result).iter().map(block_atoms).collect();
+    if all.len() > MAX_BLOCKS {
+        // Past the cap, only atoms not pinned yet are kept (the per-kind sets stay whole), and
+        // the sequence is compared per kind, as when counts differ.
+        let mut kept: Vec<Value> = all[..MAX_BLOCKS].to_vec();
+        for a in &all[MAX_BLOCKS..] {
+            if kept.len() >= 2 * MAX_BLOCKS {
+                break;
+            }
+            if !kept.contains(a) {
+                kept.push(a.clone());
+            }
+        }
+        m.insert("blocks".into(), Value::Array(kept));
+        m.insert("blocksTruncated".into(), json!(true));
+    } else {
+        m.insert("blocks".into(), Value::Array(all));
+    }
     if let Some(sc) = structured(result) {
-        m.insert("structuredContent".into(), skeleton(sc));
+        m.insert("structuredContent".into(), if deep { skeleton(sc) } else { top_skeleton(sc) });
     }
     m.insert("textStructure".into(), json!(relation(result).as_str()));
     m.insert("isError".into(), json!(is_error(result)));
     Value::Object(m)
 }
 
+/// The shape pinned for a call that got a JSON-RPC error.
+pub fn rpc_error_shape(code: i64) -> Value {
+    json!({"rpcError": code})
+}
+
 pub fn is_error(result: &Value) -> bool {
     result.get("isError") == Some(&Value::Bool(true))
 }
 
-/// The top-level JSON kind of a skeleton (`integer` and `number` are one kind).
-fn kind(skel: &Value) -> &'static str {
-    match skel {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(s) => match s.as_str() {
-            "integer" | "number" => "number",
-            "string" => "string",
-            "boolean" => "boolean",
-            "null" => "null",
-            _ => "unknown",
-        },
-        _ => "unknown",
+/// Whether a pinned shape records a failed call (`isError: true` or a JSON-RPC error).
+pub fn pinned_failure(pinned: &Value) -> bool {
+    pinned.get("isError") == Some(&Value::Bool(true)) || pinned.get("rpcError").is_some()
+}
+
+/// One difference between the pinned contract and a live result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `result-shape-changed` or `result-shape-reduced`.
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl Finding {
+    fn changed(message: String) -> Finding {
+        Finding { rule: super::RESULT_SHAPE_CHANGED, message }
+    }
+    fn reduced(message: String) -> Finding {
+        Finding { rule: super::RESULT_SHAPE_REDUCED, message }
     }
 }
 
-/// What changed between a pinned shape and a live one, one line each (empty: no change that
-/// `result-shape-changed` covers). An error result on either side is not compared.
-pub fn compare(pinned: &Value, live: &Value) -> Vec<String> {
+/// What changed between a pinned shape and a live one. `has_output_schema`: the tool declares
+/// one now (then `structuredContent` is compared by presence and top-level type only, and its
+/// absence is `structured-content-missing`, not reported again here). A failed call on either
+/// side is not compared. A pinned shape from before an atom existed compares nothing for it:
+/// shapes without `blocks` (mcp-pin before the result contract) compare only what they were
+/// compared on then (presence and top-level type of `structuredContent`, the distinct block
+/// kinds), with the contract's classes.
+pub fn compare(tool: &str, pinned: &Value, live: &Value, has_output_schema: bool) -> Vec<Finding> {
     let mut out = Vec::new();
-    if !pinned.is_object()
-        || pinned.get("isError") == Some(&Value::Bool(true))
-        || live.get("isError") == Some(&Value::Bool(true))
-    {
+    if !pinned.is_object() || pinned_failure(pinned) || pinned_failure(live) {
         return out;
     }
+    let v2 = pinned.get("blocks").is_some();
     match (pinned.get("structuredContent"), live.get("structuredContent")) {
-        (Some(p), None) => out.push(format!("structuredContent disappeared (pinned: {})", kind(p))),
-        (Some(p), Some(l)) if kind(p) != kind(l) => {
-            out.push(format!("structuredContent changed from {} to {}", kind(p), kind(l)))
-        }
+        (Some(p), None) if !has_output_schema => out.push(Finding::changed(format!(
+            "structuredContent of tool {tool}: present at lock ({}), absent now",
+            kind(p)
+        ))),
+        (Some(p), Some(l)) if kind(p) != kind(l) => out.push(Finding::changed(format!(
+            "structuredContent of tool {tool}: {} is now {}",
+            type_name(p),
+            type_name(l)
+        ))),
+        (Some(p), Some(l)) if v2 && !has_output_schema => match (p, l) {
+            (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {
+                walk(tool, "structuredContent", p, l, &mut out)
+            }
+            _ => {}
+        },
         _ => {}
     }
-    let list = |v: &Value| -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for k in v.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
-            let k = k.as_str().unwrap_or("?").to_string();
-            if !out.contains(&k) {
-                out.push(k);
-            }
-        }
-        out
-    };
-    let (pk, lk) = (list(pinned), list(live));
-    if pinned.get("content").is_some() && pk != lk {
-        out.push(format!("content block kinds changed from [{}] to [{}]", pk.join(", "), lk.join(", ")));
+    if v2 {
+        compare_blocks(tool, pinned, live, &mut out);
+    } else if let Some(pc) = pinned.get("content").and_then(Value::as_array) {
+        let strings = |v: &[Value]| -> Vec<String> {
+            first_appearance(&v.iter().map(|k| k.as_str().unwrap_or("?").to_string()).collect::<Vec<_>>())
+        };
+        let lc = live.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        compare_first_appearance(tool, &strings(pc), &strings(lc), &mut out);
     }
     out
+}
+
+fn show_kinds(k: &[String]) -> String {
+    format!("[{}]", k.join(", "))
+}
+
+/// Kinds compared by the order in which they first appear (counts differ, or an old pin).
+fn compare_first_appearance(tool: &str, pinned: &[String], live: &[String], out: &mut Vec<Finding>) {
+    for k in live.iter().filter(|k| !pinned.contains(k)) {
+        out.push(Finding::changed(format!(
+            "content of tool {tool}: {} never seen at lock (pinned kinds: {})",
+            kind_label(k),
+            show_kinds(pinned)
+        )));
+    }
+    for k in pinned.iter().filter(|k| !live.contains(k)) {
+        out.push(Finding::reduced(format!(
+            "content of tool {tool}: no {} this time (pinned kinds: {})",
+            kind_label(k),
+            show_kinds(pinned)
+        )));
+    }
+    let p: Vec<String> = pinned.iter().filter(|k| live.contains(k)).cloned().collect();
+    let l: Vec<String> = live.iter().filter(|k| pinned.contains(k)).cloned().collect();
+    if p != l {
+        out.push(Finding::changed(format!(
+            "content of tool {tool}: block kinds first appear in another order, {} (pinned: {})",
+            show_kinds(&l),
+            show_kinds(&p)
+        )));
+    }
+}
+
+fn compare_blocks(tool: &str, pinned: &Value, live: &Value, out: &mut Vec<Finding>) {
+    let empty = Vec::new();
+    let pb = pinned.get("blocks").and_then(Value::as_array).unwrap_or(&empty);
+    let lb = live.get("blocks").and_then(Value::as_array).unwrap_or(&empty);
+    let kind_of = |a: &Value| a.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
+    let pk: Vec<String> = pb.iter().map(kind_of).collect();
+    let lk: Vec<String> = lb.iter().map(kind_of).collect();
+    let truncated = |v: &Value| v.get("blocksTruncated") == Some(&Value::Bool(true));
+    if counts(&pk) == counts(&lk) && !truncated(pinned) && !truncated(live) {
+        if pk != lk {
+            out.push(Finding::changed(format!(
+                "content of tool {tool}: block order changed from {} to {}",
+                show_kinds(&pk),
+                show_kinds(&lk)
+            )));
+        }
+        // Block by block: the i-th block of each kind against the i-th of that kind at lock.
+        let n = counts(&pk);
+        for (kind, total) in n {
+            let ps: Vec<&Value> = pb.iter().filter(|a| kind_of(a) == kind).collect();
+            let ls: Vec<&Value> = lb.iter().filter(|a| kind_of(a) == kind).collect();
+            for (i, (p, l)) in ps.iter().zip(&ls).enumerate() {
+                let who = if total == 1 {
+                    format!("{} of tool {tool}", label(kind))
+                } else {
+                    format!("{} #{} of tool {tool}", label(kind), i + 1)
+                };
+                compare_atoms(&who, p, l, out);
+            }
+        }
+    } else {
+        compare_first_appearance(tool, &first_appearance(&pk), &first_appearance(&lk), out);
+        // Over all blocks of each kind together.
+        for kind in first_appearance(&pk).iter().filter(|k| lk.contains(k)) {
+            let ps: Vec<&Value> = pb.iter().filter(|a| &kind_of(a) == kind).collect();
+            let ls: Vec<&Value> = lb.iter().filter(|a| &kind_of(a) == kind).collect();
+            let who = format!("{}s of tool {tool}", label(kind));
+            compare_sets(&who, "URI scheme", &values(&ps, "scheme"), &values(&ls, "scheme"), out);
+            compare_sets(&who, "MIME type", &values(&ps, "mimeType"), &values(&ls, "mimeType"), out);
+            let pa: BTreeSet<String> = ps.iter().map(|a| show_audience(&atom_audience(a))).collect();
+            let la: BTreeSet<String> = ls.iter().map(|a| show_audience(&atom_audience(a))).collect();
+            compare_sets(&who, "audience", &pa, &la, out);
+        }
+    }
+}
+
+fn values(atoms: &[&Value], key: &str) -> BTreeSet<String> {
+    atoms.iter().filter_map(|a| a.get(key).and_then(Value::as_str)).map(str::to_string).collect()
+}
+
+fn compare_sets(who: &str, what: &str, pinned: &BTreeSet<String>, live: &BTreeSet<String>, out: &mut Vec<Finding>) {
+    let quote = |s: &BTreeSet<String>| s.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ");
+    for v in live.difference(pinned) {
+        out.push(Finding::changed(format!(
+            "{who}: {what} `{v}` never seen at lock (pinned: {})",
+            if pinned.is_empty() { "none".to_string() } else { quote(pinned) }
+        )));
+    }
+    for v in pinned.difference(live) {
+        out.push(Finding::reduced(format!("{who}: {what} `{v}` does not appear this time")));
+    }
+}
+
+fn compare_atoms(who: &str, p: &Value, l: &Value, out: &mut Vec<Finding>) {
+    if let Some(ps) = p.get("scheme").and_then(Value::as_str) {
+        let ls = l.get("scheme").and_then(Value::as_str).unwrap_or("(none)");
+        if ps != ls {
+            out.push(Finding::changed(format!("{who}: URI scheme changed from `{ps}` to `{ls}`")));
+        }
+    }
+    match (p.get("mimeType").and_then(Value::as_str), l.get("mimeType").and_then(Value::as_str)) {
+        (Some(pm), Some(lm)) if pm != lm => {
+            out.push(Finding::changed(format!("{who}: MIME type changed from `{pm}` to `{lm}`")))
+        }
+        (Some(pm), None) => out.push(Finding::reduced(format!("{who}: MIME type `{pm}` is no longer declared"))),
+        _ => {}
+    }
+    let (pa, la) = (atom_audience(p), atom_audience(l));
+    if pa != la {
+        out.push(Finding::changed(format!(
+            "{who}: audience changed from {} to {}",
+            show_audience(&pa),
+            show_audience(&la)
+        )));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consistency of one result (result-payload-invalid)
+
+/// Blocks that contradict their own declaration, one message each: a JSON MIME type whose text
+/// does not parse, base64 that does not decode, bytes whose magic number is not the declared
+/// MIME type. MIME types without a known magic number are not checked.
+pub fn payload_problems(tool: &str, result: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let all = blocks(result);
+    let kinds: Vec<String> = all.iter().map(block_kind).collect();
+    let n = counts(&kinds);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (b, kind) in all.iter().zip(&kinds) {
+        let i = seen.entry(kind.clone()).or_insert(0);
+        *i += 1;
+        let who = if n.get(kind.as_str()) == Some(&1) {
+            format!("{} of tool {tool}", label(kind))
+        } else {
+            format!("{} #{i} of tool {tool}", label(kind))
+        };
+        let (body, mime) = match kind.as_str() {
+            "image" | "audio" => (b.get("data"), b.get("mimeType")),
+            "resource(blob)" => (b.pointer("/resource/blob"), b.pointer("/resource/mimeType")),
+            "resource(text)" => {
+                let mime = b.pointer("/resource/mimeType").and_then(Value::as_str).map(mime_essence);
+                if let (Some(m), Some(t)) = (mime, b.pointer("/resource/text").and_then(Value::as_str)) {
+                    if is_json_mime(&m) && serde_json::from_str::<Value>(t).is_err() {
+                        out.push(format!("{who}: declares `{m}` but its text is not JSON"));
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let Some(body) = body.and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(mime) = mime.and_then(Value::as_str).map(mime_essence) else {
+            continue;
+        };
+        let Some(bytes) = base64_decode(body) else {
+            out.push(format!("{who}: its data is not base64"));
+            continue;
+        };
+        if is_json_mime(&mime) {
+            if serde_json::from_slice::<Value>(&bytes).is_err() {
+                out.push(format!("{who}: declares `{mime}` but its bytes are not JSON"));
+            }
+        } else if magic_matches(&mime, &bytes) == Some(false) {
+            out.push(format!("{who}: declares `{mime}` but its bytes do not start with that type's magic number"));
+        }
+    }
+    out
+}
+
+fn is_json_mime(essence: &str) -> bool {
+    let base = essence.split(';').next().unwrap_or("");
+    base == "application/json" || base.ends_with("+json")
+}
+
+/// Whether `bytes` start with the magic number of `mime` (an essence); `None` when the type has
+/// no magic number known here.
+pub fn magic_matches(mime: &str, bytes: &[u8]) -> Option<bool> {
+    let base = mime.split(';').next().unwrap_or("");
+    let at = |off: usize, sig: &[u8]| bytes.len() >= off + sig.len() && &bytes[off..off + sig.len()] == sig;
+    let riff = |form: &[u8]| at(0, b"RIFF") && at(8, form);
+    Some(match base {
+        "image/png" | "image/apng" => at(0, b"\x89PNG\r\n\x1a\n"),
+        "image/jpeg" | "image/jpg" | "image/pjpeg" => at(0, b"\xff\xd8\xff"),
+        "image/gif" => at(0, b"GIF87a") || at(0, b"GIF89a"),
+        "image/webp" => riff(b"WEBP"),
+        "image/bmp" | "image/x-ms-bmp" => at(0, b"BM"),
+        "image/tiff" => at(0, b"II*\0") || at(0, b"MM\0*"),
+        "image/x-icon" | "image/vnd.microsoft.icon" => at(0, b"\0\0\x01\0"),
+        "image/avif" => at(4, b"ftypavif") || at(4, b"ftypavis"),
+        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => riff(b"WAVE"),
+        "audio/mpeg" | "audio/mp3" => {
+            at(0, b"ID3") || (bytes.len() >= 2 && bytes[0] == 0xff && bytes[1] & 0xe0 == 0xe0)
+        }
+        "audio/ogg" | "audio/opus" | "application/ogg" => at(0, b"OggS"),
+        "audio/flac" | "audio/x-flac" => at(0, b"fLaC"),
+        "audio/webm" | "video/webm" => at(0, b"\x1a\x45\xdf\xa3"),
+        "audio/mp4" | "audio/m4a" | "audio/x-m4a" | "video/mp4" => at(4, b"ftyp"),
+        "application/pdf" => at(0, b"%PDF-"),
+        "application/gzip" | "application/x-gzip" => at(0, b"\x1f\x8b"),
+        "application/zip" => at(0, b"PK\x03\x04") || at(0, b"PK\x05\x06"),
+        _ => return None,
+    })
+}
+
+/// Standard base64 (RFC 4648, padding optional, ASCII whitespace ignored); `None` when the text
+/// is not base64.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0usize);
+    for c in s.bytes() {
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        if c == b'=' {
+            pad += 1;
+            continue;
+        }
+        if pad > 0 {
+            return None;
+        }
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // 6 leftover bits mean one character too many; more than two `=` is not padding.
+    if bits >= 6 || pad > 2 {
+        return None;
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -241,42 +829,340 @@ mod tests {
             "content": [{"type": "text", "text": "secret"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}, {"type": "text", "text": "x"}, {"type": "x-custom"}],
             "structuredContent": {"name": "secret", "n": 3, "f": 1.5, "tags": ["a", "b"], "none": [], "ok": true, "z": null}
         });
-        let s = shape(&r);
+        let s = shape(&r, true);
         assert_eq!(
             s,
             json!({
                 "content": ["text", "image", "x-custom"],
-                "structuredContent": {"name": "string", "n": "integer", "f": "number", "tags": ["string"], "none": [], "ok": "boolean", "z": "null"},
+                "blocks": [{"kind": "text"}, {"kind": "image", "mimeType": "image/png"}, {"kind": "text"}, {"kind": "x-custom"}],
+                "structuredContent": {"name": "string", "n": "integer", "f": "number", "tags": ["string"], "none": [], "ok": true_type(), "z": "null"},
                 "textStructure": "text-and-structure",
                 "isError": false
             })
         );
         assert!(!s.to_string().contains("secret"));
+        // With an outputSchema only the top-level type is kept.
+        assert_eq!(shape(&r, false)["structuredContent"], json!({}));
+    }
+
+    fn true_type() -> &'static str {
+        "boolean"
     }
 
     #[test]
-    fn compare_shapes() {
-        let p = json!({"content": ["text"], "structuredContent": {"a": "string"}, "textStructure": "equivalent-json", "isError": false});
-        assert!(compare(&p, &p).is_empty());
-        // Values and keys under the top level may vary without a failure.
-        let l = json!({"content": ["text"], "structuredContent": {"b": "integer"}, "textStructure": "equivalent-json", "isError": false});
-        assert!(compare(&p, &l).is_empty());
-        let l = json!({"content": ["text"], "textStructure": "text-only", "isError": false});
-        assert_eq!(compare(&p, &l), vec!["structuredContent disappeared (pinned: object)"]);
-        let l = json!({"content": ["text"], "structuredContent": ["string"], "isError": false});
-        assert_eq!(compare(&p, &l), vec!["structuredContent changed from object to array"]);
-        let l = json!({"content": ["text", "image"], "structuredContent": {}, "isError": false});
-        assert_eq!(compare(&p, &l), vec!["content block kinds changed from [text] to [text, image]"]);
-        // integer and number are one kind
-        let p2 = json!({"content": [], "structuredContent": "integer", "isError": false});
-        let l2 = json!({"content": [], "structuredContent": "number", "isError": false});
-        assert!(compare(&p2, &l2).is_empty());
-        // structure appearing is not a failure
-        let p3 = json!({"content": ["text"], "isError": false});
-        let l3 = json!({"content": ["text"], "structuredContent": {}, "isError": false});
-        assert!(compare(&p3, &l3).is_empty());
-        // error shapes are not compared
-        let pe = json!({"content": ["text"], "isError": true});
-        assert!(compare(&pe, &l).is_empty());
+    fn block_atoms_read_scheme_mime_and_audience() {
+        let link = json!({"type": "resource_link", "uri": "HTTPS://x.example/a", "name": "a", "mimeType": "text/html; charset=utf-8; profile=mcp-app", "annotations": {"audience": ["user"], "priority": 0.5}});
+        assert_eq!(
+            block_atoms(&link),
+            json!({"kind": "resource_link", "scheme": "https:", "mimeType": "text/html;profile=mcp-app", "audience": ["user"]})
+        );
+        let emb = json!({"type": "resource", "resource": {"uri": "file:///a.md", "text": "# a", "mimeType": "text/markdown"}, "annotations": {"audience": ["user", "assistant", "user"]}});
+        assert_eq!(
+            block_atoms(&emb),
+            json!({"kind": "resource(text)", "scheme": "file:", "mimeType": "text/markdown"})
+        );
+        let blob = json!({"type": "resource", "resource": {"uri": "demo://r/2", "blob": "AA=="}});
+        assert_eq!(block_atoms(&blob), json!({"kind": "resource(blob)", "scheme": "demo:"}));
+        assert_eq!(uri_scheme("/relative/path"), "(none)");
+        assert_eq!(uri_scheme("ui://widget"), "ui:");
+        assert_eq!(mime_essence("Text/Plain; Charset=UTF-8"), "text/plain");
+        assert_eq!(audience(&json!({"type": "text", "annotations": {"audience": []}})), Vec::<String>::new());
+    }
+
+    fn res(content: Value, sc: Option<Value>) -> Value {
+        let mut r = json!({"content": content});
+        if let Some(sc) = sc {
+            r["structuredContent"] = sc;
+        }
+        r
+    }
+
+    /// (rule, message) of comparing the contract of `lock` with that of `now`.
+    fn diff(lock: &Value, now: &Value, has_schema: bool) -> Vec<(&'static str, String)> {
+        compare("t", &shape(lock, !has_schema), &shape(now, !has_schema), has_schema)
+            .into_iter()
+            .map(|f| (f.rule, f.message))
+            .collect()
+    }
+
+    fn rules_of(d: &[(&'static str, String)]) -> Vec<&'static str> {
+        d.iter().map(|x| x.0).collect()
+    }
+
+    const CH: &str = crate::probe::RESULT_SHAPE_CHANGED;
+    const RE: &str = crate::probe::RESULT_SHAPE_REDUCED;
+
+    #[test]
+    fn structured_content_presence_and_type() {
+        let a = res(json!([]), Some(json!({"a": 1})));
+        let none = res(json!([]), None);
+        let null = res(json!([]), Some(Value::Null));
+        assert_eq!(diff(&a, &none, false)[0].1, "structuredContent of tool t: present at lock (object), absent now");
+        assert_eq!(rules_of(&diff(&a, &null, false)), vec![CH], "null is absent");
+        // With an outputSchema its absence is structured-content-missing, not reported twice.
+        assert!(diff(&a, &none, true).is_empty());
+        // Appearing is no change.
+        assert!(diff(&none, &a, false).is_empty());
+        let arr = res(json!([]), Some(json!([1])));
+        assert_eq!(diff(&a, &arr, true), vec![(CH, "structuredContent of tool t: object is now array".to_string())]);
+        assert_eq!(rules_of(&diff(&arr, &a, false)), vec![CH]);
+        // integer and number are one type.
+        assert!(diff(&res(json!([]), Some(json!(3))), &res(json!([]), Some(json!(3.5))), false).is_empty());
+    }
+
+    #[test]
+    fn skeleton_at_every_depth_without_an_output_schema() {
+        let lock =
+            res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": 1}], "note": null})));
+        let typed = res(json!([]), Some(json!({"stock": {"on_hand": "3", "sku": "b"}, "items": [{"id": 2}]})));
+        assert_eq!(
+            diff(&lock, &typed, false),
+            vec![(CH, "structuredContent.stock.on_hand of tool t: integer is now string".to_string())]
+        );
+        // and back
+        assert_eq!(rules_of(&diff(&typed, &lock, false)), vec![CH]);
+        let deep = res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": "x"}]})));
+        assert_eq!(diff(&lock, &deep, false)[0].1, "structuredContent.items[].id of tool t: integer is now string");
+        // A pinned key absent now is reduced; a new key is no change.
+        let fewer = res(json!([]), Some(json!({"stock": {"on_hand": 3}, "items": [], "extra": true})));
+        assert_eq!(
+            diff(&lock, &fewer, false),
+            vec![(
+                RE,
+                "structuredContent.stock.sku of tool t: pinned key is absent this time (pinned: string)".to_string()
+            )]
+        );
+        // With an outputSchema nothing deeper than the top level is compared.
+        assert!(diff(&lock, &typed, true).is_empty());
+        // null and [] match anything, at lock or now.
+        let nulls = res(json!([]), Some(json!({"stock": null, "items": null, "note": {"x": 1}})));
+        assert!(diff(&lock, &nulls, false).is_empty(), "{:?}", diff(&lock, &nulls, false));
+        assert!(diff(&nulls, &lock, false).is_empty());
+    }
+
+    #[test]
+    fn value_variation_is_no_change() {
+        let lock = res(
+            json!([{"type": "text", "text": "3 hits"}, {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3}]),
+            Some(
+                json!({"hits": [{"id": 1, "score": 0.5, "tags": ["x"]}, {"id": 2, "score": 1, "tags": []}], "total": 2, "q": "x"}),
+            ),
+        );
+        let now = res(
+            json!([{"type": "text", "text": "other text\n\n"}, {"type": "resource_link", "uri": "file:///zzz/b", "name": "b", "title": "B", "size": 99, "description": "d", "_meta": {"k": 1}, "annotations": {"priority": 1, "lastModified": "2020-01-01T00:00:00Z"}}]),
+            Some(
+                json!({"q": "y", "total": 7, "hits": [{"tags": ["a", "b", "c"], "score": 2.25, "id": 9}, {"id": 3, "score": 0, "tags": []}, {"id": 4, "score": 1, "tags": ["z"]}]}),
+            ),
+        );
+        assert!(diff(&lock, &now, false).is_empty(), "{:?}", diff(&lock, &now, false));
+        // An empty result list: only a key's absence could show, and [] matches anything.
+        let empty = res(json!([{"type": "text", "text": "0 hits"}]), Some(json!({"hits": [], "total": 0, "q": "x"})));
+        assert_eq!(rules_of(&diff(&lock, &empty, false)), vec![RE], "the link kind not there this time is reduced");
+    }
+
+    #[test]
+    fn block_sequence_with_equal_counts() {
+        let t = json!({"type": "text", "text": "a"});
+        let i = json!({"type": "image", "data": "", "mimeType": "image/png"});
+        let lock = res(json!([t, i]), None);
+        let swapped = res(json!([i, t]), None);
+        assert_eq!(
+            diff(&lock, &swapped, false),
+            vec![(CH, "content of tool t: block order changed from [text, image] to [image, text]".to_string())]
+        );
+        // Text body to blob body of an embedded resource: another kind.
+        let tr = json!({"type": "resource", "resource": {"uri": "file:///a", "text": "x"}});
+        let br = json!({"type": "resource", "resource": {"uri": "file:///a", "blob": "AA=="}});
+        let d = diff(&res(json!([tr]), None), &res(json!([br]), None), false);
+        assert_eq!(rules_of(&d), vec![CH, RE], "{d:?}");
+    }
+
+    #[test]
+    fn block_kinds_when_counts_differ() {
+        let t = json!({"type": "text", "text": "a"});
+        let l = json!({"type": "resource_link", "uri": "file:///a", "name": "a"});
+        let i = json!({"type": "image", "data": "", "mimeType": "image/png"});
+        let lock = res(json!([t, l, l]), None);
+        // More or fewer links: counts are values.
+        assert!(diff(&lock, &res(json!([t, l, l, l, l]), None), false).is_empty());
+        assert!(diff(&lock, &res(json!([t, l]), None), false).is_empty());
+        // No link at all: reduced.
+        assert_eq!(
+            diff(&lock, &res(json!([t]), None), false),
+            vec![(
+                RE,
+                "content of tool t: no resource link this time (pinned kinds: [text, resource_link])".to_string()
+            )]
+        );
+        // A kind never seen at lock: changed.
+        let d = diff(&lock, &res(json!([t, l, i]), None), false);
+        assert_eq!(rules_of(&d), vec![CH]);
+        assert!(d[0].1.contains("image block never seen at lock"), "{d:?}");
+        // Another first-appearance order: changed.
+        let d = diff(&lock, &res(json!([l, t, l, l]), None), false);
+        assert_eq!(rules_of(&d), vec![CH], "{d:?}");
+        assert!(d[0].1.contains("first appear in another order"), "{d:?}");
+    }
+
+    #[test]
+    fn per_block_atoms() {
+        let emb = |uri: &str, mime: Option<&str>| {
+            let mut r = json!({"type": "resource", "resource": {"uri": uri, "text": "x"}});
+            if let Some(m) = mime {
+                r["resource"]["mimeType"] = json!(m);
+            }
+            r
+        };
+        let lock = res(json!([emb("file:///a.md", Some("text/markdown"))]), None);
+        let https = res(json!([emb("https://cdn.example/a.md", Some("text/markdown"))]), None);
+        assert_eq!(
+            diff(&lock, &https, false),
+            vec![(CH, "embedded resource of tool t: URI scheme changed from `file:` to `https:`".to_string())]
+        );
+        assert_eq!(rules_of(&diff(&https, &lock, false)), vec![CH]);
+        // Host and path are values.
+        assert!(diff(&lock, &res(json!([emb("file:///other/b.md", Some("text/markdown"))]), None), false).is_empty());
+        // MIME: parameters other than profile ignored.
+        assert!(diff(&lock, &res(json!([emb("file:///a.md", Some("text/markdown; charset=utf-8"))]), None), false)
+            .is_empty());
+        let html = res(json!([emb("file:///a.md", Some("text/html"))]), None);
+        assert_eq!(
+            diff(&lock, &html, false),
+            vec![(
+                CH,
+                "embedded resource of tool t: MIME type changed from `text/markdown` to `text/html`".to_string()
+            )]
+        );
+        let app = res(json!([emb("file:///a.md", Some("text/html;profile=mcp-app"))]), None);
+        assert_eq!(rules_of(&diff(&html, &app, false)), vec![CH]);
+        assert_eq!(rules_of(&diff(&app, &html, false)), vec![CH]);
+        // An optional MIME type gone is reduced; one that appears is no change.
+        let bare = res(json!([emb("file:///a.md", None)]), None);
+        assert_eq!(rules_of(&diff(&lock, &bare, false)), vec![RE]);
+        assert!(diff(&bare, &lock, false).is_empty());
+        // Audience: absent means both.
+        let to = |aud: Value| res(json!([{"type": "text", "text": "x", "annotations": {"audience": aud}}]), None);
+        let plain = res(json!([{"type": "text", "text": "x"}]), None);
+        assert!(diff(&plain, &to(json!(["user", "assistant"])), false).is_empty());
+        assert_eq!(
+            diff(&plain, &to(json!(["user"])), false),
+            vec![(CH, "text block of tool t: audience changed from [assistant, user] to [user]".to_string())]
+        );
+        assert_eq!(rules_of(&diff(&to(json!(["user"])), &plain, false)), vec![CH]);
+        assert_eq!(rules_of(&diff(&to(json!(["user"])), &to(json!(["assistant"])), false)), vec![CH]);
+        // Several blocks of a kind are numbered.
+        let two = |a: &str, b: &str| res(json!([emb(a, None), emb(b, None)]), None);
+        let d = diff(&two("file:///a", "file:///b"), &two("file:///a", "ui://b"), false);
+        assert_eq!(
+            d,
+            vec![(CH, "embedded resource #2 of tool t: URI scheme changed from `file:` to `ui:`".to_string())]
+        );
+    }
+
+    #[test]
+    fn per_kind_atoms_when_counts_differ() {
+        let link = |uri: &str| json!({"type": "resource_link", "uri": uri, "name": "n"});
+        let lock = res(json!([link("file:///a"), link("file:///b")]), None);
+        assert!(diff(&lock, &res(json!([link("file:///c")]), None), false).is_empty());
+        let d = diff(&lock, &res(json!([link("file:///c"), link("https://x/y"), link("file:///d")]), None), false);
+        assert_eq!(
+            d,
+            vec![(
+                CH,
+                "resource links of tool t: URI scheme `https:` never seen at lock (pinned: `file:`)".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn failed_calls_are_not_compared() {
+        let ok = res(json!([{"type": "text", "text": "a"}]), None);
+        let mut err = ok.clone();
+        err["isError"] = json!(true);
+        assert!(diff(&ok, &err, false).is_empty());
+        assert!(diff(&err, &ok, false).is_empty());
+        // isError: false is the default.
+        let mut explicit = ok.clone();
+        explicit["isError"] = json!(false);
+        assert!(diff(&ok, &explicit, false).is_empty());
+        assert!(compare("t", &rpc_error_shape(-32603), &shape(&ok, true), false).is_empty());
+    }
+
+    #[test]
+    fn old_pins_compare_only_what_they_pinned() {
+        // A shape from mcp-pin before the result contract: no `blocks`, first-element skeletons.
+        let old = json!({"content": ["text", "resource_link"], "structuredContent": {"a": "string"}, "textStructure": "text-only", "isError": false});
+        let now = res(
+            json!([{"type": "text", "text": "x", "annotations": {"audience": ["user"]}}, {"type": "resource_link", "uri": "https://x", "name": "n", "mimeType": "a/b"}, {"type": "resource_link", "uri": "ui://x", "name": "n"}]),
+            Some(json!({"a": 1})),
+        );
+        assert!(compare("t", &old, &shape(&now, true), false).is_empty());
+        let no_link = res(json!([{"type": "text", "text": "x"}]), Some(json!({})));
+        let d = compare("t", &old, &shape(&no_link, true), false);
+        assert_eq!(d.iter().map(|f| f.rule).collect::<Vec<_>>(), vec![RE]);
+        let d = compare("t", &old, &shape(&res(json!([]), None), true), false);
+        assert_eq!(d.iter().map(|f| f.rule).collect::<Vec<_>>(), vec![CH, RE, RE]);
+    }
+
+    #[test]
+    fn payload_consistency() {
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+        let jpeg = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBD";
+        let img = |data: &str, mime: &str| res(json!([{"type": "image", "data": data, "mimeType": mime}]), None);
+        assert!(payload_problems("t", &img(png, "image/png")).is_empty());
+        assert!(payload_problems("t", &img(jpeg, "image/jpeg")).is_empty());
+        assert_eq!(
+            payload_problems("t", &img(jpeg, "image/png")),
+            vec![
+                "image block of tool t: declares `image/png` but its bytes do not start with that type's magic number"
+            ]
+        );
+        assert_eq!(
+            payload_problems("t", &img("not base64!", "image/png")),
+            vec!["image block of tool t: its data is not base64"]
+        );
+        // Unknown types are not checked.
+        assert!(payload_problems("t", &img(jpeg, "image/x-unknown")).is_empty());
+        let json_res = |text: &str, mime: &str| {
+            res(json!([{"type": "resource", "resource": {"uri": "file:///a", "text": text, "mimeType": mime}}]), None)
+        };
+        assert!(payload_problems("t", &json_res("{\"a\": 1}", "application/json")).is_empty());
+        assert_eq!(payload_problems("t", &json_res("{oops", "application/vnd.x+json; charset=utf-8")).len(), 1);
+        assert!(payload_problems("t", &json_res("{oops", "text/plain")).is_empty());
+        let blob = res(
+            json!([{"type": "resource", "resource": {"uri": "file:///a.gz", "blob": "H4sIAAAAAAAA", "mimeType": "application/gzip"}}]),
+            None,
+        );
+        assert!(payload_problems("t", &blob).is_empty());
+        assert_eq!(base64_decode("QUJD").unwrap(), b"ABC");
+        assert_eq!(base64_decode("QUI=").unwrap(), b"AB");
+        assert_eq!(base64_decode("QUI").unwrap(), b"AB");
+        assert!(base64_decode("Q").is_none());
+        assert!(base64_decode("QU=I").is_none());
+    }
+
+    #[test]
+    fn many_blocks_are_pinned_per_kind_and_hostile_atoms_are_bounded() {
+        let link = |i: usize| json!({"type": "resource_link", "uri": format!("file:///{i}"), "name": "n"});
+        let many = res(Value::Array((0..10_000).map(link).collect()), None);
+        let s = shape(&many, true);
+        assert_eq!(s["blocks"].as_array().unwrap().len(), MAX_BLOCKS);
+        assert_eq!(s["blocksTruncated"], true);
+        // Compared per kind: fewer links now is no change, another scheme is.
+        assert!(compare("t", &s, &shape(&res(json!([link(1)]), None), true), false).is_empty());
+        let odd = res(json!([{"type": "resource_link", "uri": "ui://x", "name": "n"}]), None);
+        assert_eq!(compare("t", &s, &shape(&odd, true), false).len(), 2);
+        let hostile = json!({"type": "image", "data": "", "mimeType": format!("image/png; profile={}", "x".repeat(10_000)), "annotations": {"audience": ["user\u{202e}"]}});
+        let a = block_atoms(&hostile);
+        assert_eq!(a, json!({"kind": "image", "mimeType": "(invalid)", "audience": ["(invalid)"]}));
+        assert_eq!(uri_scheme(&format!("{}:x", "a".repeat(100))), "(invalid)");
+    }
+
+    #[test]
+    fn mixed_arrays_merge() {
+        assert_eq!(skeleton(&json!([{"a": 1}, {"b": "x"}, {"a": 2.5}])), json!([{"a": "number", "b": "string"}]));
+        assert_eq!(skeleton(&json!([1, "x"])), json!(["mixed"]));
+        assert_eq!(skeleton(&json!([null, "x"])), json!(["string"]));
+        assert_eq!(skeleton(&json!([[], [1]])), json!([["integer"]]));
     }
 }

@@ -158,7 +158,8 @@ fn call_failed_on_rpc_error_and_is_error_with_excerpt_and_secrets_masked() {
     );
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
     assert_eq!(p[0].message, "JSON-RPC error -32603: boom [redacted]");
-    assert!(s.is_none());
+    // The failing outcome is pinned (never the message).
+    assert_eq!(s, Some(json!({"rpcError": -32603})));
     let long = "x".repeat(1000);
     let (p, s) = judge_call(
         "t",
@@ -221,7 +222,7 @@ fn shape_change_is_reported_against_the_pin() {
     let pinned = json!({"content": ["text"], "structuredContent": {"n": "integer"}, "textStructure": "equivalent-json", "isError": false});
     let (p, _) = judge_call("t", &d, &ok(json!({"content": [{"type": "text", "text": "n=1"}]})), Some(&pinned), T, &[]);
     assert_eq!(rules(&p), vec![Some(RESULT_SHAPE_CHANGED)]);
-    assert!(p[0].message.contains("structuredContent disappeared"), "{}", p[0].message);
+    assert_eq!(p[0].message, "structuredContent of tool t: present at lock (object), absent now");
     // Same shape with other values: pass.
     let (p, _) = judge_call(
         "t",
@@ -322,4 +323,106 @@ fn invalid_header_mappings_are_never_called() {
             other => panic!("{bad}: {other:?}"),
         }
     }
+}
+
+fn ctx<'a>(def: &'a Value, pinned: Option<&'a Value>, mode: Mode, synthesised: Option<&'a str>) -> Context<'a> {
+    Context { def, pinned, mode, synthesised, timeout: T, secrets: &[] }
+}
+
+const LINE: &str = "[servers.fs.tools.read_file] args = { path = ... }";
+
+#[test]
+fn a_call_that_failed_at_lock_with_synthesised_arguments_is_not_drift() {
+    let d = json!({"name": "read_file", "inputSchema": {"type": "object", "required": ["path"]}});
+    let eisdir =
+        ok(json!({"isError": true, "content": [{"type": "text", "text": "EISDIR: illegal operation on a directory"}]}));
+    // At lock: a call-failed warning that says why and gives the fixture line; the failure is pinned.
+    let (p, pin) = judge("read_file", &ctx(&d, None, Mode::Lock, Some(LINE)), &eisdir);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    assert!(p[0].message.contains("could not succeed with synthesised arguments"), "{}", p[0].message);
+    assert!(p[0].message.contains(LINE), "{}", p[0].message);
+    let pin = pin.unwrap();
+    assert_eq!(pin["isError"], true);
+    // At check, failing the same way: skipped, not gated, with the line.
+    let (p, _) = judge("read_file", &ctx(&d, Some(&pin), Mode::Check, Some(LINE)), &eisdir);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].outcome, ProbeOutcome::Skipped, "{p:?}");
+    assert!(p[0].message.contains(LINE) && p[0].message.contains("EISDIR"), "{}", p[0].message);
+    // A JSON-RPC error at lock and at check: the same.
+    let rpc = Ok(CallOutcome::RpcError { code: -32602, message: "bad path".into() });
+    let (_, rpin) = judge("read_file", &ctx(&d, None, Mode::Lock, Some(LINE)), &rpc);
+    let (p, _) = judge("read_file", &ctx(&d, rpin.as_ref(), Mode::Check, Some(LINE)), &rpc);
+    assert_eq!(p[0].outcome, ProbeOutcome::Skipped, "{p:?}");
+    // The user's own fixture: gated.
+    let (p, _) = judge("read_file", &ctx(&d, Some(&pin), Mode::Check, None), &eisdir);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    // It succeeded at lock: gated.
+    let good = json!({"content": [{"type": "text", "text": "x"}], "isError": false});
+    let (_, good_pin) = judge("read_file", &ctx(&d, None, Mode::Lock, Some(LINE)), &ok(good.clone()));
+    let (p, _) = judge("read_file", &ctx(&d, good_pin.as_ref(), Mode::Check, Some(LINE)), &eisdir);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    // Nothing pinned (a new tool, or `lock --no-probe`): gated as before.
+    let (p, _) = judge("read_file", &ctx(&d, None, Mode::Check, Some(LINE)), &eisdir);
+    assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
+    // Failed at lock, succeeds now: a pass that says to pin it.
+    let (p, _) = judge("read_file", &ctx(&d, Some(&pin), Mode::Check, Some(LINE)), &ok(good));
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass);
+    assert!(p[0].message.contains("failed at lock"), "{}", p[0].message);
+}
+
+#[test]
+fn text_structure_conflict_only_when_new_since_lock() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let agree = json!({"content": [{"type": "text", "text": "{\"n\": 1.0}"}], "structuredContent": {"n": 1}});
+    let conflict = json!({"content": [{"type": "text", "text": "{\"n\": 2}"}], "structuredContent": {"n": 1}});
+    let text_only = json!({"content": [{"type": "text", "text": "{\"n\": 2}"}]});
+    let (p, agree_pin) = judge("t", &ctx(&d, None, Mode::Lock, None), &ok(agree.clone()));
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass, "4.0 agrees with 4: {p:?}");
+    let (p, conflict_pin) = judge("t", &ctx(&d, None, Mode::Lock, None), &ok(conflict.clone()));
+    assert_eq!(rules(&p), vec![Some(TEXT_STRUCTURE_CONFLICT)]);
+    let (_, text_pin) = judge("t", &ctx(&d, None, Mode::Lock, None), &ok(text_only));
+    for (pin, fires) in [(&agree_pin, true), (&text_pin, true), (&conflict_pin, false)] {
+        let (p, _) = judge("t", &ctx(&d, pin.as_ref(), Mode::Check, None), &ok(conflict.clone()));
+        assert_eq!(p.iter().any(|p| p.rule.as_deref() == Some(TEXT_STRUCTURE_CONFLICT)), fires, "{pin:?}: {p:?}");
+    }
+    assert_eq!(crate::rules::default_class(TEXT_STRUCTURE_CONFLICT), crate::change::Class::Silent);
+    assert_eq!(crate::rules::default_class(RESULT_SHAPE_REDUCED), crate::change::Class::Loud);
+    assert_eq!(crate::rules::default_class(RESULT_PAYLOAD_INVALID), crate::change::Class::Silent);
+}
+
+#[test]
+fn summary_line_counts_probed_skipped_and_passed() {
+    let mut run = ProbeRun::default();
+    let p = |tool: &str, kind, outcome, message: &str| Probe {
+        tool: tool.into(),
+        kind,
+        outcome,
+        rule: None,
+        message: message.into(),
+        class: None,
+    };
+    run.probes = vec![
+        p("a", ProbeKind::Call, ProbeOutcome::Pass, "ok"),
+        p("b", ProbeKind::Call, ProbeOutcome::Fail, "x"),
+        p("c", ProbeKind::Call, ProbeOutcome::Skipped, "not probed: not annotated read-only (readOnlyHint); ..."),
+        p("d", ProbeKind::Call, ProbeOutcome::Skipped, "not probed: probe = \"none\""),
+        p("e", ProbeKind::Call, ProbeOutcome::Skipped, "not probed: not annotated read-only (readOnlyHint); ..."),
+    ];
+    for (t, w) in [
+        ("a", None),
+        ("b", None),
+        ("c", Some("not annotated read-only")),
+        ("d", Some("probe = \"none\"")),
+        ("e", Some("not annotated read-only")),
+    ] {
+        run.skipped.insert(t.into(), w.map(str::to_string));
+    }
+    assert_eq!(
+        run.summary(),
+        "5 tools: 2 probed, 1 passed, 1 failed; 3 skipped (2 not annotated read-only, 1 probe = \"none\")"
+    );
+    assert_eq!(
+        skip_reason(&format!("{FAILS_AS_AT_LOCK} with synthesised arguments (task x)")),
+        "cannot succeed with synthesised arguments"
+    );
 }

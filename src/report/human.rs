@@ -278,6 +278,8 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
         head(out);
         let label = match p.outcome {
             ProbeOutcome::Pass => paint(style, "32", "pass    "),
+            // A failure of a class that passes the default gate says its class.
+            ProbeOutcome::Fail if p.effective_class() != Class::Silent => class_label(style, p.effective_class()),
             ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
             ProbeOutcome::Skipped => paint(style, "2", "skipped "),
         };
@@ -294,7 +296,17 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
             escape_for_display(&p.message)
         );
     }
-    // One line for the server: how many tools were called, passed, failed, skipped and why.
+    // One line for the server: how many tools were called, passed, failed, skipped and why (the
+    // probe run's own summary when the report has it).
+    // `probe = "none"` for every tool: nothing about probes is worth a line.
+    if !server.probes.is_empty() && server.probes.iter().all(|p| p.message.contains("probe = \"none\"")) {
+        return;
+    }
+    if let Some(line) = &server.probe_summary {
+        let hint = if !style.verbose && line.contains("skipped") { "; -v shows each line" } else { "" };
+        let _ = writeln!(out, "  probes: {}{hint}", escape_for_display(line));
+        return;
+    }
     let calls: Vec<&super::Probe> = server.probes.iter().filter(|p| p.kind == ProbeKind::Call).collect();
     let skipped: Vec<&super::Probe> = calls
         .iter()

@@ -9,7 +9,7 @@ pub fn to_value(report: &Report) -> Value {
         .servers
         .iter()
         .map(|s| {
-            json!({
+            let mut v = json!({
                 "name": s.name,
                 "status": s.status,
                 "error": s.error,
@@ -21,7 +21,11 @@ pub fn to_value(report: &Report) -> Value {
                     .into_iter()
                     .filter(|g| g.len() > 1)
                     .collect::<Vec<_>>(),
-            })
+            });
+            if let Some(line) = &s.probe_summary {
+                v["probeSummary"] = json!(line);
+            }
+            v
         })
         .collect();
     json!({

@@ -220,6 +220,9 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
         for note in &s.notes {
             let _ = writeln!(out, "> **Note:** {}\n", text(note));
         }
+        if let Some(line) = &s.probe_summary {
+            let _ = writeln!(out, "**Probes:** {}\n", text(line));
+        }
         let take_changes = changes.len().min(budget);
         budget -= take_changes;
         if take_changes > 0 {

@@ -76,7 +76,7 @@ pub struct Probe {
 
 impl Probe {
     /// The class a failing probe counts as (probe rules are silent by default, so they fail the
-    /// default gate; `text-structure-conflict` is loud).
+    /// default gate; `result-shape-reduced` is loud).
     pub fn effective_class(&self) -> Class {
         self.class.unwrap_or_else(|| self.rule.as_deref().map(crate::rules::default_class).unwrap_or(Class::Silent))
     }
@@ -92,6 +92,9 @@ pub struct ServerReport {
     pub probes: Vec<Probe>,
     /// Notes that are not changes: expired ignores, a changed configuration, warnings.
     pub notes: Vec<String>,
+    /// One line on the probes: how many tools were probed, skipped (and why) and passed.
+    #[serde(default, rename = "probeSummary", skip_serializing_if = "Option::is_none")]
+    pub probe_summary: Option<String>,
 }
 
 impl ServerReport {
@@ -103,6 +106,7 @@ impl ServerReport {
             changes: vec![],
             probes: vec![],
             notes: vec![],
+            probe_summary: None,
         }
     }
 

@@ -208,13 +208,24 @@ impl ServerHandler for Fixture {
         if let Some(e) = behaviour.error {
             return Err(McpError::new(ErrorCode(e.code), e.message, e.data));
         }
-        if let Some(raw) = behaviour.result {
+        let args = request.arguments.unwrap_or_default();
+        let scripted = match behaviour.results.as_deref() {
+            Some([]) | None => behaviour.result,
+            Some(list) => {
+                if !behaviour.accept_incomplete && !surface::missing_required(&tool, &args).is_empty() {
+                    None
+                } else {
+                    let n = surface::next_call_index(&self.path, name);
+                    Some(list[n.min(list.len() - 1)].clone())
+                }
+            }
+        };
+        if let Some(raw) = scripted {
             let token = self.store.park(Parked::Whole(crate::raw::minify(raw.get())));
             let mut r = CallToolResult::default();
             r.meta = Some(Self::token_meta(token));
             return Ok(r.into());
         }
-        let args = request.arguments.unwrap_or_default();
         if !behaviour.accept_incomplete {
             if let Some(first) = surface::missing_required(&tool, &args).into_iter().next() {
                 return Ok(text_result(format!("missing required argument: {first}"), true).into());

@@ -52,6 +52,13 @@ pub struct CallBehaviour {
     /// A raw `CallToolResult`, sent verbatim (whitespace removed).
     #[serde(default)]
     pub result: Option<Box<RawValue>>,
+    /// Raw results used in turn, one per valid call (a call missing a required argument is
+    /// answered as usual and uses none); the last one answers every call after the list ends.
+    /// The count survives the process (a file next to the surface file, see
+    /// [`next_call_index`]), so `lock` can see the first result and the following `check` the
+    /// second. Wins over `result`.
+    #[serde(default)]
+    pub results: Option<Vec<Box<RawValue>>>,
     /// Answer with this JSON-RPC error.
     #[serde(default)]
     pub error: Option<ErrorSpec>,
@@ -467,6 +474,20 @@ pub fn expand_env(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Which entry of `results` this call of `tool` gets: the number of earlier valid calls of it,
+/// counted in `<surface file>.calls-<tool>` (created on first use; delete it to start over).
+pub fn next_call_index(surface: &Path, tool: &str) -> usize {
+    let safe: String = tool.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let mut name = surface.as_os_str().to_owned();
+    name.push(format!(".calls-{safe}"));
+    let counter = std::path::PathBuf::from(name);
+    let n = std::fs::read_to_string(&counter).ok().and_then(|t| t.trim().parse::<usize>().ok()).unwrap_or(0);
+    if let Err(e) = std::fs::write(&counter, (n + 1).to_string()) {
+        eprintln!("mcp-pin-fixture: cannot write {}: {e}", counter.display());
+    }
+    n
 }
 
 #[cfg(test)]
