@@ -27,15 +27,6 @@ pub struct GlobalArgs {
     /// Lockfile (default: mcp.lock beside the config)
     #[arg(long, global = true, value_name = "FILE")]
     pub lockfile: Option<PathBuf>,
-    /// Only these servers (repeatable)
-    #[arg(long = "server", global = true, value_name = "NAME")]
-    pub servers: Vec<String>,
-    /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
-    #[arg(long, global = true, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
-    /// How many servers to talk to at once
-    #[arg(long, global = true, value_name = "N")]
-    pub jobs: Option<usize>,
     /// Less output: only the verdict and errors
     #[arg(short, long, global = true)]
     pub quiet: bool,
@@ -50,6 +41,21 @@ pub struct GlobalArgs {
     /// Colour: auto (terminal and NO_COLOR unset), always, never
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+/// Which servers a command that talks to servers (`lock`, `check`, `review`) takes, and how many
+/// at once. Only those commands list these options.
+#[derive(Debug, Args, Default, Clone)]
+pub struct Selection {
+    /// Only these servers (repeatable); only their `${VAR}`s are read
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// How many servers to talk to at once (at least 1)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -77,18 +83,23 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = crate::report
 pub enum Command {
     /// Take each server's live surface and write the lockfile
     Lock {
-        /// Skip the probe calls (the result shapes are not recorded)
+        #[command(flatten)]
+        select: Selection,
+        /// Skip the probe calls; the result shapes pinned before are kept (docs/probes.md)
         #[arg(long)]
         no_probe: bool,
         /// Accept only these tools' changes (repeatable); the rest of the lock stays as pinned
         #[arg(long = "tool", value_name = "NAME")]
         tools: Vec<String>,
-        /// An ad-hoc stdio server instead of a config: `mcp-pin lock -- CMD ARGS...`
+        /// An ad-hoc server instead of a config: `mcp-pin lock -- CMD ARGS...` or `-- URL`; it is
+        /// pinned in ./mcp.lock only when no config is here, or in --lockfile FILE
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
     /// Diff each server's live surface against the lockfile and gate on it
     Check {
+        #[command(flatten)]
+        select: Selection,
         #[command(flatten)]
         report: ReportArgs,
         /// Skip the probe calls for this run
@@ -100,6 +111,8 @@ pub enum Command {
     },
     /// Walk the pending changes at a terminal and accept or reject them tool by tool
     Review {
+        #[command(flatten)]
+        select: Selection,
         /// Skip the probe calls (pinned result shapes stay as they are)
         #[arg(long)]
         no_probe: bool,

@@ -9,7 +9,7 @@
 //! `autoApprove`, ...) are skipped with a warning; settings that mcp-pin adds (probe, rules,
 //! ignores) take their defaults.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -107,7 +107,13 @@ pub fn strip_jsonc(text: &str) -> String {
 }
 
 /// Parse a client config (JSON/JSONC) read from `path`.
-pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+/// `only`: resolve `${VAR}` for these servers only; the others are read in template mode.
+pub fn parse(
+    text: &str,
+    path: &Path,
+    env: Option<EnvFn<'_>>,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Loaded, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
     let stripped = strip_jsonc(text);
     let root: Value = serde_json::from_str(&stripped).map_err(|e| {
@@ -162,7 +168,11 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
     let mut warnings = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
-        let server = cx.server(name, entry, &mut warnings).map_err(|e| match e {
+        // A server this run does not contact reads no variable (and no envFile).
+        let skip = only.is_some_and(|o| !o.contains(name));
+        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, format };
+        let server = if skip { &unresolved } else { &cx };
+        let server = server.server(name, entry, &mut warnings).map_err(|e| match e {
             // Point at the server's entry when it can be found.
             ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
                 Some((line, column)) => ConfigError::At { path, line, column, message },

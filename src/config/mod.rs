@@ -17,7 +17,7 @@ pub mod toml;
 pub use clients::discover;
 pub use init::init_toml;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -265,18 +265,41 @@ impl Config {
     /// variable is looked up and every expanded value holds its `mcp-pin.toml` template
     /// (`${VAR}`); this never fails on a missing variable and is what `init` reads.
     pub fn load_with(path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        Self::load_only(path, env, None)
+    }
+
+    /// Like [`Config::load_with`], resolving `${VAR}` only for the servers in `only` (all when
+    /// `None`). Every server is still parsed and validated, and kept in [`Config::servers`], but
+    /// a server left out is read in template mode: none of its variables is looked up (so none
+    /// needs to be set, or allowed under CI), and its values hold their templates. It must not
+    /// be contacted; `--server` / `--shard` runs read only what they contact.
+    pub fn load_only(
+        path: &Path,
+        env: Option<expand::EnvFn<'_>>,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<Loaded, ConfigError> {
         let text = crate::lockfile::read_regular(path, MAX_CONFIG)
             .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
-        Self::parse_with(&text, path, env)
+        Self::parse_only(&text, path, env, only)
     }
 
     /// Parse config text as if read from `path` (which sets `Config::dir` and names errors).
     pub fn parse_with(text: &str, path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        Self::parse_only(text, path, env, None)
+    }
+
+    /// [`Config::parse_with`], resolving only the servers in `only` (see [`Config::load_only`]).
+    pub fn parse_only(
+        text: &str,
+        path: &Path,
+        env: Option<expand::EnvFn<'_>>,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<Loaded, ConfigError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if clients::looks_like_json(text) {
-            clients::parse(text, path, env)
+            clients::parse(text, path, env, only)
         } else {
-            let config = toml::parse(text, path, env)?;
+            let config = toml::parse(text, path, env, only)?;
             Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
         }
     }
