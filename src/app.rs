@@ -1149,10 +1149,8 @@ pub async fn run(cli: Cli) -> i32 {
             }
         }
         Command::Completions { shell } => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
             // Our own script, no foreign text: written as generated.
-            clap_complete::generate(*shell, &mut cmd, "mcp-pin", &mut std::io::stdout());
+            crate::sink::print_out(&crate::cli::completion_script(*shell));
             0
         }
         Command::ConformanceClient { url } => conformance_client(url).await,
@@ -1323,10 +1321,13 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
             return 2;
         }
     };
-    let text = crate::config::init_toml(&loaded.config, &source);
+    let text = crate::config::init::init_toml_from(&loaded, &source);
     if let Err(e) = crate::sink::write_file(&target, None, &text) {
         crate::tell!("error: cannot write {}: {e}", target.display());
         return 2;
+    }
+    for w in &loaded.warnings {
+        crate::tell!("warning: {w}");
     }
     crate::tell!(
         "wrote {} from {} ({}, {} server{}); next: `mcp-pin lock`",

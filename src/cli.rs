@@ -191,3 +191,34 @@ pub enum ReportAction {
         report: ReportArgs,
     },
 }
+
+/// The command line as completion scripts describe it: hidden subcommands (the conformance
+/// adapter) are left out, so no shell offers them.
+pub fn completion_command() -> clap::Command {
+    use clap::CommandFactory;
+    let full = Cli::command();
+    let mut cmd = clap::Command::new("mcp-pin")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(full.get_about().cloned().unwrap_or_default());
+    for a in full.get_arguments() {
+        cmd = cmd.arg(a.clone());
+    }
+    cmd.subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned())
+}
+
+/// The completion script for `shell`, as `mcp-pin completions SHELL` prints it.
+///
+/// clap_complete's bash generator spells the hyphenated binary name two ways: the loop that
+/// walks the words sets `cmd="mcp__pin__subcmd__check"` while the `case` arms that complete
+/// options are labelled `mcp__subcmd__pin__subcmd__check)` (the hyphen read as a subcommand
+/// separator), so no option of any subcommand completed. The arms are renamed to match.
+pub fn completion_script(shell: clap_complete::Shell) -> String {
+    let mut cmd = completion_command();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "mcp-pin", &mut buf);
+    let script = String::from_utf8_lossy(&buf).into_owned();
+    match shell {
+        clap_complete::Shell::Bash => script.replace("mcp__subcmd__pin", "mcp__pin"),
+        _ => script,
+    }
+}

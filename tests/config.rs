@@ -821,6 +821,8 @@ fn init_turns_secrets_into_references() {
     assert!(text.contains("${MCP_PIN_INPUT_PERPLEXITY_KEY}"), "{text}");
     assert!(text.contains("Bearer ${MCP_TOKEN}"), "{text}");
     assert!(text.contains("LOG_LEVEL = \"debug\""), "non-secrets are kept, env wins over envFile: {text}");
-    assert!(text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""), "envFile entries by name: {text}");
+    // envFile stays a file mcp-pin reads (its values are not in the environment to be referred to).
+    assert!(text.contains("env_file = \"./.env\""), "envFile kept as env_file: {text}");
+    assert!(!text.contains("EXTRA_SECRET"), "envFile entries are not turned into references: {text}");
     assert!(text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"), "names the source");
 }

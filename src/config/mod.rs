@@ -251,6 +251,12 @@ pub struct Loaded {
     pub source: String,
     /// Things worth a `warning:` line (skipped disabled servers, keys mcp-pin ignores).
     pub warnings: Vec<String>,
+    /// Servers of the file left out, by name, with why (a transport mcp-pin does not speak):
+    /// `init` writes each as a comment.
+    pub skipped: Vec<(String, String)>,
+    /// Template mode: each stdio server's dotenv file (`envFile`), as an `mcp-pin.toml`
+    /// template, by server name; `init` writes it as `env_file` instead of copying values.
+    pub env_files: BTreeMap<String, String>,
 }
 
 impl Config {
@@ -300,7 +306,14 @@ impl Config {
             clients::parse(text, path, env, only)
         } else {
             let config = toml::parse(text, path, env, only)?;
-            Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
+            Ok(Loaded {
+                config,
+                format: Format::McpPin,
+                source: "mcp-pin.toml".into(),
+                warnings: vec![],
+                skipped: vec![],
+                env_files: BTreeMap::new(),
+            })
         }
     }
 
@@ -424,6 +437,39 @@ impl Ignore {
     pub fn expired(&self, today: &str) -> bool {
         self.until.as_deref().is_some_and(|u| today > u)
     }
+}
+
+/// The `NAME=value` pairs of a server's dotenv file (`env_file` in mcp-pin.toml, `envFile` in a
+/// client config), `file` resolved against the config folder. The values are secrets: each is
+/// registered for masking. Under CI (a config from a pull request is code) the file must be
+/// inside the config's folder and outside `.git` (which holds the checkout's credentials); the
+/// error message never quotes a line of the file.
+pub(crate) fn read_env_file(dir: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
+    let path = resolve_cwd(dir, file);
+    if *crate::secrets::policy() != crate::secrets::EnvPolicy::Any {
+        let inside = Path::new(file).is_relative()
+            && !Path::new(file).components().any(|c| matches!(c, std::path::Component::ParentDir))
+            && !Path::new(file).components().any(|c| c.as_os_str() == ".git");
+        let real_inside = match (std::fs::canonicalize(&path), std::fs::canonicalize(dir)) {
+            (Ok(p), Ok(d)) => p.starts_with(d),
+            _ => true, // a missing file fails below
+        };
+        if !(inside && real_inside) {
+            return Err(format!(
+                "{file}: under CI (`CI` is set) a dotenv file must be inside the config's folder and outside .git: a config from a pull request could otherwise send any file's values to a server it chooses"
+            ));
+        }
+    }
+    let text = crate::lockfile::read_regular(&path, MAX_CONFIG)
+        .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
+    let pairs =
+        clients::parse_dotenv(&text).map_err(|line| format!("{}: line {line} is not `NAME=value`", path.display()))?;
+    for (_, v) in &pairs {
+        if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
+            crate::secrets::register(v);
+        }
+    }
+    Ok(pairs)
 }
 
 /// JSON-pointer prefix by whole segments: `/a/b/c` is under `/a/b`; `/a/bc` is not.

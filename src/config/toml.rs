@@ -20,7 +20,7 @@ type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
 
 const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
-const STDIO_KEYS: &[&str] = &["command", "args", "env", "inherit_env", "cwd"];
+const STDIO_KEYS: &[&str] = &["command", "args", "env", "env_file", "inherit_env", "cwd"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects"];
 const COMMON_KEYS: &[&str] = &["timeout", "max_tools", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
@@ -340,6 +340,16 @@ impl<'a> Ctx<'a> {
         }
 
         let mut env = BTreeMap::new();
+        // `env_file`: a dotenv file; `env` entries win over it.
+        if let Some((_, fv)) = f.get("env_file") {
+            let t = self.string(fv, "`env_file`")?.to_string();
+            let file = self.expand(n, &t, fv.span(), "`env_file`")?;
+            if self.env.is_some() {
+                let pairs = super::read_env_file(&self.dir, &file.value)
+                    .map_err(|m| self.at(fv.span(), format!("server `{n}`: `env_file` {m}")))?;
+                env.extend(pairs);
+            }
+        }
         if let Some((_, ev)) = f.get("env") {
             let t = self.table(ev, "`env`")?;
             for (k, v) in t.iter() {
