@@ -192,10 +192,8 @@ pub fn parse(
         let why = if skipped.is_empty() {
             String::new()
         } else {
-            format!(
-                " that mcp-pin can reach (skipped: {})",
-                skipped.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-            )
+            let each: Vec<String> = skipped.iter().map(|(n, why)| format!("`{n}`: {why}")).collect();
+            format!(" that mcp-pin can reach (skipped {})", each.join("; "))
         };
         return Err(invalid(format!("no servers in `{}`{why}", key_name(format))));
     }
@@ -452,8 +450,8 @@ impl Cx<'_> {
         if let Some(fv) = e.get("envFile").filter(|v| !v.is_null()) {
             let x = self.expand(name, self.string(name, "envFile", fv)?, "`envFile`")?;
             if self.env.is_some() {
-                let read = super::read_env_file(&self.dir, &x.value)
-                    .map_err(|m| self.invalid(format!("server `{name}`: `envFile` {m}")))?;
+                let read = super::read_env_file(&self.dir, &x.value, "envFile")
+                    .map_err(|m| self.invalid(format!("server `{name}`: {m}")))?;
                 env.extend(read);
             } else {
                 // Template mode (`init`): the file is named, not copied.

@@ -444,7 +444,8 @@ impl Ignore {
 /// registered for masking. Under CI (a config from a pull request is code) the file must be
 /// inside the config's folder and outside `.git` (which holds the checkout's credentials); the
 /// error message never quotes a line of the file.
-pub(crate) fn read_env_file(dir: &Path, file: &str) -> Result<Vec<(String, String)>, String> {
+/// `key` names the setting in messages (`env_file`, `envFile`).
+pub(crate) fn read_env_file(dir: &Path, file: &str, key: &str) -> Result<Vec<(String, String)>, String> {
     let path = resolve_cwd(dir, file);
     if *crate::secrets::policy() != crate::secrets::EnvPolicy::Any {
         let inside = Path::new(file).is_relative()
@@ -456,14 +457,14 @@ pub(crate) fn read_env_file(dir: &Path, file: &str) -> Result<Vec<(String, Strin
         };
         if !(inside && real_inside) {
             return Err(format!(
-                "{file}: under CI (`CI` is set) a dotenv file must be inside the config's folder and outside .git: a config from a pull request could otherwise send any file's values to a server it chooses"
+                "`{key}` {file}: under CI (`CI` is set) a dotenv file must be inside the config's folder and outside .git: a config from a pull request could otherwise send any file's values to a server it chooses"
             ));
         }
     }
     let text = crate::lockfile::read_regular(&path, MAX_CONFIG)
-        .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
-    let pairs =
-        clients::parse_dotenv(&text).map_err(|line| format!("{}: line {line} is not `NAME=value`", path.display()))?;
+        .map_err(|e| format!("cannot read `{key}` {}: {e}", path.display()))?;
+    let pairs = clients::parse_dotenv(&text)
+        .map_err(|line| format!("`{key}` {}: line {line} is not `NAME=value`", path.display()))?;
     for (_, v) in &pairs {
         if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
             crate::secrets::register(v);

@@ -345,8 +345,8 @@ impl<'a> Ctx<'a> {
             let t = self.string(fv, "`env_file`")?.to_string();
             let file = self.expand(n, &t, fv.span(), "`env_file`")?;
             if self.env.is_some() {
-                let pairs = super::read_env_file(&self.dir, &file.value)
-                    .map_err(|m| self.at(fv.span(), format!("server `{n}`: `env_file` {m}")))?;
+                let pairs = super::read_env_file(&self.dir, &file.value, "env_file")
+                    .map_err(|m| self.at(fv.span(), format!("server `{n}`: {m}")))?;
                 env.extend(pairs);
             }
         }
