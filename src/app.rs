@@ -89,13 +89,27 @@ pub fn default_jobs() -> usize {
     DEFAULT_JOBS
 }
 
-/// Load the config (or build the ad-hoc one) and resolve the lockfile path.
+/// Load the config (or build the ad-hoc one) and resolve the lockfile path. `${VAR}` is resolved
+/// only for the servers this run selects (`--server`, `--shard`): a drift-cron job needs only its
+/// own servers' secrets, and under CI only those need `--allow-env`.
 pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf), AppError> {
     let config = if !ad_hoc.is_empty() {
         if opts.config.is_some() {
             return Err(AppError::Usage("give either --config or an ad-hoc command after `--`, not both".into()));
         }
         let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
+        // An ad-hoc server never lands in (or is looked up in) a project's lock unless asked:
+        // that lock belongs to the config here, and its next `lock` would drop the stranger.
+        if opts.lockfile.is_none() {
+            if let Some(found) = crate::config::discover(&cwd) {
+                return Err(AppError::Usage(format!(
+                    "this folder has a config ({}) whose servers mcp.lock pins; an ad-hoc server is not one of them. \
+                     Add it to the config and run `mcp-pin lock --server NAME`, run from another folder, or pass \
+                     `--lockfile FILE` to use a lockfile of its own",
+                    found.strip_prefix(&cwd).unwrap_or(&found).display()
+                )));
+            }
+        }
         Config::ad_hoc(cwd, ad_hoc.to_vec())
     } else {
         let path = match &opts.config {
@@ -112,7 +126,16 @@ pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf
                 }
             }
         };
-        let loaded = Config::load_detailed(&path)?;
+        // First every server's name, reading no variable; then only the selected servers resolved.
+        let only = if opts.servers.is_empty() && opts.shard.is_none() {
+            None
+        } else {
+            let names = Config::load_unresolved(&path)?.config;
+            check_server_names(&names, opts)?;
+            Some(pick(names.servers.keys(), opts).into_iter().collect::<std::collections::BTreeSet<String>>())
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        let loaded = Config::load_only(&path, Some(&env), only.as_ref())?;
         if opts.config.is_none() && loaded.format != crate::config::Format::McpPin {
             crate::tell!("using {} ({})", path.display(), loaded.source);
         }
@@ -121,29 +144,41 @@ pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf
         }
         loaded.config
     };
+    check_server_names(&config, opts)?;
     let lockfile = opts.lockfile.clone().unwrap_or_else(|| config.dir.join("mcp.lock"));
+    Ok((config, lockfile))
+}
+
+/// `--server NAME` must name a server of the config (with a did-you-mean).
+fn check_server_names(config: &Config, opts: &Options) -> Result<(), AppError> {
     for name in &opts.servers {
         if !config.servers.contains_key(name) {
             let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
             return Err(AppError::Usage(format!(
-                "no server `{name}` in {}; servers there: {}",
+                "no server `{name}` in {} (servers there: {}){}",
                 config.path.as_deref().map(|p| p.display().to_string()).unwrap_or_else(|| "the config".into()),
-                if known.is_empty() { "none".into() } else { known.join(", ") }
+                if known.is_empty() { "none".into() } else { known.join(", ") },
+                crate::config::hint(name, known.iter().copied()),
             )));
         }
     }
-    Ok((config, lockfile))
+    Ok(())
 }
 
-fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
-    config
-        .servers
-        .values()
+/// The names `--server` and `--shard` select, from every server's name in sorted order.
+fn pick<'a>(names: impl IntoIterator<Item = &'a String>, opts: &Options) -> Vec<String> {
+    names
+        .into_iter()
         .enumerate()
         .filter(|(i, _)| opts.shard.is_none_or(|(k, n)| i % n == k - 1))
         .map(|(_, s)| s)
-        .filter(|s| opts.servers.is_empty() || opts.servers.contains(&s.name))
+        .filter(|s| opts.servers.is_empty() || opts.servers.contains(s))
+        .cloned()
         .collect()
+}
+
+fn selected<'a>(config: &'a Config, opts: &Options) -> Vec<&'a ServerConfig> {
+    pick(config.servers.keys(), opts).iter().filter_map(|n| config.servers.get(n)).collect()
 }
 
 /// Start the servers that pinned the most tools first (longest job first): a big server started
@@ -315,8 +350,28 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     results.sort_by(|a, b| a.name.cmp(&b.name));
     progress.finish();
 
-    // `--tool`: accept only those tools; everything else stays as pinned.
+    // `--tool`: accept only those tools; everything else stays as pinned. A name that is no tool
+    // of any selected server, pinned or live, is a typo: nothing is written.
     if !opts.tools.is_empty() {
+        let mut known: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        for r in &results {
+            if let Some(prev) = old.servers.get(&r.name) {
+                known.extend(prev.surface.tools.keys().map(String::as_str));
+            }
+            if let Ok(live) = &r.outcome {
+                known.extend(live.surface.tools.keys().map(String::as_str));
+            }
+        }
+        let reached = results.iter().any(|r| r.outcome.is_ok());
+        if let Some(t) = opts.tools.iter().find(|t| reached && !known.contains(t.as_str())) {
+            let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
+            return Err(AppError::Usage(format!(
+                "no tool `{t}` in server{} {}, pinned or live{}; nothing was written",
+                if names.len() == 1 { "" } else { "s" },
+                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                crate::config::hint(t, known.iter().copied())
+            )));
+        }
         for r in &mut results {
             let Ok(live) = &r.outcome else { continue };
             let Some(prev) = old.servers.get(&r.name) else {
@@ -438,11 +493,145 @@ pub fn accept_server_level(pinned: &ServerEntry, live: &ServerEntry) -> ServerEn
     e
 }
 
-/// `mcp-pin review`: for each server, the pending changes grouped by tool; the user accepts,
-/// rejects or skips each group; only what was accepted is written. Never waits for input in CI.
+/// What `review` asks about: one tool's pending changes, or a server's server-level ones.
+fn review_item(tool: &Option<String>) -> String {
+    match tool {
+        Some(t) => format!("tool `{}`", crate::json::escape_line(t)),
+        None => "the server-level changes".into(),
+    }
+}
+
+/// The answers `review` takes, as its `?` prints them.
+const REVIEW_HELP: &str = "  y  accept: the lock takes the live definition (written when the review ends)
+  n  reject: the lock keeps the pinned definition, and review does not ask again while the live one stays as it is
+  s  skip: decide later; the next review asks again
+  a  accept this and every remaining item
+  q  quit: ask nothing more; what was accepted so far is written
+  ?  this help
+";
+
+/// The rejections `review` remembers: per server, per item (`tool NAME` or `server`), a digest
+/// of the live definition that was rejected. Kept beside the lockfile (`.mcp.lock.rejected`),
+/// local to the one who reviewed; deleting it makes review ask again.
+#[derive(Debug, Default)]
+struct Rejections {
+    path: PathBuf,
+    entries: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Rejections {
+    fn path_for(lockfile: &Path) -> PathBuf {
+        let name = lockfile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "mcp.lock".into());
+        lockfile.with_file_name(format!(".{name}.rejected"))
+    }
+
+    fn read(lockfile: &Path) -> Rejections {
+        let path = Self::path_for(lockfile);
+        let entries = crate::lockfile::read_regular(&path, 16 << 20)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("rejected").cloned())
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        Rejections { path, entries }
+    }
+
+    fn key(tool: &Option<String>) -> String {
+        match tool {
+            Some(t) => format!("tool {t}"),
+            None => "server".into(),
+        }
+    }
+
+    fn is_rejected(&self, server: &str, tool: &Option<String>, digest: &str) -> bool {
+        self.entries.get(server).and_then(|m| m.get(&Self::key(tool))).is_some_and(|d| d == digest)
+    }
+
+    fn set(&mut self, server: &str, tool: &Option<String>, digest: Option<String>) {
+        let m = self.entries.entry(server.to_string()).or_default();
+        match digest {
+            Some(d) => {
+                m.insert(Self::key(tool), d);
+            }
+            None => {
+                m.remove(&Self::key(tool));
+            }
+        }
+        if m.is_empty() {
+            self.entries.remove(server);
+        }
+    }
+
+    fn write(&self) -> std::io::Result<()> {
+        if self.entries.is_empty() {
+            return match std::fs::remove_file(&self.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let v = serde_json::json!({
+            "about": "mcp-pin review: live definitions rejected here (digests); delete this file to be asked again",
+            "rejected": self.entries,
+        });
+        crate::sink::write_file(&self.path, None, &crate::json::to_canonical_string(&v))
+    }
+}
+
+/// A digest of what accepting an item would take from the live entry (FNV-1a over canonical JSON).
+fn live_digest(live: &ServerEntry, tool: &Option<String>) -> String {
+    let v = match tool {
+        Some(t) => serde_json::json!({ "tool": live.surface.tools.get(t) }),
+        None => serde_json::json!({
+            "protocolVersion": live.surface.protocol_version,
+            "serverInfo": live.surface.server_info,
+            "instructions": live.surface.instructions,
+            "capabilities": live.surface.capabilities,
+        }),
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in crate::json::to_canonical_string(&v).bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// A rendered human report without its verdict line (whatever colour codes lead it).
+fn without_verdict(rendered: &str) -> String {
+    rendered.lines().filter(|l| !is_verdict_line(l)).map(|l| format!("{l}\n")).collect()
+}
+
+/// Whether a line of the human report is its `PASS:` / `FAIL:` verdict, coloured or not.
+fn is_verdict_line(line: &str) -> bool {
+    let plain = strip_ansi(line);
+    plain.starts_with("PASS:") || plain.starts_with("FAIL:")
+}
+
+/// `s` without ANSI escape sequences (`ESC [ ... letter`).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `mcp-pin review`: for each server, the pending changes grouped by tool, judged as `check`
+/// judges them (`[rules]` classes, `[[ignore]]` entries); the user accepts, rejects or skips each
+/// item; only what was accepted is written, and a summary says what. Never waits for input in CI.
 pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32, AppError> {
     use std::io::{BufRead, Write};
-    if std::env::var_os("CI").is_some() {
+    if in_ci() {
         return Err(AppError::Usage(
             "`mcp-pin review` is interactive and CI is set; in CI use `mcp-pin check`, and accept drift with `mcp-pin lock` (or `lock --tool NAME`)".into(),
         ));
@@ -450,12 +639,16 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
     let (config, path) = load_config(opts, &[])?;
     let _guard = write_guard(&path).await?;
     let pinned = Lockfile::read(&path)?;
+    let mut rejections = Rejections::read(&path);
     let mut new = pinned.clone();
     let mut accept_all = false;
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let mut accepted_any = false;
+    let (mut accepted, mut rejected, mut skipped, mut remembered): (Vec<String>, Vec<String>, Vec<String>, usize) =
+        (vec![], vec![], vec![], 0);
+    let mut quit = false;
     let mut code = 0;
+    let today = today();
     'servers: for server in selected(&config, opts) {
         let Some(prev) = pinned.servers.get(&server.name) else {
             crate::tell!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
@@ -481,9 +674,18 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
             surface,
             probes: shapes,
         };
-        let changes = crate::diff::diff_surfaces(&prev.surface, &live.surface);
+        // Judged exactly as `check` judges: `[rules]` moves classes, `[[ignore]]` removes changes.
+        let mut judged = ServerReport {
+            changes: crate::diff::diff_surfaces(&prev.surface, &live.surface),
+            ..ServerReport::ok(&server.name)
+        };
+        crate::diff::every_tool_gone(&mut judged.changes, prev.surface.tools.len(), live.surface.tools.len());
+        apply_policy(&mut judged, &config, &today);
+        for note in &judged.notes {
+            crate::tell!("{}: note: {note}", server.name);
+        }
         let mut groups: BTreeMap<Option<String>, Vec<Change>> = BTreeMap::new();
-        for c in changes {
+        for c in judged.changes {
             groups.entry(c.tool.clone()).or_default().push(c);
         }
         if groups.is_empty() {
@@ -491,35 +693,48 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
             continue;
         }
         for (tool, changes) in groups {
+            let what = review_item(&tool);
+            let label = format!("{what} of {}", server.name);
+            let digest = live_digest(&live, &tool);
+            if rejections.is_rejected(&server.name, &tool, &digest) {
+                crate::tell!(
+                    "{label}: rejected on an earlier review, and the live definition is the same: not asked again"
+                );
+                remembered += 1;
+                continue;
+            }
             let sub = Report {
                 fail_on: FailOn::Never,
                 servers: vec![ServerReport { changes: changes.clone(), ..ServerReport::ok(&server.name) }],
             };
-            let what = match &tool {
-                Some(t) => format!("tool `{t}`"),
-                None => "the server-level changes".into(),
-            };
-            let body: String = report::human::render(&sub, &report::human::Style { verbose: true, ..*style })
-                .lines()
-                .filter(|l| !l.starts_with("PASS") && !l.starts_with("FAIL"))
-                .map(|l| format!("{l}\n"))
-                .collect();
+            let body = without_verdict(&report::human::render(&sub, &report::human::Style { verbose: true, ..*style }));
             crate::tell_raw!("{body}");
-            let answer = if accept_all {
-                "y".to_string()
-            } else {
-                crate::tell_raw!("accept {what} of {}? [y]es [n]o [s]kip [a]ll [q]uit: ", server.name);
-                let _ = std::io::stderr().flush();
-                match lines.next() {
-                    Some(Ok(l)) => l.trim().to_lowercase(),
-                    _ => "q".into(),
+            let answer = loop {
+                if accept_all {
+                    break "y".to_string();
                 }
-            };
-            let answer = if answer == "a" {
-                accept_all = true;
-                "y".to_string()
-            } else {
-                answer
+                crate::tell_raw!("accept {label}? [y]es [n]o (reject) [s]kip [a]ll [q]uit [?]help: ");
+                let _ = std::io::stderr().flush();
+                let a = match lines.next() {
+                    Some(Ok(l)) => l.trim().to_lowercase(),
+                    // End of input: nothing more will be answered.
+                    _ => {
+                        crate::tell!("");
+                        "q".into()
+                    }
+                };
+                match a.as_str() {
+                    "y" | "yes" | "n" | "no" | "s" | "skip" | "q" | "quit" => break a,
+                    "a" | "all" => {
+                        accept_all = true;
+                        break "y".into();
+                    }
+                    "?" | "h" | "help" => crate::tell_raw!("{REVIEW_HELP}"),
+                    other => crate::tell!(
+                        "  `{}` is not an answer: y, n, s, a or q (? explains them)",
+                        crate::json::escape_line(other)
+                    ),
+                }
             };
             match answer.as_str() {
                 "y" | "yes" => {
@@ -529,20 +744,59 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32,
                         None => accept_server_level(&cur, &live),
                     };
                     new.servers.insert(server.name.clone(), merged);
-                    accepted_any = true;
+                    rejections.set(&server.name, &tool, None);
+                    accepted.push(label);
                     crate::tell!("  accepted");
                 }
-                "q" | "quit" => break 'servers,
-                "n" | "no" => crate::tell!("  rejected: the lock keeps the pinned definition"),
-                _ => crate::tell!("  skipped"),
+                "n" | "no" => {
+                    rejections.set(&server.name, &tool, Some(digest));
+                    rejected.push(label);
+                    crate::tell!(
+                        "  rejected: the lock keeps the pinned definition; review will not ask again while the live one stays as it is"
+                    );
+                }
+                "s" | "skip" => {
+                    skipped.push(label);
+                    crate::tell!("  skipped: the next review asks again");
+                }
+                _ => {
+                    quit = true;
+                    break 'servers;
+                }
             }
         }
     }
-    if accepted_any {
+    // The summary: what was written, and what was not.
+    if quit {
+        crate::tell!("quit: nothing more asked");
+    }
+    let list = |v: &[String]| v.join(", ");
+    if !accepted.is_empty() {
         new.write(&path)?;
-        crate::tell!("wrote {}", path.display());
+        crate::tell!("wrote {}: accepted {} ({})", path.display(), accepted.len(), list(&accepted));
     } else {
         crate::tell!("nothing accepted; {} unchanged", path.display());
+    }
+    if !rejected.is_empty() {
+        crate::tell!("rejected {} ({}): the lock keeps the pinned definitions", rejected.len(), list(&rejected));
+    }
+    if !skipped.is_empty() {
+        crate::tell!("skipped {} ({}): asked again next time", skipped.len(), list(&skipped));
+    }
+    if remembered > 0 {
+        crate::tell!(
+            "{remembered} rejected before and not asked again (delete {} to be asked again)",
+            rejections.path.display()
+        );
+    }
+    if let Err(e) = rejections.write() {
+        crate::tell!("warning: cannot record rejections in {}: {e}", rejections.path.display());
+    }
+    if !accepted.is_empty() || !rejected.is_empty() {
+        crate::tell!(
+            "review the lockfile diff (`git diff {}`) and commit it",
+            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        );
     }
     Ok(code)
 }
@@ -611,7 +865,25 @@ async fn check_server(
     }
     report.changes = crate::diff::diff_surfaces_partial(&entry.surface, &surface);
     crate::diff::every_tool_gone(&mut report.changes, pinned_tools, live_tools);
+    if let Some(note) = other_server_note(&entry.surface, &surface) {
+        report.notes.insert(0, note);
+    }
     report
+}
+
+/// When the live server calls itself by another `serverInfo.name` than the pinned one, the
+/// lockfile may be from another project or the config may reach another server: that leads the
+/// report, whatever class `server-info-changed` has.
+fn other_server_note(pinned: &ServerSurface, live: &ServerSurface) -> Option<String> {
+    let name = |s: &ServerSurface| s.server_info.get("name").and_then(serde_json::Value::as_str).map(str::to_string);
+    match (name(pinned), name(live)) {
+        (Some(a), Some(b)) if a != b => Some(format!(
+            "another server? the pinned server is named \"{}\" and the live one \"{}\" (serverInfo.name): check that the lockfile belongs to this project and the config reaches the intended server",
+            crate::json::escape_line(&a),
+            crate::json::escape_line(&b)
+        )),
+        _ => None,
+    }
 }
 
 pub async fn check(
@@ -791,11 +1063,7 @@ fn quiet_filter(human: &str, quiet: bool) -> String {
     if !quiet {
         return human.to_string();
     }
-    human
-        .lines()
-        .filter(|l| l.starts_with("PASS") || l.starts_with("FAIL") || l.contains("error:"))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    human.lines().filter(|l| is_verdict_line(l) || strip_ansi(l).contains("error:")).map(|l| format!("{l}\n")).collect()
 }
 
 /// Print to stdout through the sink (masked, terminal-safe); a closed pipe is not an error.
@@ -807,25 +1075,23 @@ fn print_out(s: &str) {
 pub async fn run(cli: Cli) -> i32 {
     let g = &cli.global;
     on_signal();
-    if let Some(n) = g.max_children {
-        crate::client::stdio::set_max_children(n);
-    }
     crate::secrets::set_policy(crate::secrets::EnvPolicy::for_run(
         in_ci(),
         g.allow_env.iter().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
     ));
     let style = report::human::Style { color: use_color(g.color), verbose: g.verbose };
-    let mut opts = Options {
-        config: g.config.clone(),
-        lockfile: g.lockfile.clone(),
-        servers: g.servers.clone(),
-        jobs: g.jobs.unwrap_or_else(default_jobs),
-        probe: true,
-        shard: g.shard,
-        tools: vec![],
+    let mut opts = Options { config: g.config.clone(), lockfile: g.lockfile.clone(), ..Options::default() };
+    let select = |opts: &mut Options, s: &crate::cli::Selection| {
+        opts.servers = s.servers.clone();
+        opts.shard = s.shard;
+        opts.jobs = s.jobs.map_or_else(default_jobs, usize::from);
+        if let Some(n) = s.max_children {
+            crate::client::stdio::set_max_children(usize::from(n));
+        }
     };
     match &cli.command {
-        Command::Lock { no_probe, command, tools } => {
+        Command::Lock { select: sel, no_probe, command, tools } => {
+            select(&mut opts, sel);
             opts.probe = !no_probe;
             opts.tools = tools.clone();
             let progress = Progress::new(!g.quiet);
@@ -837,7 +1103,8 @@ pub async fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Check { report: args, no_probe, command } => {
+        Command::Check { select: sel, report: args, no_probe, command } => {
+            select(&mut opts, sel);
             opts.probe = !no_probe;
             let progress = Progress::new(!g.quiet);
             match check(&opts, fail_on(args.fail_on), command, &progress).await {
@@ -856,6 +1123,14 @@ pub async fn run(cli: Cli) -> i32 {
                 let ctx = report::RenderContext::for_lockfile(style, new);
                 emit(&report, args, &ctx, g.quiet)
             }
+            Err(AppError::Lockfile(e @ LockfileError::Missing { .. })) => {
+                // `diff` reads two files offline; locking would not make this one appear.
+                crate::tell!("error: {e}");
+                crate::tell!(
+                    "hint: `mcp-pin diff OLD NEW` compares two lockfiles that exist; for the committed one, e.g. `git show HEAD:mcp.lock > old.lock && mcp-pin diff old.lock mcp.lock`"
+                );
+                2
+            }
             Err(e) => {
                 print_error(&e);
                 2
@@ -863,7 +1138,8 @@ pub async fn run(cli: Cli) -> i32 {
         },
         Command::Explain { rule } => explain(rule.as_deref()),
         Command::Init { from, force } => init(from.as_deref(), *force),
-        Command::Review { no_probe } => {
+        Command::Review { select: sel, no_probe } => {
+            select(&mut opts, sel);
             opts.probe = !no_probe;
             match review(&opts, &style).await {
                 Ok(code) => code,
@@ -902,10 +1178,8 @@ pub async fn run(cli: Cli) -> i32 {
             }
         }
         Command::Completions { shell } => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
             // Our own script, no foreign text: written as generated.
-            clap_complete::generate(*shell, &mut cmd, "mcp-pin", &mut std::io::stdout());
+            crate::sink::print_out(&crate::cli::completion_script(*shell));
             0
         }
         Command::ConformanceClient { url } => conformance_client(url).await,
@@ -931,7 +1205,10 @@ fn explain(rule: Option<&str>) -> i32 {
                 0
             }
             None => {
-                crate::tell!("error: no rule `{id}`");
+                crate::tell!(
+                    "error: no rule `{id}`{}",
+                    crate::config::hint(id, crate::rules::RULES.iter().map(|r| r.id))
+                );
                 crate::tell!("hint: `mcp-pin explain` lists every rule");
                 2
             }
@@ -970,10 +1247,7 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
                         };
                         if !accepted.is_empty() {
                             out.push_str("  accepting:\n");
-                            for line in report::human::render(&sub, style).lines().skip(1) {
-                                if line.starts_with("PASS") || line.starts_with("FAIL") {
-                                    continue;
-                                }
+                            for line in without_verdict(&report::human::render(&sub, style)).lines().skip(1) {
                                 out.push_str(&format!("  {line}\n"));
                             }
                         }
@@ -1084,10 +1358,13 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
             return 2;
         }
     };
-    let text = crate::config::init_toml(&loaded.config, &source);
+    let text = crate::config::init::init_toml_from(&loaded, &source);
     if let Err(e) = crate::sink::write_file(&target, None, &text) {
         crate::tell!("error: cannot write {}: {e}", target.display());
         return 2;
+    }
+    for w in &loaded.warnings {
+        crate::tell!("warning: {w}");
     }
     crate::tell!(
         "wrote {} from {} ({}, {} server{}); next: `mcp-pin lock`",

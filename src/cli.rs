@@ -27,20 +27,6 @@ pub struct GlobalArgs {
     /// Lockfile (default: mcp.lock beside the config)
     #[arg(long, global = true, value_name = "FILE")]
     pub lockfile: Option<PathBuf>,
-    /// Only these servers (repeatable)
-    #[arg(long = "server", global = true, value_name = "NAME")]
-    pub servers: Vec<String>,
-    /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
-    #[arg(long, global = true, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
-    /// How many servers to talk to at once (default 128: servers mostly wait, so a fleet is
-    /// checked together; what costs is a child process, bounded by --max-children)
-    #[arg(long, global = true, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub jobs: Option<usize>,
-    /// How many stdio server processes may run at once (default 32); the rest wait their turn.
-    /// Each is a process with its own memory (an `npx` server takes 50-100 MB)
-    #[arg(long, global = true, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub max_children: Option<usize>,
     /// Less output: only the verdict and errors
     #[arg(short, long, global = true)]
     pub quiet: bool,
@@ -55,6 +41,26 @@ pub struct GlobalArgs {
     /// Colour: auto (terminal and NO_COLOR unset), always, never
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+/// Which servers a command that talks to servers (`lock`, `check`, `review`) takes, and how many
+/// at once. Only those commands list these options.
+#[derive(Debug, Args, Default, Clone)]
+pub struct Selection {
+    /// Only these servers (repeatable); only their `${VAR}`s are read
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Only shard K of N (1-based): servers sorted by name, every Nth from the Kth (drift cron matrix)
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// How many servers to talk to at once (default 128: servers mostly wait, so a fleet is
+    /// checked together; what costs is a child process, bounded by --max-children)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// How many stdio server processes may run at once (default 32); the rest wait their turn.
+    /// Each is a process with its own memory (an `npx` server takes 50-100 MB)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_children: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -82,18 +88,23 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = crate::report
 pub enum Command {
     /// Take each server's live surface and write the lockfile
     Lock {
-        /// Skip the probe calls (the result shapes are not recorded)
+        #[command(flatten)]
+        select: Selection,
+        /// Skip the probe calls; the result shapes pinned before are kept (docs/probes.md)
         #[arg(long)]
         no_probe: bool,
         /// Accept only these tools' changes (repeatable); the rest of the lock stays as pinned
         #[arg(long = "tool", value_name = "NAME")]
         tools: Vec<String>,
-        /// An ad-hoc stdio server instead of a config: `mcp-pin lock -- CMD ARGS...`
+        /// An ad-hoc server instead of a config: `mcp-pin lock -- CMD ARGS...` or `-- URL`; it is
+        /// pinned in ./mcp.lock only when no config is here, or in --lockfile FILE
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
     },
     /// Diff each server's live surface against the lockfile and gate on it
     Check {
+        #[command(flatten)]
+        select: Selection,
         #[command(flatten)]
         report: ReportArgs,
         /// Skip the probe calls for this run
@@ -105,6 +116,8 @@ pub enum Command {
     },
     /// Walk the pending changes at a terminal and accept or reject them tool by tool
     Review {
+        #[command(flatten)]
+        select: Selection,
         /// Skip the probe calls (pinned result shapes stay as they are)
         #[arg(long)]
         no_probe: bool,
@@ -182,4 +195,35 @@ pub enum ReportAction {
         #[command(flatten)]
         report: ReportArgs,
     },
+}
+
+/// The command line as completion scripts describe it: hidden subcommands (the conformance
+/// adapter) are left out, so no shell offers them.
+pub fn completion_command() -> clap::Command {
+    use clap::CommandFactory;
+    let full = Cli::command();
+    let mut cmd = clap::Command::new("mcp-pin")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(full.get_about().cloned().unwrap_or_default());
+    for a in full.get_arguments() {
+        cmd = cmd.arg(a.clone());
+    }
+    cmd.subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned())
+}
+
+/// The completion script for `shell`, as `mcp-pin completions SHELL` prints it.
+///
+/// clap_complete's bash generator spells the hyphenated binary name two ways: the loop that
+/// walks the words sets `cmd="mcp__pin__subcmd__check"` while the `case` arms that complete
+/// options are labelled `mcp__subcmd__pin__subcmd__check)` (the hyphen read as a subcommand
+/// separator), so no option of any subcommand completed. The arms are renamed to match.
+pub fn completion_script(shell: clap_complete::Shell) -> String {
+    let mut cmd = completion_command();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "mcp-pin", &mut buf);
+    let script = String::from_utf8_lossy(&buf).into_owned();
+    match shell {
+        clap_complete::Shell::Bash => script.replace("mcp__subcmd__pin", "mcp__pin"),
+        _ => script,
+    }
 }

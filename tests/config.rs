@@ -692,7 +692,21 @@ fn load_json(name: &str, text: &str) -> Result<Loaded, ConfigError> {
 }
 
 #[test]
-fn client_sse_is_refused() {
+fn client_sse_servers_are_skipped_with_a_warning() {
+    // One server mcp-pin does not speak to does not make the file unreadable.
+    let l = load_json(
+        ".mcp.json",
+        r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}, "ok": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(l.config.servers.keys().collect::<Vec<_>>(), ["ok"]);
+    assert!(
+        l.warnings.iter().any(|w| w.contains("`old` is skipped") && w.contains("Streamable HTTP only")),
+        "{:?}",
+        l.warnings
+    );
+    assert_eq!(l.skipped.len(), 1);
+    // A file of nothing else says why there is nothing to check.
     let e = load_json(".mcp.json", r#"{"mcpServers": {"old": {"type": "sse", "url": "https://x/sse"}}}"#).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("Streamable HTTP only") && msg.contains("`old`") && msg.contains(".mcp.json"), "{msg}");
@@ -721,7 +735,7 @@ fn client_errors() {
     // Errors about one server point at its entry.
     let e = load_json(
         ".mcp.json",
-        "{\n  \"mcpServers\": {\n    \"ok\": {\"command\": \"x\"},\n    \"bad\": {\"type\": \"sse\", \"url\": \"https://x/sse\"}\n  }\n}\n",
+        "{\n  \"mcpServers\": {\n    \"ok\": {\"command\": \"x\"},\n    \"bad\": {\"type\": \"websocket\", \"url\": \"wss://x\"}\n  }\n}\n",
     )
     .unwrap_err();
     assert_eq!(e.line(), Some(4), "{e}");
@@ -817,11 +831,13 @@ fn init_turns_secrets_into_references() {
     assert!(text.contains("BRAVE_API_KEY = \"${BRAVE_API_KEY}\""), "{text}");
     let src = fixtures().join("vscode/.vscode/mcp.json");
     let l = Config::load_unresolved(&src).unwrap();
-    let text = config::init_toml(&l.config, &src);
+    let text = config::init::init_toml_from(&l, &src);
     assert!(text.contains("${MCP_PIN_INPUT_PERPLEXITY_KEY}"), "{text}");
     assert!(text.contains("Bearer ${MCP_TOKEN}"), "{text}");
     assert!(text.contains("LOG_LEVEL = \"debug\""), "non-secrets are kept, env wins over envFile: {text}");
-    assert!(text.contains("EXTRA_SECRET = \"${EXTRA_SECRET}\""), "envFile entries by name: {text}");
+    // envFile stays a file mcp-pin reads (its values are not in the environment to be referred to).
+    assert!(text.contains("env_file = \"./.env\""), "envFile kept as env_file: {text}");
+    assert!(!text.contains("EXTRA_SECRET"), "envFile entries are not turned into references: {text}");
     assert!(text.contains("vscode/.vscode/mcp.json") || text.contains(".vscode/mcp.json"), "names the source");
 }
 

@@ -30,6 +30,9 @@ use capture::{Capture, RawResponse};
 pub const PREFERRED_VERSIONS: &[&str] = &["2026-07-28"];
 /// The revision offered in a legacy `initialize` (the server answers with the newest it speaks).
 pub const LEGACY_VERSION: &str = "2025-11-25";
+/// How long rmcp's automatic lifecycle waits for `server/discover` before it tries `initialize`
+/// (`DEFAULT_AUTO_DISCOVER_TIMEOUT` in rmcp 3.11, not configurable).
+const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
 const MAX_PAGES: usize = 10_000;
 
@@ -48,6 +51,9 @@ pub enum ClientError {
     NeedsCredentials { status: u16, www_authenticate: String },
     #[error("{what} got no answer within {}", humanize(*after))]
     Timeout { what: String, after: Duration },
+    /// The configured `timeout` passed during the handshake (each phase gets all of it).
+    #[error("{what} got no answer within {} (the server's `timeout`); if it is only slow to start (a first `npx` download, say), raise `timeout` for this server in the config, e.g. `timeout = \"2m\"`; if it never answers, run its command by hand to see what it waits for{context}", humanize(*after))]
+    HandshakeTimeout { what: String, after: Duration, context: String },
     #[error("{0}")]
     Protocol(String),
     #[error("connection failed: {0}")]
@@ -136,6 +142,18 @@ impl Session {
                     Err(e) => Err(e),
                 }
             }
+            // Within a configured timeout shorter than rmcp's wait for `server/discover`, rmcp never
+            // got to try `initialize`: try it alone, on a new connection, with the same timeout.
+            Err(ClientError::HandshakeTimeout { .. }) if server.timeout <= AUTO_DISCOVER_WAIT => {
+                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
+                    Err(ClientError::HandshakeTimeout { what, after, context }) => Err(ClientError::HandshakeTimeout {
+                        what: format!("{what}, like server/discover before it,"),
+                        after,
+                        context,
+                    }),
+                    other => other,
+                }
+            }
             other => other,
         }
     }
@@ -143,9 +161,14 @@ impl Session {
     async fn connect_with(server: &ServerConfig, lifecycle: ClientLifecycleMode) -> Result<Session, ClientError> {
         let capture = Arc::new(Capture::default());
         let info = client_info(&server.client_capabilities);
-        // The handshake gets the server's timeout, plus the 10 s rmcp may spend on
-        // `server/discover` before falling back to `initialize`.
-        let handshake_timeout = server.timeout + Duration::from_secs(10);
+        // The configured timeout bounds the handshake: `connect` retries a plain `initialize`
+        // (with the same timeout) when rmcp's `server/discover` wait did not fit in it.
+        let handshake_timeout = server.timeout;
+        let phase = match (&lifecycle, server.timeout <= AUTO_DISCOVER_WAIT) {
+            (ClientLifecycleMode::Initialize, _) => "the handshake (initialize)",
+            (_, true) => "the handshake (server/discover)",
+            (_, false) => "the handshake (server/discover, then initialize)",
+        };
         match &server.transport {
             Transport::Stdio(cfg) => {
                 let slot = stdio::child_slot().await;
@@ -180,9 +203,10 @@ impl Session {
                     }
                     Err(_) => {
                         stdio::stop(process).await;
-                        Err(ClientError::Timeout {
-                            what: with_context("the handshake (initialize)".into(), &capture, Some(&stderr)),
+                        Err(ClientError::HandshakeTimeout {
+                            what: phase.into(),
                             after: handshake_timeout,
+                            context: with_context(String::new(), &capture, Some(&stderr)),
                         })
                     }
                 }
@@ -237,7 +261,11 @@ impl Session {
                         (ClientError::Transport(msg), None) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
                         (other, _) => other,
                     }),
-                    Err(_) => Err(ClientError::Timeout { what: "the handshake".into(), after: handshake_timeout }),
+                    Err(_) => Err(ClientError::HandshakeTimeout {
+                        what: phase.into(),
+                        after: handshake_timeout,
+                        context: with_context(String::new(), &capture, None),
+                    }),
                 }
             }
         }

@@ -9,7 +9,7 @@
 //! `autoApprove`, ...) are skipped with a warning; settings that mcp-pin adds (probe, rules,
 //! ignores) take their defaults.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -107,7 +107,13 @@ pub fn strip_jsonc(text: &str) -> String {
 }
 
 /// Parse a client config (JSON/JSONC) read from `path`.
-pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+/// `only`: resolve `${VAR}` for these servers only; the others are read in template mode.
+pub fn parse(
+    text: &str,
+    path: &Path,
+    env: Option<EnvFn<'_>>,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Loaded, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
     let stripped = strip_jsonc(text);
     let root: Value = serde_json::from_str(&stripped).map_err(|e| {
@@ -158,11 +164,16 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
         return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
     };
 
-    let cx = Cx { path, dir: dir.clone(), env, format };
+    let cx = Cx { path, dir: dir.clone(), env, format, env_files: Default::default() };
     let mut warnings = Vec::new();
+    let mut skipped = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
-        let server = cx.server(name, entry, &mut warnings).map_err(|e| match e {
+        // A server this run does not contact reads no variable (and no envFile).
+        let skip = only.is_some_and(|o| !o.contains(name));
+        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, format, env_files: Default::default() };
+        let server = if skip { &unresolved } else { &cx };
+        let server = server.server(name, entry, &mut warnings, &mut skipped).map_err(|e| match e {
             // Point at the server's entry when it can be found.
             ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
                 Some((line, column)) => ConfigError::At { path, line, column, message },
@@ -173,11 +184,21 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Loaded, 
         if let Some(server) = server {
             config.servers.insert(name.clone(), server);
         }
+        if let Some(f) = unresolved.env_files.take().remove(name) {
+            cx.env_files.borrow_mut().insert(name.clone(), f);
+        }
     }
     if config.servers.is_empty() {
-        return Err(invalid(format!("no servers in `{}`", key_name(format))));
+        let why = if skipped.is_empty() {
+            String::new()
+        } else {
+            let each: Vec<String> = skipped.iter().map(|(n, why)| format!("`{n}`: {why}")).collect();
+            format!(" that mcp-pin can reach (skipped {})", each.join("; "))
+        };
+        return Err(invalid(format!("no servers in `{}`{why}", key_name(format))));
     }
-    Ok(Loaded { config, format, source, warnings })
+    let env_files = cx.env_files.take();
+    Ok(Loaded { config, format, source, warnings, skipped, env_files })
 }
 
 /// `NAME=value` lines of a dotenv file (`#` comments, `export `, single or double quotes).
@@ -246,6 +267,8 @@ struct Cx<'a> {
     dir: PathBuf,
     env: Option<EnvFn<'a>>,
     format: Format,
+    /// Template mode: each server's `envFile`, as written (re-spelled for mcp-pin.toml).
+    env_files: std::cell::RefCell<BTreeMap<String, String>>,
 }
 
 /// Keys other clients use that mcp-pin does not need.
@@ -320,6 +343,7 @@ impl Cx<'_> {
         name: &str,
         entry: &Value,
         warnings: &mut Vec<String>,
+        skipped: &mut Vec<(String, String)>,
     ) -> Result<Option<ServerConfig>, ConfigError> {
         let Value::Object(e) = entry else {
             return Err(self.invalid(format!("server `{name}` must be an object")));
@@ -350,10 +374,13 @@ impl Cx<'_> {
             Some("stdio") => false,
             Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => true,
             Some("sse") => {
-                return Err(self.invalid(format!(
-                    "server `{name}` uses `\"type\": \"sse\"`, the legacy HTTP+SSE transport: mcp-pin speaks Streamable HTTP \
-                     only; if the server also serves Streamable HTTP, set `\"type\": \"http\"` and its /mcp URL"
-                )))
+                // One server mcp-pin cannot reach does not make the rest of the file unreadable.
+                let why =
+                    "it uses `\"type\": \"sse\"`, the legacy HTTP+SSE transport, and mcp-pin speaks Streamable HTTP \
+                           only; if the server also serves Streamable HTTP, set `\"type\": \"http\"` and its /mcp URL";
+                warnings.push(format!("server `{name}` is skipped: {why}"));
+                skipped.push((name.to_string(), why.to_string()));
+                return Ok(None);
             }
             Some(other) => {
                 return Err(self.invalid(format!(
@@ -422,26 +449,13 @@ impl Cx<'_> {
         // VS Code `envFile`: a dotenv file; `env` entries win over it.
         if let Some(fv) = e.get("envFile").filter(|v| !v.is_null()) {
             let x = self.expand(name, self.string(name, "envFile", fv)?, "`envFile`")?;
-            let file = resolve_cwd(&self.dir, &x.value);
-            match std::fs::read_to_string(&file) {
-                Ok(text) => {
-                    for (k, v) in parse_dotenv(&text).map_err(|line| {
-                        self.invalid(format!(
-                            "server `{name}`: `envFile` {}: line {line} is not `NAME=value`",
-                            file.display()
-                        ))
-                    })? {
-                        // Template mode: the value stays out of the config; refer to it by name.
-                        let value = if self.env.is_some() { v } else { format!("${{{k}}}") };
-                        env.insert(k, value);
-                    }
-                }
-                Err(err) if self.env.is_some() => {
-                    return Err(
-                        self.invalid(format!("server `{name}`: cannot read `envFile` {}: {err}", file.display()))
-                    )
-                }
-                Err(_) => {}
+            if self.env.is_some() {
+                let read = super::read_env_file(&self.dir, &x.value, "envFile")
+                    .map_err(|m| self.invalid(format!("server `{name}`: {m}")))?;
+                env.extend(read);
+            } else {
+                // Template mode (`init`): the file is named, not copied.
+                self.env_files.borrow_mut().insert(name.to_string(), x.template);
             }
         }
         if let Some(ev) = e.get("env").filter(|v| !v.is_null()) {

@@ -14,13 +14,36 @@ use super::{Config, ProbePolicy, ServerConfig, Transport, DEFAULT_TIMEOUT};
 
 /// A commented `mcp-pin.toml` for the servers in `from`, which was read from `source`.
 pub fn init_toml(from: &Config, source: &Path) -> String {
+    init_toml_from(
+        &super::Loaded {
+            config: from.clone(),
+            format: super::Format::McpServers,
+            source: String::new(),
+            warnings: vec![],
+            skipped: vec![],
+            env_files: Default::default(),
+        },
+        source,
+    )
+}
+
+/// [`init_toml`] for a whole template-mode load: each server's dotenv file becomes `env_file`
+/// (its values stay in the file), and each server left out (a transport mcp-pin does not
+/// speak) is written as a comment saying why.
+pub fn init_toml_from(loaded: &super::Loaded, source: &Path) -> String {
+    let from = &loaded.config;
     let mut body = String::new();
     let mut vars: Vec<String> = Vec::new();
     let mut first_server = None;
     for (name, server) in &from.servers {
         first_server.get_or_insert(name.as_str());
-        write_server(&mut body, name, server, &mut vars);
+        write_server(&mut body, name, server, loaded.env_files.get(name).map(String::as_str), &mut vars);
     }
+    for (name, why) in &loaded.skipped {
+        let _ = writeln!(body, "# [servers.{}] is not here: {}.\n", key(name), why.replace('\n', " "));
+    }
+    // Variables that name the machine's own places (`${HOME}`) are no secret to set.
+    vars.retain(|v| !crate::secrets::NOT_SECRET.contains(&v.as_str()));
     let example_server = first_server.unwrap_or("weather");
 
     let mut out = String::new();
@@ -64,7 +87,7 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
     out
 }
 
-fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut Vec<String>) {
+fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: Option<&str>, vars: &mut Vec<String>) {
     let _ = writeln!(out, "[servers.{}]", key(name));
     let prefix = var_name(name);
     match &server.transport {
@@ -78,6 +101,10 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, vars: &mut 
             }
             if let Some(cwd) = &s.cwd_template {
                 let _ = writeln!(out, "cwd = {}", quote(&template_or_escaped(cwd)));
+            }
+            if let Some(f) = env_file {
+                let _ = writeln!(out, "env_file = {}          # read when mcp-pin runs; `env` wins over it", quote(f));
+                note_vars(f, vars);
             }
         }
         Transport::Http(h) => {

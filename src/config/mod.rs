@@ -17,7 +17,7 @@ pub mod toml;
 pub use clients::discover;
 pub use init::init_toml;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -278,6 +278,12 @@ pub struct Loaded {
     pub source: String,
     /// Things worth a `warning:` line (skipped disabled servers, keys mcp-pin ignores).
     pub warnings: Vec<String>,
+    /// Servers of the file left out, by name, with why (a transport mcp-pin does not speak):
+    /// `init` writes each as a comment.
+    pub skipped: Vec<(String, String)>,
+    /// Template mode: each stdio server's dotenv file (`envFile`), as an `mcp-pin.toml`
+    /// template, by server name; `init` writes it as `env_file` instead of copying values.
+    pub env_files: BTreeMap<String, String>,
 }
 
 impl Config {
@@ -292,19 +298,49 @@ impl Config {
     /// variable is looked up and every expanded value holds its `mcp-pin.toml` template
     /// (`${VAR}`); this never fails on a missing variable and is what `init` reads.
     pub fn load_with(path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        Self::load_only(path, env, None)
+    }
+
+    /// Like [`Config::load_with`], resolving `${VAR}` only for the servers in `only` (all when
+    /// `None`). Every server is still parsed and validated, and kept in [`Config::servers`], but
+    /// a server left out is read in template mode: none of its variables is looked up (so none
+    /// needs to be set, or allowed under CI), and its values hold their templates. It must not
+    /// be contacted; `--server` / `--shard` runs read only what they contact.
+    pub fn load_only(
+        path: &Path,
+        env: Option<expand::EnvFn<'_>>,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<Loaded, ConfigError> {
         let text = crate::lockfile::read_regular(path, MAX_CONFIG)
             .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
-        Self::parse_with(&text, path, env)
+        Self::parse_only(&text, path, env, only)
     }
 
     /// Parse config text as if read from `path` (which sets `Config::dir` and names errors).
     pub fn parse_with(text: &str, path: &Path, env: Option<expand::EnvFn<'_>>) -> Result<Loaded, ConfigError> {
+        Self::parse_only(text, path, env, None)
+    }
+
+    /// [`Config::parse_with`], resolving only the servers in `only` (see [`Config::load_only`]).
+    pub fn parse_only(
+        text: &str,
+        path: &Path,
+        env: Option<expand::EnvFn<'_>>,
+        only: Option<&BTreeSet<String>>,
+    ) -> Result<Loaded, ConfigError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if clients::looks_like_json(text) {
-            clients::parse(text, path, env)
+            clients::parse(text, path, env, only)
         } else {
-            let config = toml::parse(text, path, env)?;
-            Ok(Loaded { config, format: Format::McpPin, source: "mcp-pin.toml".into(), warnings: vec![] })
+            let config = toml::parse(text, path, env, only)?;
+            Ok(Loaded {
+                config,
+                format: Format::McpPin,
+                source: "mcp-pin.toml".into(),
+                warnings: vec![],
+                skipped: vec![],
+                env_files: BTreeMap::new(),
+            })
         }
     }
 
@@ -429,6 +465,40 @@ impl Ignore {
     pub fn expired(&self, today: &str) -> bool {
         self.until.as_deref().is_some_and(|u| today > u)
     }
+}
+
+/// The `NAME=value` pairs of a server's dotenv file (`env_file` in mcp-pin.toml, `envFile` in a
+/// client config), `file` resolved against the config folder. The values are secrets: each is
+/// registered for masking. Under CI (a config from a pull request is code) the file must be
+/// inside the config's folder and outside `.git` (which holds the checkout's credentials); the
+/// error message never quotes a line of the file.
+/// `key` names the setting in messages (`env_file`, `envFile`).
+pub(crate) fn read_env_file(dir: &Path, file: &str, key: &str) -> Result<Vec<(String, String)>, String> {
+    let path = resolve_cwd(dir, file);
+    if *crate::secrets::policy() != crate::secrets::EnvPolicy::Any {
+        let inside = Path::new(file).is_relative()
+            && !Path::new(file).components().any(|c| matches!(c, std::path::Component::ParentDir))
+            && !Path::new(file).components().any(|c| c.as_os_str() == ".git");
+        let real_inside = match (std::fs::canonicalize(&path), std::fs::canonicalize(dir)) {
+            (Ok(p), Ok(d)) => p.starts_with(d),
+            _ => true, // a missing file fails below
+        };
+        if !(inside && real_inside) {
+            return Err(format!(
+                "`{key}` {file}: under CI (`CI` is set) a dotenv file must be inside the config's folder and outside .git: a config from a pull request could otherwise send any file's values to a server it chooses"
+            ));
+        }
+    }
+    let text = crate::lockfile::read_regular(&path, MAX_CONFIG)
+        .map_err(|e| format!("cannot read `{key}` {}: {e}", path.display()))?;
+    let pairs = clients::parse_dotenv(&text)
+        .map_err(|line| format!("`{key}` {}: line {line} is not `NAME=value`", path.display()))?;
+    for (_, v) in &pairs {
+        if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
+            crate::secrets::register(v);
+        }
+    }
+    Ok(pairs)
 }
 
 /// JSON-pointer prefix by whole segments: `/a/b/c` is under `/a/b`; `/a/bc` is not.

@@ -1,7 +1,7 @@
 //! `mcp-pin.toml`: parsed into a spanned tree (`toml::de::DeTable`) and walked by hand, so every
 //! error names the file, line and column, and unknown keys get a "did you mean" hint.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,7 +20,7 @@ type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
 
 const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
-const STDIO_KEYS: &[&str] = &["command", "args", "env", "inherit_env", "cwd"];
+const STDIO_KEYS: &[&str] = &["command", "args", "env", "env_file", "inherit_env", "cwd"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects", "oauth"];
 const COMMON_KEYS: &[&str] = &["timeout", "max_tools", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
@@ -30,7 +30,13 @@ const PROBE_VALUES: &[&str] = &["read-only", "all", "none"];
 const CLASSES: &[&str] = &["silent", "loud", "cosmetic"];
 
 /// Parse `mcp-pin.toml` text read from `path`.
-pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, ConfigError> {
+/// `only`: resolve `${VAR}` for these servers only; the others are read in template mode.
+pub fn parse(
+    text: &str,
+    path: &Path,
+    env: Option<EnvFn<'_>>,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Config, ConfigError> {
     let dir = base_dir(path.parent().unwrap_or(Path::new(".")));
     let cx = Ctx { path, src: text, dir: dir.clone(), env };
     let doc = DeTable::parse(text).map_err(|e| {
@@ -55,7 +61,13 @@ pub fn parse(text: &str, path: &Path, env: Option<EnvFn<'_>>) -> Result<Config, 
                 }
                 for (name, sv) in table.iter() {
                     let plain_server = plain.get("servers").and_then(|s| s.get(name.get_ref().as_ref()));
-                    let server = cx.server(name, sv, plain_server)?;
+                    // A server this run does not contact reads no variable.
+                    let skip = only.is_some_and(|o| !o.contains(name.get_ref().as_ref()));
+                    let server = if skip {
+                        Ctx { env: None, dir: cx.dir.clone(), ..cx }.server(name, sv, plain_server)?
+                    } else {
+                        cx.server(name, sv, plain_server)?
+                    };
                     config.servers.insert(server.name.clone(), server);
                 }
             }
@@ -328,6 +340,16 @@ impl<'a> Ctx<'a> {
         }
 
         let mut env = BTreeMap::new();
+        // `env_file`: a dotenv file; `env` entries win over it.
+        if let Some((_, fv)) = f.get("env_file") {
+            let t = self.string(fv, "`env_file`")?.to_string();
+            let file = self.expand(n, &t, fv.span(), "`env_file`")?;
+            if self.env.is_some() {
+                let pairs = super::read_env_file(&self.dir, &file.value, "env_file")
+                    .map_err(|m| self.at(fv.span(), format!("server `{n}`: {m}")))?;
+                env.extend(pairs);
+            }
+        }
         if let Some((_, ev)) = f.get("env") {
             let t = self.table(ev, "`env`")?;
             for (k, v) in t.iter() {
