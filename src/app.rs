@@ -193,7 +193,7 @@ pub struct Progress(Option<indicatif::ProgressBar>);
 
 impl Progress {
     pub fn new(enabled: bool) -> Progress {
-        if !enabled || !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        if !enabled || !std::io::stderr().is_terminal() || crate::env_vars::in_ci() {
             return Progress(None);
         }
         let bar = indicatif::ProgressBar::new(0);
@@ -416,7 +416,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
 
 /// Today's date (UTC) as `YYYY-MM-DD`, for ignore expiry. `MCP_PIN_TODAY` overrides it (tests).
 pub fn today() -> String {
-    if let Ok(t) = std::env::var("MCP_PIN_TODAY") {
+    if let Some(t) = crate::env_vars::get(crate::env_vars::MCP_PIN_TODAY) {
         return t;
     }
     let secs =
@@ -1004,10 +1004,9 @@ pub fn on_signal() {
     });
 }
 
-/// Whether this run is under CI: `CI` set to anything but empty, `0` or `false` (GitHub
-/// Actions, GitLab, CircleCI and most others set `CI=true`).
+/// Whether this run is under CI ([`crate::env_vars::in_ci`]).
 pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+    crate::env_vars::in_ci()
 }
 
 fn fail_on(arg: FailOnArg) -> FailOn {
@@ -1022,7 +1021,7 @@ fn use_color(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os(crate::env_vars::NO_COLOR).is_none(),
     }
 }
 
@@ -1046,7 +1045,7 @@ fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: 
             return 2;
         }
     }
-    if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") && !args.no_step_summary {
+    if crate::env_vars::get(crate::env_vars::GITHUB_ACTIONS).as_deref() == Some("true") && !args.no_step_summary {
         if let Err(e) = report::step_summary_append(report, ctx) {
             crate::tell!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
         }
@@ -1379,7 +1378,8 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
 
 /// Client credentials from the conformance suite's context, if it gave any.
 fn conformance_oauth() -> Option<crate::config::OAuth> {
-    let ctx: serde_json::Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let ctx: serde_json::Value =
+        serde_json::from_str(&crate::env_vars::get(crate::env_vars::MCP_CONFORMANCE_CONTEXT)?).ok()?;
     let get = |k: &str| ctx.get(k).and_then(|v| v.as_str()).map(str::to_string);
     Some(crate::config::OAuth {
         client_id: get("client_id")?,

@@ -11,6 +11,7 @@ pub mod client;
 pub mod config;
 pub mod diff;
 pub mod digest;
+pub mod env_vars;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;
@@ -20,4 +21,5 @@ pub mod report;
 pub mod rules;
 pub mod secrets;
 pub mod sink;
+pub mod suggest;
 pub mod surface;

@@ -1,5 +1,6 @@
 //! Integration tests for `mcp_pin::config`: loading `mcp-pin.toml` and client configs.
 #![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -50,7 +51,7 @@ fn err_line(text: &str) -> (usize, String) {
 
 fn rules_table_ready() -> bool {
     if mcp_pin::rules::RULES.is_empty() {
-        eprintln!("skipped: crate::rules::RULES is still empty (known-rule-id checks need it)");
+        common::skip("crate::rules::RULES is still empty (known-rule-id checks need it)");
         return false;
     }
     true

@@ -259,7 +259,7 @@ fn init_skips_what_it_cannot_speak_keeps_env_files_and_asks_for_real_secrets_onl
 fn bash() -> Option<&'static str> {
     let ok = Command::new("bash").arg("-c").arg("exit 0").status().map(|s| s.success()).unwrap_or(false);
     if !ok {
-        eprintln!("SKIP bash_completion_completes_options_and_hides_the_adapter: bash is not installed; the bash completion script was not exercised");
+        skip("bash is not installed; the bash completion script was not exercised");
         return None;
     }
     Some("bash")

@@ -32,7 +32,7 @@ fn py_server() -> String {
 #[test]
 fn stateless_python_server_over_stdio_is_pinned_at_2026_07_28() {
     let Some(py) = python() else {
-        eprintln!("skipped: no Python venv with mcp 2.x (run .ci/run)");
+        skip("no Python venv with mcp 2.x (run .ci/run)");
         return;
     };
     let p = Project::new();
@@ -59,7 +59,7 @@ fn stateless_python_server_over_stdio_is_pinned_at_2026_07_28() {
 #[test]
 fn stateless_python_server_over_http_is_pinned_and_checked() {
     let Some(py) = python() else {
-        eprintln!("skipped: no Python venv with mcp 2.x (run .ci/run)");
+        skip("no Python venv with mcp 2.x (run .ci/run)");
         return;
     };
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -100,12 +100,12 @@ fn stateless_python_server_over_http_is_pinned_and_checked() {
 #[test]
 fn published_python_time_server_is_pinned_and_checked() {
     let Some(py) = python() else {
-        eprintln!("skipped: no Python venv (run .ci/run)");
+        skip("no Python venv (run .ci/run)");
         return;
     };
     let exe = py.parent().unwrap().join("mcp-server-time");
     if !exe.exists() {
-        eprintln!("skipped: mcp-server-time not installed in the venv");
+        skip("mcp-server-time not installed in the venv");
         return;
     }
     let p = Project::new();

@@ -1,6 +1,7 @@
 //! End-to-end probes against real MCP servers (no faked protocol). Skipped when `npx` is not on
 //! PATH. The packages are pinned; the first run downloads them through the npm registry.
 #![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -84,7 +85,7 @@ fn assert_skipped(run: &ProbeRun, tool: &str, needle: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_passes_end_to_end() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        common::skip("npx not found");
         return;
     }
     let env = BTreeMap::from([("GZIP_ALLOWED_DOMAINS".to_string(), "localhost".to_string())]);
@@ -163,7 +164,7 @@ fn write(dir: &Path, name: &str, data: &[u8]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_filesystem_passes_end_to_end() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        common::skip("npx not found");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -280,7 +281,7 @@ fn assert_all_pass(tools: &BTreeMap<String, Value>, run: &ProbeRun) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_time_server_passes_end_to_end() {
     let Some(exe) = python_exe("mcp-server-time") else {
-        eprintln!("skipped: mcp-server-time not installed");
+        common::skip("mcp-server-time not installed");
         return;
     };
     let mut server = plain_server("time", &exe, vec!["--local-timezone".into(), "UTC".into()]);
@@ -302,7 +303,7 @@ async fn python_time_server_passes_end_to_end() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_git_server_passes_end_to_end() {
     let (Some(exe), Some(_)) = (python_exe("mcp-server-git"), python_exe("git")) else {
-        eprintln!("skipped: mcp-server-git or git not installed");
+        common::skip("mcp-server-git or git not installed");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

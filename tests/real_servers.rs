@@ -26,7 +26,7 @@ fn everything_config(p: &Project) {
 #[test]
 fn server_everything_over_stdio_is_pinned_and_checked() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();
@@ -69,7 +69,7 @@ fn server_everything_over_stdio_is_pinned_and_checked() {
 #[test]
 fn server_everything_over_streamable_http_is_pinned_and_checked() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     // Pick a free port, then let the server bind it.
@@ -124,7 +124,7 @@ fn server_everything_over_streamable_http_is_pinned_and_checked() {
 #[test]
 fn declared_client_capabilities_change_the_surface_and_are_labelled() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();
@@ -152,7 +152,7 @@ fn declared_client_capabilities_change_the_surface_and_are_labelled() {
 #[test]
 fn server_everything_matches_the_committed_example_lock() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();
@@ -168,7 +168,7 @@ fn server_everything_matches_the_committed_example_lock() {
 #[test]
 fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();
@@ -186,7 +186,7 @@ fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract
 #[test]
 fn server_everything_locks_and_checks_clean_twice_in_a_row() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();
@@ -226,7 +226,7 @@ fn server_everything_locks_and_checks_clean_twice_in_a_row() {
 #[test]
 fn server_filesystem_init_lock_check_passes_out_of_the_box() {
     if !have_npx() {
-        eprintln!("skipped: npx not found");
+        skip("npx not found");
         return;
     }
     let p = Project::new();

@@ -63,7 +63,7 @@ fn read(var: &str, env: EnvFn<'_>) -> Result<Option<String>, ExpandError> {
 
 /// The environment variable that stands in for VS Code's `${input:ID}` prompt.
 pub fn input_var(id: &str) -> String {
-    let mut s = String::from("MCP_PIN_INPUT_");
+    let mut s = String::from(crate::env_vars::MCP_PIN_INPUT_PREFIX);
     for c in id.chars() {
         if c.is_ascii_alphanumeric() {
             s.push(c.to_ascii_uppercase());

@@ -514,31 +514,7 @@ pub fn is_known_rule(id: &str) -> bool {
     crate::rules::lookup(id).is_some()
 }
 
-/// Levenshtein distance (for "did you mean" hints).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// The closest candidate to `word`, if close enough to be a likely typo.
-pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = word.to_ascii_lowercase().replace('_', "-");
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase().replace('_', "-")), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len().max(word.len()))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
+pub(crate) use crate::suggest::suggest;
 
 /// `" (did you mean `x`?)"` or nothing.
 pub(crate) fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
@@ -721,7 +697,7 @@ mod tests {
         assert_eq!(suggest("readonly", ["read-only", "all", "none"]), Some("read-only"));
         assert_eq!(suggest("zzzzzz", ["command", "args", "env"]), None);
         assert_eq!(suggest("x", ["env", "cwd"]), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(crate::suggest::edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

@@ -304,7 +304,8 @@ impl RenderContext {
     /// line numbers) and names it relative to `$GITHUB_WORKSPACE` when it lies inside, else
     /// relative to the current folder when it lies inside, else as given.
     pub fn for_lockfile(style: human::Style, lockfile: &Path) -> RenderContext {
-        let workspace = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty()).map(PathBuf::from);
+        let workspace =
+            std::env::var_os(crate::env_vars::GITHUB_WORKSPACE).filter(|w| !w.is_empty()).map(PathBuf::from);
         let cwd = std::env::current_dir().ok();
         RenderContext {
             style,
@@ -366,7 +367,7 @@ fn render_raw(report: &Report, format: Format, ctx: &RenderContext) -> String {
 /// under GitHub's 1 MiB limit (what the file already holds counts). Returns `Ok(false)` when the
 /// variable is unset or empty. The caller gates it (on `GITHUB_ACTIONS=true`).
 pub fn step_summary_append(report: &Report, ctx: &RenderContext) -> std::io::Result<bool> {
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+    let Some(path) = std::env::var_os(crate::env_vars::GITHUB_STEP_SUMMARY).filter(|p| !p.is_empty()) else {
         return Ok(false);
     };
     step_summary_append_to(report, ctx, Path::new(&path))?;

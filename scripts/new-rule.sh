@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Scaffold a new rule: its catalogue entry in src/rules.rs (the one place a rule is defined) and
+# its two case folders in tests/cases/ (one change each way, or two variants), ready to fill in.
+#
+# Usage: scripts/new-rule.sh RULE-ID CLASS SURFACE
+#   CLASS:   silent | loud | cosmetic
+#   SURFACE: tool | input | output | server | probe
+# Then: write the summary, help and example in the entry, the before/after surfaces and
+# expected.json of each case, emit the rule from the engine, and run
+#   UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases
+# (CONTRIBUTING.md, "Add a rule").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+id=${1:?rule id (kebab-case)}; class=${2:?class: silent|loud|cosmetic}; surface=${3:?surface: tool|input|output|server|probe}
+[[ "$id" =~ ^[a-z]+(-[a-z]+)*$ ]] || { echo "error: rule ids are kebab-case: $id" >&2; exit 2; }
+case "$class" in silent) c=S ;; loud) c=L ;; cosmetic) c=C ;; *) echo "error: class $class: silent, loud or cosmetic" >&2; exit 2 ;; esac
+case "$surface" in tool) s=T; mark="    // ---- inputSchema" ;; input) s=I; mark="    // ---- outputSchema (mirrored)" ;;
+  output) s=O; mark="    // ---- server" ;; server) s=V; mark="    // ---- probes" ;; probe) s=P; mark="];" ;;
+  *) echo "error: surface $surface: tool, input, output, server or probe" >&2; exit 2 ;; esac
+grep -q "r(\"$id\"," src/rules.rs && { echo "error: $id is already in src/rules.rs" >&2; exit 2; }
+python3 - "$id" "$c" "$s" "$mark" <<'PY'
+import sys
+rid, c, s, mark = sys.argv[1:]
+p = "src/rules.rs"
+text = open(p).read()
+entry = (f'    r("{rid}", {c}, {s}, "TODO: one line: what changed",\n'
+         f'      "TODO: why this class: what a caller or the model sees when it happens.",\n'
+         f'      r#"TODO: before"#, r#"TODO: after"#),\n')
+i = text.index("\n" + mark + "\n") + 1
+open(p, "w").write(text[:i] + entry + text[i:])
+PY
+tool='{"name": "t", "description": "T.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}'
+for dir in "tests/cases/$id" "tests/cases/$id-2"; do
+  mkdir -p "$dir"
+  printf '{"tools": [%s]}\n' "$tool" > "$dir/before.json"
+  printf '{"tools": [%s]}\n' "$tool" > "$dir/after.json"
+  printf '[\n  {"rule": "%s", "class": "%s", "pointer": "TODO", "tool": "t"}\n]\n' "$id" "$class" > "$dir/expected.json"
+done
+echo "added $id to src/rules.rs and tests/cases/$id{,-2}; fill in the TODOs (CONTRIBUTING.md, \"Add a rule\")"
