@@ -37,6 +37,7 @@ run "$dir/v1" initialize
 run "$dir/v1" tools_call
 run "$dir/v2" sse-retry --spec-version 2025-11-25
 run "$dir/v2" auth/client-credentials-basic
+run "$dir/v2" auth/client-credentials-jwt
 for sc in json-schema-2020-12-preservation request-metadata http-standard-headers http-custom-headers \
   http-invalid-tool-headers json-schema-ref-no-deref sep-2322-client-request-state tools_call; do
   run "$dir/v2" "$sc" --spec-version 2026-07-28

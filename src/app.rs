@@ -1381,9 +1381,12 @@ fn conformance_oauth() -> Option<crate::config::OAuth> {
     let ctx: serde_json::Value =
         serde_json::from_str(&crate::env_vars::get(crate::env_vars::MCP_CONFORMANCE_CONTEXT)?).ok()?;
     let get = |k: &str| ctx.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let private_key = get("private_key_pem");
     Some(crate::config::OAuth {
         client_id: get("client_id")?,
-        client_secret: get("client_secret")?,
+        client_secret: if private_key.is_some() { String::new() } else { get("client_secret")? },
+        signing_algorithm: get("signing_algorithm"),
+        private_key,
         scope: None,
         issuer: get("issuer"),
         trust_discovered_issuer: true,

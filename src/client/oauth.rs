@@ -159,8 +159,8 @@ pub async fn client_credentials_token(
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let basic =
-        methods.is_empty() || methods.contains(&"client_secret_basic") || !methods.contains(&"client_secret_post");
+    let basic = cfg.private_key.is_none()
+        && (methods.is_empty() || methods.contains(&"client_secret_basic") || !methods.contains(&"client_secret_post"));
     // 3. The token request.
     let mut form: Vec<(&str, String)> =
         vec![("grant_type", "client_credentials".into()), ("resource", server.to_string())];
@@ -181,6 +181,10 @@ pub async fn client_credentials_token(
                 .collect()
         };
         req = req.basic_auth(enc(&cfg.client_id), Some(enc(&cfg.client_secret)));
+    } else if let Some(key) = &cfg.private_key {
+        form.push(("client_id", cfg.client_id.clone()));
+        form.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into()));
+        form.push(("client_assertion", client_assertion(cfg, key, &issuer)?));
     } else {
         form.push(("client_id", cfg.client_id.clone()));
         form.push(("client_secret", cfg.client_secret.clone()));
@@ -217,4 +221,36 @@ fn percent(s: &str) -> String {
             b => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// A signed JWT assertion for `private_key_jwt` (RFC 7523): issuer and subject the client id,
+/// audience the authorization server's issuer, valid for a minute, never reused (`jti`).
+fn client_assertion(cfg: &OAuth, key_pem: &str, issuer: &str) -> Result<String, ClientError> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let alg = match cfg.signing_algorithm.as_deref().unwrap_or("ES256") {
+        "ES256" => Algorithm::ES256,
+        "ES384" => Algorithm::ES384,
+        "RS256" => Algorithm::RS256,
+        "PS256" => Algorithm::PS256,
+        "EdDSA" => Algorithm::EdDSA,
+        other => return Err(fail(format!("signing algorithm {other} is not supported"))),
+    };
+    let pem = key_pem.as_bytes();
+    let key = match alg {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
+        _ => EncodingKey::from_rsa_pem(pem),
+    }
+    .map_err(|e| fail(format!("the private key is not a PEM key for {alg:?}: {e}")))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let jti = crate::digest::sha256_of(format!("{}{now}{:?}", cfg.client_id, std::time::Instant::now()).as_bytes());
+    let claims = serde_json::json!({
+        "iss": cfg.client_id,
+        "sub": cfg.client_id,
+        "aud": issuer.trim_end_matches('/'),
+        "iat": now,
+        "exp": now + 60,
+        "jti": jti,
+    });
+    jsonwebtoken::encode(&Header::new(alg), &claims, &key).map_err(|e| fail(format!("signing the assertion: {e}")))
 }

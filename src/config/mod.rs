@@ -184,7 +184,13 @@ pub struct Http {
 #[derive(Clone)]
 pub struct OAuth {
     pub client_id: String,
+    /// The client secret (`client_secret_basic` / `client_secret_post`); empty with a key.
     pub client_secret: String,
+    /// A PEM private key instead of a secret: the client authenticates with a signed JWT
+    /// assertion (`private_key_jwt`, RFC 7523), signed with `signing_algorithm`.
+    pub private_key: Option<String>,
+    /// `ES256` (default), `ES384`, `RS256`, `PS256` or `EdDSA`.
+    pub signing_algorithm: Option<String>,
     /// `scope` to request (space-separated), if any.
     pub scope: Option<String>,
     /// The authorization server's issuer the client secret may go to.

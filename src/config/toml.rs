@@ -474,7 +474,8 @@ impl<'a> Ctx<'a> {
             Some((_, ov)) => {
                 let t = self.table(ov, "`oauth`")?;
                 let mut fields: BTreeMap<&str, (String, Range<usize>)> = BTreeMap::new();
-                const OAUTH_KEYS: &[&str] = &["client_id", "client_secret", "scope", "issuer"];
+                const OAUTH_KEYS: &[&str] =
+                    &["client_id", "client_secret", "private_key", "signing_algorithm", "scope", "issuer"];
                 for (k, v) in t.iter() {
                     let key = k.get_ref().as_ref();
                     if !OAUTH_KEYS.contains(&key) {
@@ -505,9 +506,26 @@ impl<'a> Ctx<'a> {
                         );
                     }
                 }
+                let private_key = fields.get("private_key").map(|(v, _)| v.clone());
+                if private_key.is_some() && fields.contains_key("client_secret") {
+                    return Err(self.at(
+                        ov.span(),
+                        format!("server `{n}`: `oauth` has both `client_secret` and `private_key`: keep one"),
+                    ));
+                }
+                if let Some((alg, span)) = fields.get("signing_algorithm") {
+                    if !["ES256", "ES384", "RS256", "PS256", "EdDSA"].contains(&alg.as_str()) {
+                        return Err(self.at(
+                            span.clone(),
+                            format!("server `{n}`: `oauth.signing_algorithm` `{alg}`: one of ES256, ES384, RS256, PS256, EdDSA"),
+                        ));
+                    }
+                }
                 Some(super::OAuth {
                     client_id: need("client_id")?,
-                    client_secret: need("client_secret")?,
+                    client_secret: if private_key.is_some() { String::new() } else { need("client_secret")? },
+                    private_key,
+                    signing_algorithm: fields.get("signing_algorithm").map(|(v, _)| v.clone()),
                     scope: fields.get("scope").map(|(v, _)| v.clone()),
                     issuer,
                     trust_discovered_issuer: false,
