@@ -608,7 +608,7 @@ fn is_verdict_line(line: &str) -> bool {
 }
 
 /// `s` without ANSI escape sequences (`ESC [ ... letter`).
-fn strip_ansi(s: &str) -> String {
+pub fn strip_ansi(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {

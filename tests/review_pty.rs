@@ -48,21 +48,7 @@ fn project() -> Project {
 }
 
 fn strip_ansi(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            chars.next();
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    mcp_pin::app::strip_ansi(s)
 }
 
 /// `mcp-pin review --no-probe` in a pseudo-terminal, colour left to the terminal.
