@@ -622,6 +622,13 @@ fn grouped_report_in_every_format() {
     assert_eq!(groups[0]["rule"], "constraint-loosened");
     insta::assert_snapshot!("grouped_json", serde_json::to_string_pretty(&json).unwrap());
     insta::assert_snapshot!("grouped_github", report::render(&r, Format::Github, &ctx(false)));
+    // SARIF and JUnit keep one result per change (code scanning and test viewers group by rule
+    // themselves): all 29 are there.
+    let sarif: Value = serde_json::from_str(&report::render(&r, Format::Sarif, &ctx(false))).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 29);
+    let junit = report::render(&r, Format::Junit, &ctx(false));
+    assert_eq!(junit.matches("<failure").count(), 28, "{junit}");
+    insta::assert_snapshot!("grouped_junit", junit);
 }
 
 #[test]
