@@ -65,9 +65,6 @@ pub struct ProbeRun {
     /// Result contract per tool whose valid call got an answer (see [`shape::shape`]); a failed
     /// call is pinned as failed.
     pub shapes: BTreeMap<String, Value>,
-    /// Per tool: `None` when it was called, else why it was not (a short reason, grouped in
-    /// [`ProbeRun::summary`]).
-    pub skipped: BTreeMap<String, Option<String>>,
 }
 
 impl ProbeRun {
@@ -75,33 +72,46 @@ impl ProbeRun {
         self.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).count()
     }
 
-    /// One line: how many tools were probed, how many skipped and why, how many passed (every
-    /// probe of the tool passed), e.g. `13 tools: 9 probed, 8 passed, 1 failed; 4 skipped (2 not
-    /// annotated read-only, 1 probe = "none", 1 requires tasks)`.
+    /// One line on this run's probes ([`probe_summary`]).
     pub fn summary(&self) -> String {
-        let total = self.skipped.len();
-        let probed: Vec<&String> = self.skipped.iter().filter(|(_, w)| w.is_none()).map(|(t, _)| t).collect();
-        let failed = probed
-            .iter()
-            .filter(|t| self.probes.iter().any(|p| &p.tool == **t && p.outcome == ProbeOutcome::Fail))
-            .count();
-        let mut why: BTreeMap<&str, usize> = BTreeMap::new();
-        for w in self.skipped.values().flatten() {
-            *why.entry(w.as_str()).or_insert(0) += 1;
-        }
-        let skipped = total - probed.len();
-        let mut line = format!(
-            "{total} tool{}: {} probed, {} passed, {failed} failed; {skipped} skipped",
-            if total == 1 { "" } else { "s" },
-            probed.len(),
-            probed.len() - failed
-        );
-        if !why.is_empty() {
-            let parts: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
-            line.push_str(&format!(" ({})", parts.join(", ")));
-        }
-        line
+        probe_summary(&self.probes)
     }
+}
+
+/// One line: how many tools were probed, how many skipped and why, how many passed (every
+/// probe of the tool passed), e.g. `13 tools: 9 probed, 8 passed, 1 failed; 4 skipped (2 not
+/// annotated read-only, 1 probe = "none", 1 requires tasks)`. Derived from the probes alone
+/// (a tool is skipped when its valid call was), so a report read back from JSON gives the same.
+pub fn probe_summary(probes: &[Probe]) -> String {
+    // Per tool: `None` when it was called, else the short reason it was not.
+    let mut tools: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
+    for p in probes {
+        let why = (p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Skipped).then(|| skip_reason(&p.message));
+        let entry = tools.entry(p.tool.as_str()).or_insert(None);
+        if entry.is_none() {
+            *entry = why;
+        }
+    }
+    let total = tools.len();
+    let probed: Vec<&str> = tools.iter().filter(|(_, w)| w.is_none()).map(|(t, _)| *t).collect();
+    let failed =
+        probed.iter().filter(|t| probes.iter().any(|p| p.tool == **t && p.outcome == ProbeOutcome::Fail)).count();
+    let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+    for w in tools.values().flatten() {
+        *why.entry(w).or_insert(0) += 1;
+    }
+    let skipped = total - probed.len();
+    let mut line = format!(
+        "{total} tool{}: {} probed, {} passed, {failed} failed; {skipped} skipped",
+        if total == 1 { "" } else { "s" },
+        probed.len(),
+        probed.len() - failed
+    );
+    if !why.is_empty() {
+        let parts: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
+        line.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    line
 }
 
 /// Whether the probes are pinning (`lock`) or comparing with a pin (`check`).
@@ -172,11 +182,6 @@ pub async fn run(
     done.sort_by(|a, b| a.0.cmp(&b.0));
     let mut run = ProbeRun::default();
     for (tool, probes, shape) in done {
-        let why = probes
-            .iter()
-            .find(|p| p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Skipped)
-            .map(|p| skip_reason(&p.message).to_string());
-        run.skipped.insert(tool.clone(), why);
         run.probes.extend(probes);
         if let Some(s) = shape {
             run.shapes.insert(tool, s);
@@ -196,6 +201,7 @@ fn skip_reason(message: &str) -> &'static str {
         ("not probed: cannot synthesise", "need an args fixture"),
         ("not probed: the args fixture", "need an args fixture"),
         ("not probed: the server answered resultType", "need more input"),
+        ("not probed: invalid x-mcp-header", "invalid x-mcp-header"),
         (FAILS_AS_AT_LOCK, "cannot succeed with synthesised arguments"),
     ];
     REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
@@ -332,7 +338,7 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
     }
     if let Some(why) = header_mapping_problem(def) {
         return skip(format!(
-            "not probed: {why}; a client must not call a tool whose x-mcp-header is invalid (2026-07-28, SEP-2243)"
+            "not probed: invalid x-mcp-header: {why}; a client must not call such a tool (2026-07-28, SEP-2243)"
         ));
     }
     if def.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {

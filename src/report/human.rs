@@ -251,12 +251,6 @@ fn summed_up(out: &mut String, style: &Style, changes: &[&Change]) {
     );
 }
 
-/// Why a probe was skipped, in a few words (its message up to the first `;`, `:` or `(`).
-fn skip_reason(message: &str) -> String {
-    let m = message.strip_prefix("not probed: ").unwrap_or(message);
-    m.split([';', ':', '(']).next().unwrap_or(m).trim().to_string()
-}
-
 /// The probes: each failure on its own line; the rest in one line (each line with -v).
 fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     use super::ProbeKind;
@@ -302,47 +296,13 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     if !server.probes.is_empty() && server.probes.iter().all(|p| p.message.contains("probe = \"none\"")) {
         return;
     }
-    if let Some(line) = &server.probe_summary {
-        let hint = if !style.verbose && line.contains("skipped") { "; -v shows each line" } else { "" };
-        let _ = writeln!(out, "  probes: {}{hint}", escape_for_display(line));
+    if server.probes.is_empty() {
         return;
     }
-    let calls: Vec<&super::Probe> = server.probes.iter().filter(|p| p.kind == ProbeKind::Call).collect();
-    let skipped: Vec<&super::Probe> = calls
-        .iter()
-        .copied()
-        .filter(|p| p.outcome == ProbeOutcome::Skipped && !p.message.contains("probe = \"none\""))
-        .collect();
-    let called = calls.iter().filter(|p| p.outcome != ProbeOutcome::Skipped).count();
-    if called == 0 && skipped.is_empty() {
-        return;
-    }
-    let failed_tools: std::collections::BTreeSet<&str> =
-        server.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail).map(|p| p.tool.as_str()).collect();
-    let mut reasons: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for p in &skipped {
-        *reasons.entry(skip_reason(&p.message)).or_default() += 1;
-    }
-    let mut line = format!(
-        "probes: {called} tool{} called, {} passed",
-        if called == 1 { "" } else { "s" },
-        called.saturating_sub(failed_tools.len())
-    );
-    if !failed_tools.is_empty() {
-        let _ = write!(line, ", {} failed", failed_tools.len());
-    }
-    if !skipped.is_empty() {
-        let why: Vec<String> = if reasons.len() == 1 {
-            reasons.keys().cloned().collect()
-        } else {
-            reasons.iter().map(|(r, n)| format!("{n} {r}")).collect()
-        };
-        let _ = write!(line, "; {} skipped ({})", skipped.len(), why.join(", "));
-        if !style.verbose {
-            line.push_str("; -v shows the lines that enable them");
-        }
-    }
-    let _ = writeln!(out, "  {}", escape_for_display(&line));
+    // A report read back from JSON without its summary gets the same line from its probes.
+    let line = server.probe_summary.clone().unwrap_or_else(|| crate::probe::probe_summary(&server.probes));
+    let hint = if !style.verbose && line.contains("skipped") { "; -v shows each line" } else { "" };
+    let _ = writeln!(out, "  probes: {}{hint}", escape_for_display(&line));
 }
 
 pub fn render(report: &Report, style: &Style) -> String {
