@@ -573,7 +573,7 @@ impl Rejections {
             "about": "mcp-pin review: live definitions rejected here (digests); delete this file to be asked again",
             "rejected": self.entries,
         });
-        crate::sink::write_file(&self.path, None, &crate::json::to_canonical_string(&v))
+        crate::sink::write_file(&self.path, &crate::json::to_canonical_string(&v))
     }
 }
 
@@ -631,7 +631,7 @@ pub fn strip_ansi(s: &str) -> String {
 /// item; only what was accepted is written, and a summary says what. Never waits for input in CI.
 pub async fn review(opts: &Options, style: &report::human::Style) -> Result<i32, AppError> {
     use std::io::{BufRead, Write};
-    if in_ci() {
+    if crate::env_vars::in_ci() {
         return Err(AppError::Usage(
             "`mcp-pin review` is interactive and CI is set; in CI use `mcp-pin check`, and accept drift with `mcp-pin lock` (or `lock --tool NAME`)".into(),
         ));
@@ -1004,11 +1004,6 @@ pub fn on_signal() {
     });
 }
 
-/// Whether this run is under CI ([`crate::env_vars::in_ci`]).
-pub fn in_ci() -> bool {
-    crate::env_vars::in_ci()
-}
-
 fn fail_on(arg: FailOnArg) -> FailOn {
     match arg {
         FailOnArg::Silent => FailOn::Silent,
@@ -1040,7 +1035,7 @@ fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: 
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);
         }
-        if let Err(e) = crate::sink::write_file(&path, Some(f), &report::render(report, f, ctx)) {
+        if let Err(e) = crate::sink::write_file(&path, &report::render(report, f, ctx)) {
             crate::tell!("error: cannot write report {}: {e}", path.display());
             return 2;
         }
@@ -1053,7 +1048,7 @@ fn emit(report: &Report, args: &ReportArgs, ctx: &report::RenderContext, quiet: 
     if args.output.is_some() || format == report::Format::Human {
         print_out(&quiet_filter(&report::render(report, report::Format::Human, ctx), quiet));
     } else {
-        crate::sink::print_report(format, &report::render(report, format, ctx));
+        crate::sink::print_report(&report::render(report, format, ctx));
     }
     report.exit_code()
 }
@@ -1075,7 +1070,7 @@ pub async fn run(cli: Cli) -> i32 {
     let g = &cli.global;
     on_signal();
     crate::secrets::set_policy(crate::secrets::EnvPolicy::for_run(
-        in_ci(),
+        crate::env_vars::in_ci(),
         g.allow_env.iter().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
     ));
     let style = report::human::Style { color: use_color(g.color), verbose: g.verbose };
@@ -1358,7 +1353,7 @@ fn init(from: Option<&Path>, force: bool) -> i32 {
         }
     };
     let text = crate::config::init::init_toml_from(&loaded, &source);
-    if let Err(e) = crate::sink::write_file(&target, None, &text) {
+    if let Err(e) = crate::sink::write_file(&target, &text) {
         crate::tell!("error: cannot write {}: {e}", target.display());
         return 2;
     }

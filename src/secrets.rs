@@ -183,11 +183,6 @@ pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Whether any secret is registered (tests and diagnostics).
-pub fn any_registered() -> bool {
-    !REGISTRY.read().unwrap_or_else(|e| e.into_inner()).values.is_empty()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,9 @@
 //! - every renderer's output goes through [`finish`] for its format ([`crate::report::render`]
 //!   calls it), which neutralises both forms in whatever foreign text reached it, in the
 //!   spelling of that format (`\u{003A}` in text, `\u0023` in JSON, `&#35;` in XML);
-//! - every write to stdout, stderr or a file goes through [`print_out`], [`print_err`] or
-//!   [`write_file`], which also mask every secret ([`crate::secrets::mask`]) and neutralise
-//!   terminal text once more. `std::println!` and friends are disallowed by `clippy.toml`, so a
+//! - every write to stdout, stderr or a file goes through [`print_out`], [`print_err`],
+//!   [`print_report`], [`write_file`] or [`append_file`], which mask every secret
+//!   ([`crate::secrets::mask`]); messages (`say!`, `tell!`) are neutralised as terminal text there. `std::println!` and friends are disallowed by `clippy.toml`, so a
 //!   new message cannot bypass this module.
 //!
 //! mcp-pin's own workflow commands (`--format github`) are built by [`crate::report::github`],
@@ -93,11 +93,11 @@ pub fn print_out(text: &str) {
     let _ = out.flush();
 }
 
-/// Write report text in `format` to stdout: masked; `finish` already ran in the renderer.
-pub fn print_report(format: Format, text: &str) {
-    let text = finish(format, crate::secrets::mask(text).into_owned());
+/// Write rendered report text to stdout, masked (its format's escaping ran in the renderer:
+/// [`crate::report::render`]); a closed pipe is not an error.
+pub fn print_report(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
+    let _ = out.write_all(crate::secrets::mask(text).as_bytes());
     let _ = out.flush();
 }
 
@@ -108,21 +108,15 @@ pub fn print_err(text: &str) {
     let _ = err.flush();
 }
 
-/// Write `text` (rendered in `format`, or plain text for `None`) to `path` atomically, masked.
-pub fn write_file(path: &Path, format: Option<Format>, text: &str) -> std::io::Result<()> {
-    let masked = crate::secrets::mask(text);
-    let text = match format {
-        Some(f) => finish(f, masked.into_owned()),
-        None => masked.into_owned(),
-    };
-    crate::lockfile::write_atomic(path, text.as_bytes())
+/// Write `text` (a rendered report, or plain text) to `path` atomically, masked.
+pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    crate::lockfile::write_atomic(path, crate::secrets::mask(text).as_bytes())
 }
 
-/// Append `text` in `format` to `path` (the step summary), masked.
-pub fn append_file(path: &Path, format: Format, text: &str) -> std::io::Result<()> {
-    let text = finish(format, crate::secrets::mask(text).into_owned());
+/// Append rendered `text` to `path` (the step summary), masked.
+pub fn append_file(path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    f.write_all(text.as_bytes())?;
+    f.write_all(crate::secrets::mask(text).as_bytes())?;
     f.flush()
 }
 

@@ -302,11 +302,9 @@ impl StreamableHttpClient for CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<StreamableHttpPostResponse> {
-        if wants_raw(&message) {
-            self.post_raw(uri, message, session_id, auth_header, custom_headers).await
-        } else {
-            self.client.post_message(uri, message, session_id, auth_header, custom_headers).await
-        }
+        // rmcp's own client does the same: the limited call with the default limits.
+        let limits = rmcp::transport::streamable_http_client::StreamableHttpResponseLimits::default();
+        self.post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits).await
     }
 
     async fn post_message_with_response_limits(

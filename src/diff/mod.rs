@@ -30,9 +30,9 @@ pub const MAX_DEPTH: usize = 128;
 /// Every change between a pinned surface and a live one, unclassified by policy (default classes),
 /// ordered by (tool, pointer, rule).
 pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
+    // Both steps leave the changes finished (escaped, in order).
     let mut out = diff_surfaces_partial(old, new);
     every_tool_gone(&mut out, old.tools.len(), new.tools.len());
-    finish(&mut out);
     out
 }
 

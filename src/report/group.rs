@@ -51,7 +51,7 @@ pub fn message_without_tool(c: &Change) -> String {
 /// The groups of `changes`, in the deterministic order of the reports: by class (silent
 /// first), then rule, then first tool, then pointer.
 pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
-    type Key = (std::cmp::Reverse<Class>, String, String, String, String, bool);
+    type Key = (std::cmp::Reverse<Class>, String, String, String, String);
     let canon = |v: &Option<Value>| v.as_ref().map(crate::json::to_canonical_string).unwrap_or_default();
     let mut by_key: BTreeMap<Key, Vec<&'a Change>> = BTreeMap::new();
     let mut singles: Vec<&'a Change> = Vec::new();
@@ -60,14 +60,7 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
             singles.push(c);
             continue;
         }
-        let key = (
-            std::cmp::Reverse(c.class),
-            c.rule.clone(),
-            c.pointer.clone(),
-            canon(&c.before),
-            canon(&c.after),
-            c.tool.is_some(),
-        );
+        let key = (std::cmp::Reverse(c.class), c.rule.clone(), c.pointer.clone(), canon(&c.before), canon(&c.after));
         by_key.entry(key).or_default().push(c);
     }
     let mut out: Vec<Group<'a>> = singles.into_iter().map(|c| group_of(vec![c])).collect();

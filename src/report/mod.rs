@@ -379,7 +379,7 @@ pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path)
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
     let text = markdown::render_capped_with(report, ctx.style.verbose, room);
-    crate::sink::append_file(path, Format::Markdown, &text)
+    crate::sink::append_file(path, &crate::sink::finish(Format::Markdown, text))
 }
 
 /// Merge the JSON reports of several runs (the shards of a drift cron) into one report: servers
