@@ -204,3 +204,32 @@ fn messages_golden() {
     }
     assert!(stale.is_empty(), "messages changed in {stale:?}; review and run UPDATE_MESSAGES=1");
 }
+
+/// The whole report of every case, as `mcp-pin diff` prints it in JSON and in the human format
+/// (plain and `--verbose`): one insta snapshot per case (`tests/snapshots/diff_cases__report@*.snap`).
+/// A refactor of the engine or the renderers must leave these byte-identical; an intended change
+/// is reviewed with `cargo insta review` (or `INSTA_UPDATE=always`, then `git diff`).
+#[test]
+fn report() {
+    use mcp_pin::report::{self, human::Style, FailOn, Format, LazyText, RenderContext, Report, ServerReport};
+    insta::glob!("cases/*/before.json", |path| {
+        let dir = path.parent().expect("case folder");
+        let old = surface_from_json(&read(path));
+        let new = surface_from_json(&read(&dir.join("after.json")));
+        let mut server = ServerReport::ok("case");
+        server.changes = diff_surfaces(&old, &new);
+        let r = Report { fail_on: FailOn::Silent, servers: vec![server] };
+        let ctx = |verbose| RenderContext {
+            style: Style { color: false, verbose },
+            lockfile_display: "mcp.lock".into(),
+            lock_text: LazyText::text(""),
+        };
+        let text = format!(
+            "--- json\n{}\n--- human\n{}\n--- human --verbose\n{}",
+            report::render(&r, Format::Json, &ctx(false)),
+            report::render(&r, Format::Human, &ctx(false)),
+            report::render(&r, Format::Human, &ctx(true)),
+        );
+        insta::assert_snapshot!(text);
+    });
+}
