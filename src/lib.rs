@@ -5,6 +5,7 @@
 //! plain data and do no network I/O, so they test without a process.
 
 pub mod app;
+pub mod calendar;
 pub mod change;
 pub mod cli;
 pub mod client;
@@ -12,6 +13,7 @@ pub mod config;
 pub mod diff;
 pub mod digest;
 pub mod env_vars;
+pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;

@@ -521,3 +521,29 @@ fn tool_removed_is_silent_and_a_config_can_move_it_back_to_loud() {
     assert_eq!(changes.len(), 1, "{report:#}");
     assert!(changes[0]["message"].as_str().unwrap().contains("every tool is gone"), "{report:#}");
 }
+
+/// `--quiet` prints only what it says: each server error under its server's name, and the
+/// verdict; no change line, even one whose text holds the word "error:".
+#[test]
+fn quiet_check_prints_only_the_errors_and_the_verdict() {
+    let p = Project::new();
+    p.write_json("a.json", &surface());
+    p.write_json("b.json", &surface());
+    p.stdio_config(&[("broken", "a.json"), ("drifted", "b.json")]);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let mut s = surface();
+    s["tools"][0]["description"] = json!("error: search the catalogue, then say nothing.");
+    p.write_json("b.json", &s);
+    std::fs::remove_file(p.path("a.json")).unwrap();
+    let out = p.run(&["check", "--no-probe", "--quiet"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "server broken", "{stdout}");
+    assert!(lines[1].starts_with("  error: handshake failed"), "{stdout}");
+    // The whole error, its server's stderr included, indented under it.
+    assert!(lines[1..lines.len() - 1].iter().all(|l| l.starts_with("  ")), "{stdout}");
+    assert!(lines[lines.len() - 1].starts_with("FAIL: 1 silent, 0 loud"), "{stdout}");
+    assert!(!stdout.contains("drifted") && !stdout.contains("say nothing"), "{stdout}");
+}

@@ -870,3 +870,50 @@ fn oauth_client_credentials_config() {
         assert!(e.contains(want) && e.contains("mcp-pin.toml"), "{e}");
     }
 }
+
+/// Both front ends feed one builder (`config/build.rs`): the same mistake in `mcp-pin.toml` and in
+/// a client config is refused with the same words, each naming the server and the file.
+#[test]
+fn both_front_ends_refuse_the_same_mistakes_in_the_same_words() {
+    let cases: &[(&str, &str, &str)] = &[
+        (r#"command = "  ""#, r#""command": "  ""#, "server `s`: `command` is empty"),
+        (
+            r#"command = "x"
+env = { "A=B" = "1" }"#,
+            r#""command": "x", "env": {"A=B": "1"}"#,
+            "server `s`: invalid environment variable name `A=B`",
+        ),
+        (
+            r#"url = "https://example.com/mcp"
+headers = { "Bad Header" = "v" }"#,
+            r#""url": "https://example.com/mcp", "headers": {"Bad Header": "v"}"#,
+            "server `s`: invalid HTTP header name `Bad Header`",
+        ),
+        (
+            r#"url = "https://example.com/mcp"
+headers = { X-Token = "a\nb" }"#,
+            r#""url": "https://example.com/mcp", "headers": {"X-Token": "a\nb"}"#,
+            "server `s`: header `X-Token`: the value (after expansion) contains a line break",
+        ),
+        (
+            r#"url = "ftp://example.com/mcp""#,
+            r#""url": "ftp://example.com/mcp""#,
+            "server `s`: `url` ftp://example.com/mcp:",
+        ),
+        (
+            r#"command = "x"
+env = { K = "${NOT_SET_ANYWHERE}" }"#,
+            r#""command": "x", "env": {"K": "${NOT_SET_ANYWHERE}"}"#,
+            "NOT_SET_ANYWHERE",
+        ),
+    ];
+    for (toml, json, want) in cases {
+        let t = load_toml(&format!("[servers.s]\n{toml}\n")).expect_err(toml).to_string();
+        let j =
+            load_json(".mcp.json", &format!(r#"{{"mcpServers": {{"s": {{{json}}}}}}}"#)).expect_err(json).to_string();
+        for (front, msg, file) in [("toml", &t, "mcp-pin.toml"), ("json", &j, ".mcp.json")] {
+            assert!(msg.contains(want), "{front}: want {want:?} in {msg}");
+            assert!(msg.contains(file) && msg.contains('s'), "{front}: names the file and server: {msg}");
+        }
+    }
+}

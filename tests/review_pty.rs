@@ -48,7 +48,7 @@ fn project() -> Project {
 }
 
 fn strip_ansi(s: &str) -> String {
-    mcp_pin::app::strip_ansi(s)
+    mcp_pin::report::human::strip_ansi(s)
 }
 
 /// `mcp-pin review --no-probe` in a pseudo-terminal, colour left to the terminal.

@@ -261,7 +261,7 @@ async fn tee(
 }
 
 /// Every server process mcp-pin started and has not stopped yet (each leads its own process
-/// group), so that a signal to mcp-pin ends them all ([`crate::app::on_signal`]).
+/// group), so that a signal to mcp-pin ends them all ([`crate::cli::run::on_signal`]).
 pub mod running {
     use std::collections::BTreeSet;
     use std::sync::Mutex;

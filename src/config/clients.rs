@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
+use super::build::{self, Written};
+use super::expand::{Dialect, EnvFn};
 use super::{
-    base_dir, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Format, Http, Loaded, ProbePolicy,
-    ServerConfig, Stdio, Transport, DEFAULT_TIMEOUT,
+    base_dir, valid_server_name, Config, ConfigError, Format, Http, Loaded, ProbePolicy, ServerConfig, Stdio,
+    Transport, DEFAULT_TIMEOUT,
 };
 
 /// The files looked for, in order, when no `--config` is given.
@@ -164,14 +165,14 @@ pub fn parse(
         return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
     };
 
-    let cx = Cx { path, dir: dir.clone(), env, format, env_files: Default::default() };
+    let cx = Cx { path, dir: dir.clone(), env, env_files: Default::default() };
     let mut warnings = Vec::new();
     let mut skipped = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
         // A server this run does not contact reads no variable (and no envFile).
         let skip = only.is_some_and(|o| !o.contains(name));
-        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, format, env_files: Default::default() };
+        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, env_files: Default::default() };
         let server = if skip { &unresolved } else { &cx };
         let server = server.server(name, entry, &mut warnings, &mut skipped).map_err(|e| match e {
             // Point at the server's entry when it can be found.
@@ -266,7 +267,6 @@ struct Cx<'a> {
     path: &'a Path,
     dir: PathBuf,
     env: Option<EnvFn<'a>>,
-    format: Format,
     /// Template mode: each server's `envFile`, as written (re-spelled for mcp-pin.toml).
     env_files: std::cell::RefCell<BTreeMap<String, String>>,
 }
@@ -298,25 +298,6 @@ const EDITOR_ONLY_KEYS: &[&str] = &[
 impl Cx<'_> {
     fn invalid(&self, message: String) -> ConfigError {
         ConfigError::Invalid { path: self.path.to_path_buf(), message }
-    }
-
-    fn expand(&self, server: &str, s: &str, what: &str) -> Result<Expanded, ConfigError> {
-        let ex = Expander { dialect: Dialect::Client, env: self.env, workspace: &self.dir };
-        ex.expand(s).map_err(|e| match e {
-            ExpandError::Missing { var } => {
-                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::MissingInput { input, var } => {
-                ConfigError::MissingInput { path: self.path.to_path_buf(), server: server.to_string(), input, var }
-            }
-            ExpandError::NotAllowed { var } => {
-                ConfigError::NotAllowed { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::TooShort { var } => {
-                ConfigError::ShortSecret { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::Syntax(m) => self.invalid(format!("server `{server}`: {what}: {m}")),
-        })
     }
 
     fn string<'v>(&self, server: &str, key: &str, v: &'v Value) -> Result<&'v str, ConfigError> {
@@ -413,76 +394,67 @@ impl Cx<'_> {
         }))
     }
 
+    /// The builder's view of this file (a JSON config has no spans: errors name file and server).
+    fn with_source<T>(&self, f: impl FnOnce(&build::Source<'_>) -> T) -> T {
+        let error = |_: &build::At, message: String| self.invalid(message);
+        f(&build::Source { path: self.path, dir: &self.dir, env: self.env, dialect: Dialect::Client, error: &error })
+    }
+
+    /// `key`'s string value, if set and not `null`.
+    fn written(&self, name: &str, key: &str, e: &Map<String, Value>) -> Result<Option<Written>, ConfigError> {
+        e.get(key).filter(|v| !v.is_null()).map(|v| Ok(Written::new(self.string(name, key, v)?, None))).transpose()
+    }
+
+    /// `key`'s object of strings (`env`, `headers`), if set and not `null`.
+    fn written_map(
+        &self,
+        name: &str,
+        key: &str,
+        e: &Map<String, Value>,
+    ) -> Result<Vec<(Written, Written)>, ConfigError> {
+        let Some(v) = e.get(key).filter(|v| !v.is_null()) else { return Ok(vec![]) };
+        Ok(self
+            .string_map(name, key, v)?
+            .into_iter()
+            .map(|(k, v)| (Written::new(k, None), Written::new(v, None)))
+            .collect())
+    }
+
     fn stdio(&self, name: &str, e: &Map<String, Value>) -> Result<Stdio, ConfigError> {
         if e.contains_key("url") {
             return Err(self
                 .invalid(format!("server `{name}` is a stdio server but has `url`: keep one of `command` and `url`")));
         }
-        let Some(cv) = e.get("command") else {
+        let Some(command) = self.written(name, "command", e)? else {
             return Err(self.invalid(format!("server `{name}` is a stdio server but has no `command`")));
         };
-        let written = self.string(name, "command", cv)?;
-        if written.trim().is_empty() {
-            return Err(self.invalid(format!("server `{name}`: `command` is empty")));
-        }
-        let command = self.expand(name, written, "`command`")?;
-        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
-        let mut args = Vec::new();
-        let mut args_template = Vec::new();
-        match e.get("args") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for a in items {
-                    let s = match a {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        _ => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
-                    };
-                    let x = self.expand(name, &s, "`args`")?;
-                    args.push(x.value);
-                    args_template.push(x.template);
-                }
-            }
+        let args = match e.get("args") {
+            None | Some(Value::Null) => vec![],
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|a| match a {
+                    Value::String(s) => Ok(Written::new(s.clone(), None)),
+                    Value::Number(n) => Ok(Written::new(n.to_string(), None)),
+                    _ => Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
+                })
+                .collect::<Result<_, _>>()?,
             Some(_) => return Err(self.invalid(format!("server `{name}`: `args` must be an array of strings"))),
-        }
-        let mut env = BTreeMap::new();
-        // VS Code `envFile`: a dotenv file; `env` entries win over it.
-        if let Some(fv) = e.get("envFile").filter(|v| !v.is_null()) {
-            let x = self.expand(name, self.string(name, "envFile", fv)?, "`envFile`")?;
-            if self.env.is_some() {
-                let read = super::read_env_file(&self.dir, &x.value, "envFile")
-                    .map_err(|m| self.invalid(format!("server `{name}`: {m}")))?;
-                env.extend(read);
-            } else {
-                // Template mode (`init`): the file is named, not copied.
-                self.env_files.borrow_mut().insert(name.to_string(), x.template);
-            }
-        }
-        if let Some(ev) = e.get("env").filter(|v| !v.is_null()) {
-            for (k, v) in self.string_map(name, "env", ev)? {
-                let x = self.expand(name, &v, &format!("`env.{k}`"))?;
-                env.insert(k, x.value);
-            }
-        }
-        let (cwd, cwd_template) = match e.get("cwd").filter(|v| !v.is_null()) {
-            None => (None, None),
-            Some(v) => {
-                let x = self.expand(name, self.string(name, "cwd", v)?, "`cwd`")?;
-                let resolved =
-                    if self.env.is_some() { resolve_cwd(&self.dir, &x.value) } else { PathBuf::from(&x.value) };
-                (Some(resolved), Some(x.template))
-            }
         };
-        Ok(Stdio {
-            command: command_value,
-            command_template: command.template,
+        let spec = build::StdioSpec {
+            command,
             args,
-            args_template,
-            env,
-            inherit_env: BTreeMap::new(),
-            cwd,
-            cwd_template,
-        })
+            // VS Code `envFile`: a dotenv file; `env` entries win over it.
+            env_file: self.written(name, "envFile", e)?.map(|w| (w, "envFile")),
+            env: self.written_map(name, "env", e)?,
+            cwd: self.written(name, "cwd", e)?,
+            inherit_env: vec![],
+        };
+        let built = self.with_source(|src| build::stdio(src, name, spec))?;
+        if let Some(t) = built.env_file_template {
+            // Template mode (`init`): the file is named, not copied.
+            self.env_files.borrow_mut().insert(name.to_string(), t);
+        }
+        Ok(built.stdio)
     }
 
     fn http(&self, name: &str, e: &Map<String, Value>) -> Result<Http, ConfigError> {
@@ -491,27 +463,11 @@ impl Cx<'_> {
                 "server `{name}` is an HTTP server but has `command`: keep one of `command` and `url`"
             )));
         }
-        let Some(uv) = e.get("url") else {
+        let Some(url) = self.written(name, "url", e)? else {
             return Err(self.invalid(format!("server `{name}` is an HTTP server but has no `url`")));
         };
-        let x = self.expand(name, self.string(name, "url", uv)?, "`url`")?;
-        super::toml::check_url(&x.value, self.env.is_none())
-            .map_err(|m| self.invalid(format!("server `{name}`: `url` {}: {m}", super::redact_url(&x.template))))?;
-        let mut headers = BTreeMap::new();
-        if let Some(hv) = e.get("headers").filter(|v| !v.is_null()) {
-            for (k, v) in self.string_map(name, "headers", hv)? {
-                if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
-                    return Err(self.invalid(format!("server `{name}`: invalid HTTP header name `{k}`")));
-                }
-                let hx = self.expand(name, &v, &format!("header `{k}`"))?;
-                if hx.value.contains(['\r', '\n', '\0']) {
-                    return Err(self.invalid(format!("server `{name}`: header `{k}`: the value contains a line break")));
-                }
-                headers.insert(k, hx.value);
-            }
-        }
-        let _ = self.format;
-        Ok(Http { url: x.value, url_template: x.template, headers, allow_redirects: vec![], oauth: None })
+        let spec = build::HttpSpec { url, headers: self.written_map(name, "headers", e)?, allow_redirects: vec![] };
+        self.with_source(|src| build::http(src, name, spec))
     }
 }
 

@@ -9,6 +9,7 @@
 //! already have (detected by content), [`expand`] does `${VAR}`, [`init`] writes a starter
 //! `mcp-pin.toml`. See `docs/config.md` for every key.
 
+mod build;
 pub mod clients;
 pub mod expand;
 pub mod init;

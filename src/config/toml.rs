@@ -9,10 +9,11 @@ use std::time::Duration;
 use ::toml::de::{DeString, DeTable, DeValue};
 use ::toml::Spanned;
 
-use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
+use super::build::{self, Written};
+use super::expand::{Dialect, EnvFn, Expanded};
 use super::{
-    base_dir, hint, is_known_rule, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Http, Ignore,
-    ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
+    base_dir, hint, is_known_rule, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ServerConfig,
+    Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
 };
 use crate::change::Class;
 
@@ -156,21 +157,9 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    /// `${VAR}` expansion with errors mapped to the file. Messages never hold a resolved value.
+    /// `${VAR}` expansion with errors mapped to the file (the builder's, at this span).
     fn expand(&self, server: &str, s: &str, span: Range<usize>, what: &str) -> Result<Expanded, ConfigError> {
-        let ex = Expander { dialect: Dialect::McpPin, env: self.env, workspace: &self.dir };
-        ex.expand(s).map_err(|e| match e {
-            ExpandError::Missing { var } | ExpandError::MissingInput { var, .. } => {
-                ConfigError::MissingVar { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::NotAllowed { var } => {
-                ConfigError::NotAllowed { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::TooShort { var } => {
-                ConfigError::ShortSecret { path: self.path.to_path_buf(), server: server.to_string(), var }
-            }
-            ExpandError::Syntax(m) => self.at(span, format!("server `{server}`: {what}: {m}")),
-        })
+        self.with_source(|src| src.expand(server, &Written::new(s, Some(span)), what))
     }
 
     fn server(&self, name: &Key<'_>, v: &Val<'_>, plain: Option<&::toml::Value>) -> Result<ServerConfig, ConfigError> {
@@ -321,154 +310,90 @@ impl<'a> Ctx<'a> {
         Ok(ServerConfig { name: n.to_string(), transport, timeout, max_tools, client_capabilities, probe, tools })
     }
 
-    fn stdio(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Stdio, ConfigError> {
-        let (_, cv) = f["command"];
-        let command_template = self.string(cv, "`command`")?.to_string();
-        if command_template.trim().is_empty() {
-            return Err(self.at(cv.span(), format!("server `{n}`: `command` is empty")));
-        }
-        let command = self.expand(n, &command_template, cv.span(), "`command`")?;
-        let command_value = if self.env.is_some() { resolve_command(&self.dir, &command.value) } else { command.value };
+    /// The builder's view of this file (errors at file:line:col).
+    fn with_source<T>(&self, f: impl FnOnce(&build::Source<'_>) -> T) -> T {
+        let error = |at: &build::At, message: String| match at {
+            Some(span) => self.at(span.clone(), message),
+            None => ConfigError::Invalid { path: self.path.to_path_buf(), message },
+        };
+        f(&build::Source { path: self.path, dir: &self.dir, env: self.env, dialect: Dialect::McpPin, error: &error })
+    }
 
-        let mut args = Vec::new();
-        let mut args_template = Vec::new();
-        if let Some((_, av)) = f.get("args") {
-            for (a, span) in self.strings(av, "`args`")? {
-                args.push(self.expand(n, &a, span, "`args`")?.value);
-                args_template.push(a);
-            }
-        }
+    /// A string value with its span.
+    fn written(&self, v: &Val<'_>, what: &str) -> Result<Written, ConfigError> {
+        Ok(Written::new(self.string(v, what)?, Some(v.span())))
+    }
 
-        let mut env = BTreeMap::new();
-        // `env_file`: a dotenv file; `env` entries win over it.
-        if let Some((_, fv)) = f.get("env_file") {
-            let t = self.string(fv, "`env_file`")?.to_string();
-            let file = self.expand(n, &t, fv.span(), "`env_file`")?;
-            if self.env.is_some() {
-                let pairs = super::read_env_file(&self.dir, &file.value, "env_file")
-                    .map_err(|m| self.at(fv.span(), format!("server `{n}`: {m}")))?;
-                env.extend(pairs);
-            }
-        }
-        if let Some((_, ev)) = f.get("env") {
-            let t = self.table(ev, "`env`")?;
-            for (k, v) in t.iter() {
+    /// A table of strings (`env`, `headers`): (name, value) with their spans; `what` names an
+    /// entry in the type error (`env.NAME`, `header NAME`).
+    fn written_table(
+        &self,
+        n: &str,
+        v: &Val<'_>,
+        table: &str,
+        what: impl Fn(&str) -> String,
+    ) -> Result<Vec<(Written, Written)>, ConfigError> {
+        let t = self.table(v, table)?;
+        t.iter()
+            .map(|(k, v)| {
                 let key = k.get_ref().as_ref();
-                if key.is_empty() || key.contains('=') || key.contains('\0') {
-                    return Err(self.at(k.span(), format!("server `{n}`: invalid environment variable name `{key}`")));
-                }
                 // Never quote the value: it is usually a secret.
                 let DeValue::String(s) = v.get_ref() else {
                     return Err(self.at(
                         v.span(),
-                        format!("server `{n}`: `env.{key}` must be a string, found {}", kind(v.get_ref())),
+                        format!("server `{n}`: {} must be a string, found {}", what(key), kind(v.get_ref())),
                     ));
                 };
-                env.insert(key.to_string(), self.expand(n, s, v.span(), &format!("`env.{key}`"))?.value);
-            }
-        }
+                Ok((Written::new(key, Some(k.span())), Written::new(s.as_ref(), Some(v.span()))))
+            })
+            .collect()
+    }
 
-        let (cwd, cwd_template) = match f.get("cwd") {
-            None => (None, None),
-            Some((_, cv)) => {
-                let t = self.string(cv, "`cwd`")?.to_string();
-                let e = self.expand(n, &t, cv.span(), "`cwd`")?;
-                let resolved =
-                    if self.env.is_some() { resolve_cwd(&self.dir, &e.value) } else { PathBuf::from(e.value) };
-                (Some(resolved), Some(t))
-            }
+    fn strings_written(&self, v: &Val<'_>, what: &str) -> Result<Vec<Written>, ConfigError> {
+        Ok(self.strings(v, what)?.into_iter().map(|(s, span)| Written::new(s, Some(span))).collect())
+    }
+
+    fn stdio(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Stdio, ConfigError> {
+        let (_, cv) = f["command"];
+        let spec = build::StdioSpec {
+            command: self.written(cv, "`command`")?,
+            args: f.get("args").map(|(_, v)| self.strings_written(v, "`args`")).transpose()?.unwrap_or_default(),
+            env_file: f
+                .get("env_file")
+                .map(|(_, v)| self.written(v, "`env_file`"))
+                .transpose()?
+                .map(|w| (w, "env_file")),
+            env: f
+                .get("env")
+                .map(|(_, v)| self.written_table(n, v, "`env`", |k| format!("`env.{k}`")))
+                .transpose()?
+                .unwrap_or_default(),
+            cwd: f.get("cwd").map(|(_, v)| self.written(v, "`cwd`")).transpose()?,
+            inherit_env: f
+                .get("inherit_env")
+                .map(|(_, v)| self.strings_written(v, "`inherit_env`"))
+                .transpose()?
+                .unwrap_or_default(),
         };
-        // `inherit_env = ["NAME", ...]`: passed on from mcp-pin's environment, by name, through
-        // the same policy as `${NAME}` (under CI, only what the run allows).
-        let mut inherit_env = BTreeMap::new();
-        if let Some((_, iv)) = f.get("inherit_env") {
-            for (var, span) in self.strings(iv, "`inherit_env`")? {
-                if var.is_empty() || var.contains('=') || var.contains('\0') {
-                    return Err(self.at(
-                        span,
-                        format!("server `{n}`: invalid environment variable name `{var}` in `inherit_env`"),
-                    ));
-                }
-                let Some(env) = self.env else {
-                    inherit_env.insert(var.clone(), format!("${{{var}}}"));
-                    continue;
-                };
-                match crate::secrets::read_var(&var, env) {
-                    Ok(Some(v)) => {
-                        inherit_env.insert(var, v);
-                    }
-                    Ok(None) => {}
-                    Err(crate::secrets::Refusal::NotAllowed) => {
-                        return Err(ConfigError::NotAllowed {
-                            path: self.path.to_path_buf(),
-                            server: n.to_string(),
-                            var,
-                        })
-                    }
-                    Err(crate::secrets::Refusal::TooShort) => {
-                        return Err(ConfigError::ShortSecret {
-                            path: self.path.to_path_buf(),
-                            server: n.to_string(),
-                            var,
-                        })
-                    }
-                }
-            }
-        }
-        Ok(Stdio { command: command_value, command_template, args, args_template, env, inherit_env, cwd, cwd_template })
+        Ok(self.with_source(|src| build::stdio(src, n, spec))?.stdio)
     }
 
     fn http(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Http, ConfigError> {
         let (_, uv) = f["url"];
-        let url_template = self.string(uv, "`url`")?.to_string();
-        let url = self.expand(n, &url_template, uv.span(), "`url`")?.value;
-        check_url(&url, self.env.is_none()).map_err(|m| {
-            self.at(uv.span(), format!("server `{n}`: `url` {}: {m}", super::redact_url(&url_template)))
-        })?;
-        let mut headers = BTreeMap::new();
-        if let Some((_, hv)) = f.get("headers") {
-            let t = self.table(hv, "`headers`")?;
-            for (k, v) in t.iter() {
-                let key = k.get_ref().as_ref();
-                if http::HeaderName::from_bytes(key.as_bytes()).is_err() {
-                    return Err(self.at(k.span(), format!("server `{n}`: invalid HTTP header name `{key}`")));
-                }
-                let DeValue::String(s) = v.get_ref() else {
-                    return Err(self.at(
-                        v.span(),
-                        format!("server `{n}`: header `{key}` must be a string, found {}", kind(v.get_ref())),
-                    ));
-                };
-                let value = self.expand(n, s, v.span(), &format!("header `{key}`"))?.value;
-                if value.contains(['\r', '\n', '\0']) {
-                    return Err(self.at(
-                        v.span(),
-                        format!("server `{n}`: header `{key}`: the value (after expansion) contains a line break"),
-                    ));
-                }
-                headers.insert(key.to_string(), value);
-            }
-        }
-        let mut allow_redirects = Vec::new();
-        if let Some((_, rv)) = f.get("allow_redirects") {
-            for (o, span) in self.strings(rv, "`allow_redirects`")? {
-                let parsed = reqwest::Url::parse(&o).ok().filter(|u| {
-                    matches!(u.scheme(), "http" | "https")
-                        && u.host_str().is_some()
-                        && u.path() == "/"
-                        && u.query().is_none()
-                });
-                match parsed {
-                    Some(u) => allow_redirects.push(crate::client::http::origin(&u)),
-                    None => {
-                        return Err(self.at(
-                            span,
-                            format!("server `{n}`: `allow_redirects` entry `{o}` is not an origin; write it as `https://host` or `https://host:port`"),
-                        ))
-                    }
-                }
-            }
-        }
+        let spec = build::HttpSpec {
+            url: self.written(uv, "`url`")?,
+            headers: f
+                .get("headers")
+                .map(|(_, v)| self.written_table(n, v, "`headers`", |k| format!("header `{k}`")))
+                .transpose()?
+                .unwrap_or_default(),
+            allow_redirects: f
+                .get("allow_redirects")
+                .map(|(_, v)| self.strings_written(v, "`allow_redirects`"))
+                .transpose()?
+                .unwrap_or_default(),
+        };
+        let built = self.with_source(|src| build::http(src, n, spec))?;
         let oauth = match f.get("oauth") {
             None => None,
             Some((_, ov)) => {
@@ -532,7 +457,7 @@ impl<'a> Ctx<'a> {
                 })
             }
         };
-        Ok(Http { url, url_template, headers, allow_redirects, oauth })
+        Ok(Http { oauth, ..built })
     }
 
     fn probe(&self, v: &Val<'_>, whom: &str) -> Result<ProbePolicy, ConfigError> {

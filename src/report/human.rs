@@ -346,14 +346,19 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
         }
     }
+    out.push_str(&verdict_line(report, style));
+    out
+}
+
+/// The report's last line: `PASS:` or `FAIL:` with the counts and the gate.
+fn verdict_line(report: &Report, style: &Style) -> String {
     let c = report.counts();
     let verdict = match report.verdict() {
         Verdict::Pass => paint(style, "1;32", "PASS"),
         Verdict::Fail => paint(style, "1;31", "FAIL"),
     };
-    let _ = writeln!(
-        out,
-        "{verdict}: {} silent, {} loud, {} cosmetic{}, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})",
+    format!(
+        "{verdict}: {} silent, {} loud, {} cosmetic{}, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})\n",
         c.silent,
         c.loud,
         c.cosmetic,
@@ -369,6 +374,51 @@ pub fn render(report: &Report, style: &Style) -> String {
             super::FailOn::Loud => "loud",
             super::FailOn::Never => "never",
         }
-    );
+    )
+}
+
+/// `--quiet`: only each server error, under its server's name, and the verdict line.
+pub fn render_quiet(report: &Report, style: &Style) -> String {
+    let mut out = String::new();
+    for server in report.servers.iter().filter(|s| s.status == Status::Error) {
+        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(style, "1;31", "error:"),
+            escape_for_display(server.error.as_deref().unwrap_or("")).replace('\n', "\n  ")
+        );
+    }
+    out.push_str(&verdict_line(report, style));
+    out
+}
+
+/// A rendered human report without its verdict line (whatever colour codes lead it).
+pub fn without_verdict(rendered: &str) -> String {
+    rendered.lines().filter(|l| !is_verdict_line(l)).map(|l| format!("{l}\n")).collect()
+}
+
+/// Whether a line of the human report is its `PASS:` / `FAIL:` verdict, coloured or not.
+pub fn is_verdict_line(line: &str) -> bool {
+    let plain = strip_ansi(line);
+    plain.starts_with("PASS:") || plain.starts_with("FAIL:")
+}
+
+/// `s` without ANSI escape sequences (`ESC [ ... letter`).
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
     out
 }

@@ -188,13 +188,15 @@ impl Report {
     }
 
     /// 0 pass, 1 the gate fails, 2 an error (after every server was tried).
-    pub fn exit_code(&self) -> i32 {
+    /// How a run that produced this report ends: an error outranks a failed gate.
+    pub fn exit_status(&self) -> crate::exit::ExitStatus {
+        use crate::exit::ExitStatus;
         if self.servers.iter().any(|s| s.status == Status::Error) {
-            2
+            ExitStatus::Error
         } else if self.verdict() == Verdict::Fail {
-            1
+            ExitStatus::GateFailed
         } else {
-            0
+            ExitStatus::Success
         }
     }
 }
@@ -349,6 +351,11 @@ fn slashes(p: &Path) -> String {
 /// Render `report` in `format`.
 pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
     crate::sink::finish(format, render_raw(report, format, ctx))
+}
+
+/// The human report under `--quiet`: server errors and the verdict, through the same layer.
+pub fn render_quiet(report: &Report, ctx: &RenderContext) -> String {
+    crate::sink::finish(Format::Human, human::render_quiet(report, &ctx.style))
 }
 
 /// The renderer's own text, before the sink's escaping layer ([`crate::sink::finish`]).

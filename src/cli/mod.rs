@@ -1,9 +1,11 @@
-//! Command-line arguments (clap), turned once into [`crate::app::Settings`]-like values.
-//! The core never sees clap types.
+//! Command-line arguments (clap), turned once into the settings the library takes
+//! ([`run`]); the core never sees clap types.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub mod run;
 
 #[derive(Debug, Parser)]
 #[command(

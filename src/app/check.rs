@@ -1,0 +1,152 @@
+//! `mcp-pin check`: each selected server's live surface and probes against its lock entry.
+
+use futures::stream::{self, StreamExt};
+use std::path::{Path, PathBuf};
+
+use super::{apply_policy, biggest_first, load_config, selected, take, today, AppError, Options, Progress};
+use crate::config::ServerConfig;
+use crate::lockfile::{source_of, LockText, PendingEntry, ScannedLock};
+use crate::report::{FailOn, Report, ServerReport};
+use crate::surface::ServerSurface;
+
+/// Diff one server's live surface against its lock entry.
+async fn check_server(
+    server: &ServerConfig,
+    entry: Option<PendingEntry>,
+    lockfile: &Path,
+    probe: bool,
+) -> ServerReport {
+    let Some(pending) = entry else {
+        return ServerReport::error(
+            &server.name,
+            format!(
+                "server `{}` is in the config but not in {}; run `mcp-pin lock --server {}` and commit the lockfile",
+                server.name,
+                lockfile.display(),
+                server.name
+            ),
+        );
+    };
+    let (mut surface, session) = match take(server).await {
+        Ok(x) => x,
+        Err(e) => return ServerReport::error(&server.name, e),
+    };
+    let mut report = ServerReport::ok(&server.name);
+    report.notes.extend(session.warnings());
+    if probe {
+        let run = crate::probe::run(&session, server, &surface.tools, Some(&pending.entry.probes)).await;
+        report.probe_summary = Some(run.summary());
+        report.probes = run.probes;
+    }
+    session.close().await;
+    let (pinned_tools, live_tools) = (pending.tools.len(), surface.tools.len());
+    let entry = match pending.resolve(&mut surface) {
+        Ok(e) => e,
+        Err(e) => return ServerReport::error(&server.name, e.to_string()),
+    };
+    // tools/list may vary with the request's authorization (2026-07-28): the lock records which
+    // credential names (header or env names, never values) produced the pinned surface.
+    let names = |source: &serde_json::Value| -> Vec<String> {
+        ["headers", "env"]
+            .iter()
+            .flat_map(|k| source.get(*k).and_then(|v| v.as_array()).cloned().unwrap_or_default())
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let (pinned_names, live_names) = (names(&entry.source), names(&source_of(server)));
+    if pinned_names != live_names {
+        let list = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+        report.notes.push(format!(
+            "credentials differ: the surface was pinned with [{}] and this check sends [{}] (names only); a server may list other tools for other credentials, so changes below may come from the credentials, not the server. Run `mcp-pin lock --server {}` once the credentials are as intended",
+            list(&pinned_names),
+            list(&live_names),
+            server.name
+        ));
+    }
+    if entry.client_capabilities != server.client_capabilities {
+        report.notes.push(format!(
+            "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",
+            entry.client_capabilities.join(", "),
+            server.client_capabilities.join(", "),
+            server.name
+        ));
+    }
+    report.changes = crate::diff::diff_surfaces_partial(&entry.surface, &surface);
+    crate::diff::every_tool_gone(&mut report.changes, pinned_tools, live_tools);
+    if let Some(note) = other_server_note(&entry.surface, &surface) {
+        report.notes.insert(0, note);
+    }
+    report
+}
+
+/// When the live server calls itself by another `serverInfo.name` than the pinned one, the
+/// lockfile may be from another project or the config may reach another server: that leads the
+/// report, whatever class `server-info-changed` has.
+fn other_server_note(pinned: &ServerSurface, live: &ServerSurface) -> Option<String> {
+    let name = |s: &ServerSurface| s.server_info.get("name").and_then(serde_json::Value::as_str).map(str::to_string);
+    match (name(pinned), name(live)) {
+        (Some(a), Some(b)) if a != b => Some(format!(
+            "another server? the pinned server is named \"{}\" and the live one \"{}\" (serverInfo.name): check that the lockfile belongs to this project and the config reaches the intended server",
+            crate::json::escape_line(&a),
+            crate::json::escape_line(&b)
+        )),
+        _ => None,
+    }
+}
+
+pub async fn check(
+    opts: &Options,
+    fail_on: FailOn,
+    ad_hoc: &[String],
+    progress: &Progress,
+) -> Result<(Report, PathBuf), AppError> {
+    let (config, path) = load_config(opts, ad_hoc)?;
+    let mut servers = selected(&config, opts);
+    let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    // Only the selected servers' entries are taken from the lock (`--server` / `--shard` on a big
+    // lock stays fast), their tools still text: each is resolved against its live surface in its
+    // own task, and a tool whose text is unchanged is never parsed.
+    let (mut pending, gone) = {
+        let text = LockText::read(&path)?;
+        let scanned = ScannedLock::scan(text.as_str(), &path)?;
+        let gone: Vec<String> = scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
+        (scanned.pending(&|server| wanted.contains(server))?, gone)
+    };
+    biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
+    progress.start(servers.len());
+    let today = today();
+    let (config_ref, today_ref, probe) = (&config, today.as_str(), opts.probe);
+    // Each server is checked in its own task, so parsing and diffing big surfaces runs on every
+    // core rather than inside one task that polls them all; at most `--jobs` at a time.
+    let mut reports: Vec<ServerReport> = stream::iter(servers)
+        .map(|server| {
+            let (entry, path, server) = (pending.remove(&server.name), path.clone(), server.clone());
+            async move {
+                let name = server.name.clone();
+                let task = tokio::spawn(async move { check_server(&server, entry, &path, probe).await });
+                let mut r = task.await.unwrap_or_else(|e| {
+                    ServerReport::error(&name, format!("checking `{name}` failed inside mcp-pin: {e}"))
+                });
+                apply_policy(&mut r, config_ref, today_ref);
+                progress.done(&name);
+                r
+            }
+        })
+        .buffer_unordered(opts.jobs.max(1))
+        .collect()
+        .await;
+    // A server still pinned but gone from the config is worth a line (not an error).
+    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() {
+        for name in &gone {
+            let mut r = ServerReport::ok(name);
+            r.notes.push(format!(
+                "`{name}` is in {} but no longer in the config; `mcp-pin lock` drops it",
+                path.display()
+            ));
+            reports.push(r);
+        }
+    }
+    reports.sort_by(|a, b| a.name.cmp(&b.name));
+    progress.finish();
+    Ok((Report { fail_on, servers: reports }, path))
+}

@@ -1,0 +1,166 @@
+//! `mcp-pin lock`: take each selected server's live surface (and, with probes, its result
+//! contract) and write it to the lockfile; `--tool` accepts only some tools' changes.
+
+use futures::stream::{self, StreamExt};
+use std::path::PathBuf;
+
+use super::{biggest_first, load_config, selected, take, write_guard, AppError, Options, Progress};
+use crate::change::Change;
+use crate::lockfile::{accept_tools, source_of, Lockfile, LockfileError, ServerEntry};
+use crate::report;
+use crate::surface::ServerSurface;
+
+/// What `lock` did for one server.
+#[derive(Debug)]
+pub struct LockResult {
+    pub name: String,
+    pub outcome: Result<ServerEntry, String>,
+    /// The changes this lock accepts (against the previous entry, if any).
+    pub accepted: Vec<Change>,
+    pub previous: bool,
+}
+
+/// Outcome of `lock`.
+#[derive(Debug)]
+pub struct LockOutcome {
+    pub lockfile: PathBuf,
+    pub results: Vec<LockResult>,
+    pub written: bool,
+    /// Whether a lockfile was there before this run.
+    pub existed: bool,
+    pub removed: Vec<String>,
+}
+
+pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Result<LockOutcome, AppError> {
+    let (config, path) = load_config(opts, ad_hoc)?;
+    // Held until the new lock is written: a concurrent `lock` reads what this one wrote.
+    let _guard = write_guard(&path).await?;
+    let old = match Lockfile::read(&path) {
+        Ok(l) => l,
+        Err(LockfileError::Missing { .. }) => Lockfile::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let mut servers = selected(&config, opts);
+    biggest_first(&mut servers, |name| old.servers.get(name).map_or(0, |e| e.surface.tools.len()));
+    progress.start(servers.len());
+    let old = &old;
+    let mut results: Vec<LockResult> = stream::iter(servers)
+        .map(|server| async move {
+            let outcome = match take(server).await {
+                Ok((surface, session)) => {
+                    for w in session.warnings() {
+                        crate::tell!("warning: server `{}`: {w}", server.name);
+                    }
+                    // The probes record each tool's result shape; a failure is shown, not fatal:
+                    // the lock pins what the server does today.
+                    let probes = if opts.probe {
+                        let run = crate::probe::run(&session, server, &surface.tools, None).await;
+                        for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
+                            crate::tell!(
+                                "warning: server `{}`: probe {} of `{}` failed: {}",
+                                server.name,
+                                p.rule.as_deref().unwrap_or(""),
+                                p.tool,
+                                p.message
+                            );
+                        }
+                        crate::tell!("server `{}`: probes: {}", server.name, run.summary());
+                        run.shapes
+                    } else {
+                        // Without probes, keep the shapes pinned before.
+                        old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
+                    };
+                    session.close().await;
+                    Ok(ServerEntry {
+                        source: source_of(server),
+                        client_capabilities: server.client_capabilities.clone(),
+                        surface,
+                        probes,
+                    })
+                }
+                Err(e) => Err(e),
+            };
+            progress.done(&server.name);
+            (server.name.clone(), outcome)
+        })
+        .buffer_unordered(opts.jobs.max(1))
+        .map(|(name, outcome)| {
+            let prev = old.servers.get(&name);
+            let accepted = match (&outcome, prev) {
+                (Ok(new), Some(prev)) => crate::diff::diff_surfaces(&prev.surface, &new.surface),
+                (Ok(new), None) => crate::diff::diff_surfaces(&ServerSurface::default(), &new.surface)
+                    .into_iter()
+                    .filter(|c| c.tool.is_some())
+                    .collect(),
+                _ => vec![],
+            };
+            LockResult { name, outcome, accepted, previous: prev.is_some() }
+        })
+        .collect()
+        .await;
+    results.sort_by(|a, b| a.name.cmp(&b.name));
+    progress.finish();
+
+    // `--tool`: accept only those tools; everything else stays as pinned. A name that is no tool
+    // of any selected server, pinned or live, is a typo: nothing is written.
+    if !opts.tools.is_empty() {
+        let mut known: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        for r in &results {
+            if let Some(prev) = old.servers.get(&r.name) {
+                known.extend(prev.surface.tools.keys().map(String::as_str));
+            }
+            if let Ok(live) = &r.outcome {
+                known.extend(live.surface.tools.keys().map(String::as_str));
+            }
+        }
+        let reached = results.iter().any(|r| r.outcome.is_ok());
+        if let Some(t) = opts.tools.iter().find(|t| reached && !known.contains(t.as_str())) {
+            let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
+            return Err(AppError::Usage(format!(
+                "no tool `{t}` in server{} {}, pinned or live{}; nothing was written",
+                if names.len() == 1 { "" } else { "s" },
+                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                crate::config::hint(t, known.iter().copied())
+            )));
+        }
+        for r in &mut results {
+            let Ok(live) = &r.outcome else { continue };
+            let Some(prev) = old.servers.get(&r.name) else {
+                r.outcome = Err(format!(
+                    "server `{}` is not in the lockfile yet; lock it whole first: `mcp-pin lock --server {}`",
+                    r.name, r.name
+                ));
+                continue;
+            };
+            let merged = accept_tools(prev, live, &opts.tools);
+            r.accepted = crate::diff::diff_surfaces(&prev.surface, &merged.surface);
+            r.outcome = Ok(merged);
+        }
+    }
+    let mut new = (*old).clone();
+    new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
+    for r in &results {
+        if let Ok(entry) = &r.outcome {
+            new.servers.insert(r.name.clone(), entry.clone());
+        }
+    }
+    // A server dropped from the config leaves the lock, but only on a full lock of a real config.
+    let mut removed = vec![];
+    if opts.servers.is_empty() && opts.shard.is_none() && ad_hoc.is_empty() && opts.tools.is_empty() {
+        removed = new.servers.keys().filter(|k| !config.servers.contains_key(*k)).cloned().collect();
+        for k in &removed {
+            new.servers.remove(k);
+        }
+    }
+    let old_text = std::fs::read_to_string(&path).ok();
+    let new_text = new.to_text();
+    let written = if old_text.as_deref() != Some(new_text.as_str())
+        && (results.iter().any(|r| r.outcome.is_ok()) || !removed.is_empty())
+    {
+        new.write(&path)?;
+        true
+    } else {
+        false
+    };
+    Ok(LockOutcome { lockfile: path, results, written, existed: old_text.is_some(), removed })
+}

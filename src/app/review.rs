@@ -1,0 +1,289 @@
+//! `mcp-pin review`: the pending changes of each server, judged as `check` judges them, accepted,
+//! rejected or skipped one item at a time; rejections are remembered beside the lockfile.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{apply_policy, load_config, selected, take, today, write_guard, AppError, Options};
+use crate::change::Change;
+use crate::exit::ExitStatus;
+use crate::lockfile::{accept_server_level, accept_tools, source_of, Lockfile, ServerEntry};
+use crate::report::{self, human::without_verdict, FailOn, Report, ServerReport};
+
+/// What `review` asks about: one tool's pending changes, or a server's server-level ones.
+fn review_item(tool: &Option<String>) -> String {
+    match tool {
+        Some(t) => format!("tool `{}`", crate::json::escape_line(t)),
+        None => "the server-level changes".into(),
+    }
+}
+
+/// The answers `review` takes, as its `?` prints them.
+const REVIEW_HELP: &str = "  y  accept: the lock takes the live definition (written when the review ends)
+  n  reject: the lock keeps the pinned definition, and review does not ask again while the live one stays as it is
+  s  skip: decide later; the next review asks again
+  a  accept this and every remaining item
+  q  quit: ask nothing more; what was accepted so far is written
+  ?  this help
+";
+
+/// The rejections `review` remembers: per server, per item (`tool NAME` or `server`), a digest
+/// of the live definition that was rejected. Kept beside the lockfile (`.mcp.lock.rejected`),
+/// local to the one who reviewed; deleting it makes review ask again.
+#[derive(Debug, Default)]
+struct Rejections {
+    path: PathBuf,
+    entries: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Rejections {
+    fn path_for(lockfile: &Path) -> PathBuf {
+        let name = lockfile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "mcp.lock".into());
+        lockfile.with_file_name(format!(".{name}.rejected"))
+    }
+
+    fn read(lockfile: &Path) -> Rejections {
+        let path = Self::path_for(lockfile);
+        let entries = crate::lockfile::read_regular(&path, 16 << 20)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("rejected").cloned())
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        Rejections { path, entries }
+    }
+
+    fn key(tool: &Option<String>) -> String {
+        match tool {
+            Some(t) => format!("tool {t}"),
+            None => "server".into(),
+        }
+    }
+
+    fn is_rejected(&self, server: &str, tool: &Option<String>, digest: &str) -> bool {
+        self.entries.get(server).and_then(|m| m.get(&Self::key(tool))).is_some_and(|d| d == digest)
+    }
+
+    fn set(&mut self, server: &str, tool: &Option<String>, digest: Option<String>) {
+        let m = self.entries.entry(server.to_string()).or_default();
+        match digest {
+            Some(d) => {
+                m.insert(Self::key(tool), d);
+            }
+            None => {
+                m.remove(&Self::key(tool));
+            }
+        }
+        if m.is_empty() {
+            self.entries.remove(server);
+        }
+    }
+
+    fn write(&self) -> std::io::Result<()> {
+        if self.entries.is_empty() {
+            return match std::fs::remove_file(&self.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let v = serde_json::json!({
+            "about": "mcp-pin review: live definitions rejected here (digests); delete this file to be asked again",
+            "rejected": self.entries,
+        });
+        crate::sink::write_file(&self.path, &crate::json::to_canonical_string(&v))
+    }
+}
+
+/// A digest of what accepting an item would take from the live entry (FNV-1a over canonical JSON).
+fn live_digest(live: &ServerEntry, tool: &Option<String>) -> String {
+    let v = match tool {
+        Some(t) => serde_json::json!({ "tool": live.surface.tools.get(t) }),
+        None => serde_json::json!({
+            "protocolVersion": live.surface.protocol_version,
+            "serverInfo": live.surface.server_info,
+            "instructions": live.surface.instructions,
+            "capabilities": live.surface.capabilities,
+        }),
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in crate::json::to_canonical_string(&v).bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// `mcp-pin review`: for each server, the pending changes grouped by tool, judged as `check`
+/// judges them (`[rules]` classes, `[[ignore]]` entries); the user accepts, rejects or skips each
+/// item; only what was accepted is written, and a summary says what. Never waits for input in CI.
+pub async fn review(opts: &Options, style: &report::human::Style) -> Result<ExitStatus, AppError> {
+    use std::io::{BufRead, Write};
+    if crate::env_vars::in_ci() {
+        return Err(AppError::Usage(
+            "`mcp-pin review` is interactive and CI is set; in CI use `mcp-pin check`, and accept drift with `mcp-pin lock` (or `lock --tool NAME`)".into(),
+        ));
+    }
+    let (config, path) = load_config(opts, &[])?;
+    let _guard = write_guard(&path).await?;
+    let pinned = Lockfile::read(&path)?;
+    let mut rejections = Rejections::read(&path);
+    let mut new = pinned.clone();
+    let mut accept_all = false;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let (mut accepted, mut rejected, mut skipped, mut remembered): (Vec<String>, Vec<String>, Vec<String>, usize) =
+        (vec![], vec![], vec![], 0);
+    let mut quit = false;
+    let mut status = ExitStatus::Success;
+    let today = today();
+    'servers: for server in selected(&config, opts) {
+        let Some(prev) = pinned.servers.get(&server.name) else {
+            crate::tell!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
+            continue;
+        };
+        let (surface, session) = match take(server).await {
+            Ok(x) => x,
+            Err(e) => {
+                crate::tell!("error: server `{}`: {e}", server.name);
+                status = ExitStatus::Error;
+                continue;
+            }
+        };
+        let shapes = if opts.probe {
+            crate::probe::run(&session, server, &surface.tools, None).await.shapes
+        } else {
+            prev.probes.clone()
+        };
+        session.close().await;
+        let live = ServerEntry {
+            source: source_of(server),
+            client_capabilities: server.client_capabilities.clone(),
+            surface,
+            probes: shapes,
+        };
+        // Judged exactly as `check` judges: `[rules]` moves classes, `[[ignore]]` removes changes.
+        let mut judged = ServerReport {
+            changes: crate::diff::diff_surfaces(&prev.surface, &live.surface),
+            ..ServerReport::ok(&server.name)
+        };
+        crate::diff::every_tool_gone(&mut judged.changes, prev.surface.tools.len(), live.surface.tools.len());
+        apply_policy(&mut judged, &config, &today);
+        for note in &judged.notes {
+            crate::tell!("{}: note: {note}", server.name);
+        }
+        let mut groups: BTreeMap<Option<String>, Vec<Change>> = BTreeMap::new();
+        for c in judged.changes {
+            groups.entry(c.tool.clone()).or_default().push(c);
+        }
+        if groups.is_empty() {
+            crate::tell!("{}: no pending changes", server.name);
+            continue;
+        }
+        for (tool, changes) in groups {
+            let what = review_item(&tool);
+            let label = format!("{what} of {}", server.name);
+            let digest = live_digest(&live, &tool);
+            if rejections.is_rejected(&server.name, &tool, &digest) {
+                crate::tell!(
+                    "{label}: rejected on an earlier review, and the live definition is the same: not asked again"
+                );
+                remembered += 1;
+                continue;
+            }
+            let sub = Report {
+                fail_on: FailOn::Never,
+                servers: vec![ServerReport { changes: changes.clone(), ..ServerReport::ok(&server.name) }],
+            };
+            let body = without_verdict(&report::human::render(&sub, &report::human::Style { verbose: true, ..*style }));
+            crate::tell_raw!("{body}");
+            let answer = loop {
+                if accept_all {
+                    break "y".to_string();
+                }
+                crate::tell_raw!("accept {label}? [y]es [n]o (reject) [s]kip [a]ll [q]uit [?]help: ");
+                let _ = std::io::stderr().flush();
+                let a = match lines.next() {
+                    Some(Ok(l)) => l.trim().to_lowercase(),
+                    // End of input: nothing more will be answered.
+                    _ => {
+                        crate::tell!("");
+                        "q".into()
+                    }
+                };
+                match a.as_str() {
+                    "y" | "yes" | "n" | "no" | "s" | "skip" | "q" | "quit" => break a,
+                    "a" | "all" => {
+                        accept_all = true;
+                        break "y".into();
+                    }
+                    "?" | "h" | "help" => crate::tell_raw!("{REVIEW_HELP}"),
+                    other => crate::tell!(
+                        "  `{}` is not an answer: y, n, s, a or q (? explains them)",
+                        crate::json::escape_line(other)
+                    ),
+                }
+            };
+            match answer.as_str() {
+                "y" | "yes" => {
+                    let cur = new.servers.get(&server.name).cloned().unwrap_or_else(|| prev.clone());
+                    let merged = match &tool {
+                        Some(t) => accept_tools(&cur, &live, std::slice::from_ref(t)),
+                        None => accept_server_level(&cur, &live),
+                    };
+                    new.servers.insert(server.name.clone(), merged);
+                    rejections.set(&server.name, &tool, None);
+                    accepted.push(label);
+                    crate::tell!("  accepted");
+                }
+                "n" | "no" => {
+                    rejections.set(&server.name, &tool, Some(digest));
+                    rejected.push(label);
+                    crate::tell!(
+                        "  rejected: the lock keeps the pinned definition; review will not ask again while the live one stays as it is"
+                    );
+                }
+                "s" | "skip" => {
+                    skipped.push(label);
+                    crate::tell!("  skipped: the next review asks again");
+                }
+                _ => {
+                    quit = true;
+                    break 'servers;
+                }
+            }
+        }
+    }
+    // The summary: what was written, and what was not.
+    if quit {
+        crate::tell!("quit: nothing more asked");
+    }
+    let list = |v: &[String]| v.join(", ");
+    if !accepted.is_empty() {
+        new.write(&path)?;
+        crate::tell!("wrote {}: accepted {} ({})", path.display(), accepted.len(), list(&accepted));
+    } else {
+        crate::tell!("nothing accepted; {} unchanged", path.display());
+    }
+    if !rejected.is_empty() {
+        crate::tell!("rejected {} ({}): the lock keeps the pinned definitions", rejected.len(), list(&rejected));
+    }
+    if !skipped.is_empty() {
+        crate::tell!("skipped {} ({}): asked again next time", skipped.len(), list(&skipped));
+    }
+    if remembered > 0 {
+        crate::tell!(
+            "{remembered} rejected before and not asked again (delete {} to be asked again)",
+            rejections.path.display()
+        );
+    }
+    if let Err(e) = rejections.write() {
+        crate::tell!("warning: cannot record rejections in {}: {e}", rejections.path.display());
+    }
+    if !accepted.is_empty() || !rejected.is_empty() {
+        crate::tell!(
+            "review the lockfile diff (`git diff {}`) and commit it",
+            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        );
+    }
+    Ok(status)
+}
