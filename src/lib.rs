@@ -1,7 +1,8 @@
 //! mcp-pin: pin the tool surface of MCP servers and gate CI on silent drift.
 //!
-//! The library does all the work; `main.rs` only parses arguments, calls [`app`] and maps the
-//! outcome to an exit code. Core modules (`diff`, `rules`, `lockfile`, `config`, `report`) take
+//! The library does all the work; `main.rs` only starts the runtime, runs [`cli::run`] (which
+//! turns the arguments into settings and calls [`app`]) and maps its [`exit::ExitStatus`] to the
+//! process exit code. Core modules (`diff`, `rules`, `lockfile`, `config`, `report`) take
 //! plain data and do no network I/O, so they test without a process.
 
 pub mod app;

@@ -725,7 +725,7 @@ fn client_errors() {
         (r#"{"mcpServers": {"a b": {"command": "x"}}}"#, "invalid server name"),
         (r#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${NOT_SET_J}"}}}}"#, "NOT_SET_J"),
         (r#"{"mcpServers": {}}"#, "no servers"),
-        (r#"{"other": 1}"#, "neither `mcpServers`"),
+        (r#"{"other": 1}"#, "no server table of a client config"),
         (r#"{"servers": {"a": {"command": "${command:pick}"}}}"#, "editor"),
     ];
     for (text, want) in cases {
@@ -916,4 +916,13 @@ env = { K = "${NOT_SET_ANYWHERE}" }"#,
             assert!(msg.contains(file) && msg.contains('s'), "{front}: names the file and server: {msg}");
         }
     }
+}
+
+/// A JSON file of no known client format names the file and every format mcp-pin reads.
+#[test]
+fn a_json_file_of_no_known_format_names_the_formats_read() {
+    let e = load_json("servers.json", r#"{"context_servers": {"s": {"command": "x"}}}"#).unwrap_err().to_string();
+    assert!(e.contains("servers.json"), "{e}");
+    assert!(e.contains("`mcpServers` (Claude Code .mcp.json") && e.contains("`servers` (VS Code"), "{e}");
+    assert!(e.contains("is it an MCP client config?"), "{e}");
 }

@@ -1,9 +1,8 @@
-//! The MCP configs users already have, detected by content (not by file name):
-//!
-//! - top-level `mcpServers`: Claude Code `.mcp.json`, Claude Desktop `claude_desktop_config.json`,
-//!   Cursor `.cursor/mcp.json` (also Cline, Windsurf-style files with the same shape);
-//! - top-level `servers` (or `mcp.servers`, the older `settings.json` form): VS Code
-//!   `.vscode/mcp.json`, JSONC (comments and trailing commas allowed).
+//! The MCP configs users already have, detected by content (not by file name): one file per
+//! format ([`FORMATS`]: `mcp_servers.rs` for `mcpServers`, `vscode.rs` for `servers`) says how to
+//! recognise it, where its servers are and what to call it; reading a server entry is shared,
+//! and every value goes through the one builder both front ends feed (`../build.rs`). JSONC
+//! (comments and trailing commas) is accepted everywhere.
 //!
 //! VS Code's `envFile` (dotenv) is read. Keys that only matter to the editor (`disabled`,
 //! `autoApprove`, ...) are skipped with a warning; settings that mcp-pin adds (probe, rules,
@@ -20,6 +19,25 @@ use super::{
     base_dir, valid_server_name, Config, ConfigError, Format, Http, Loaded, ProbePolicy, ServerConfig, Stdio,
     Transport, DEFAULT_TIMEOUT,
 };
+
+mod mcp_servers;
+mod vscode;
+
+/// A client config format: how to recognise a document of it and where its servers are.
+pub(crate) struct ClientFormat {
+    pub format: Format,
+    /// The top-level key of its server table, as messages name it.
+    pub key: &'static str,
+    /// The server table, if the document is of this format.
+    pub servers: fn(&Map<String, Value>) -> Option<&Value>,
+    /// What to call a file of this format, from its folder's and its own name.
+    pub source: fn(folder: &str, file: &str) -> String,
+    /// The clients that write it, for the message about a file of no known format.
+    pub clients: &'static str,
+}
+
+/// Every client format, tried in order: the first whose server table is found reads the file.
+const FORMATS: &[ClientFormat] = &[mcp_servers::FORMAT, vscode::FORMAT];
 
 /// The files looked for, in order, when no `--config` is given.
 pub const DISCOVER_ORDER: &[&str] = &["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"];
@@ -141,28 +159,16 @@ pub fn parse(
     };
     let file_name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
 
-    let (format, source, servers) = if let Some(s) = root.get("mcpServers") {
-        let source = if folder_name == ".cursor" {
-            "Cursor (.cursor/mcp.json)".to_string()
-        } else if file_name == "claude_desktop_config.json" {
-            "Claude Desktop (claude_desktop_config.json)".to_string()
-        } else if file_name == ".mcp.json" {
-            "Claude Code (.mcp.json)".to_string()
-        } else {
-            format!("`mcpServers` JSON ({file_name})")
-        };
-        (Format::McpServers, source, s)
-    } else if let Some(s) = root.get("servers").or_else(|| root.get("mcp").and_then(|m| m.get("servers"))) {
-        (Format::VsCode, "VS Code (.vscode/mcp.json)".to_string(), s)
-    } else {
-        return Err(invalid(
-            "this JSON file has neither `mcpServers` (Claude Code .mcp.json, Claude Desktop, Cursor) nor `servers` \
-             (VS Code .vscode/mcp.json); is it an MCP client config?"
-                .into(),
-        ));
+    let Some((client, servers)) = FORMATS.iter().find_map(|f| (f.servers)(&root).map(|s| (f, s))) else {
+        let known: Vec<String> = FORMATS.iter().map(|f| format!("`{}` ({})", f.key, f.clients)).collect();
+        return Err(invalid(format!(
+            "this JSON file has no server table of a client config mcp-pin reads ({}); is it an MCP client config?",
+            known.join(", ")
+        )));
     };
+    let (format, source) = (client.format, (client.source)(folder_name, file_name));
     let Value::Object(servers) = servers else {
-        return Err(invalid(format!("`{}` must be an object of servers by name", key_name(format))));
+        return Err(invalid(format!("`{}` must be an object of servers by name", client.key)));
     };
 
     let cx = Cx { path, dir: dir.clone(), env, env_files: Default::default() };
@@ -196,7 +202,7 @@ pub fn parse(
             let each: Vec<String> = skipped.iter().map(|(n, why)| format!("`{n}`: {why}")).collect();
             format!(" that mcp-pin can reach (skipped {})", each.join("; "))
         };
-        return Err(invalid(format!("no servers in `{}`{why}", key_name(format))));
+        return Err(invalid(format!("no servers in `{}`{why}", client.key)));
     }
     let env_files = cx.env_files.take();
     Ok(Loaded { config, format, source, warnings, skipped, env_files })
@@ -254,13 +260,6 @@ fn key_position(text: &str, name: &str) -> Option<(usize, usize)> {
         from = at + needle.len();
     }
     None
-}
-
-fn key_name(f: Format) -> &'static str {
-    match f {
-        Format::VsCode => "servers",
-        _ => "mcpServers",
-    }
 }
 
 struct Cx<'a> {
