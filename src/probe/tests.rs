@@ -417,3 +417,23 @@ fn summary_line_counts_probed_skipped_and_passed() {
         "cannot succeed with synthesised arguments"
     );
 }
+
+/// `result-payload-invalid` against a pin made before mcp-pin judged payloads (no `blocks`
+/// atom): nothing fails on the first check after an upgrade; a pin that has the atoms, or no
+/// pin at all, is judged.
+#[test]
+fn payload_is_not_judged_against_a_pin_from_before_payloads_were_judged() {
+    let d = json!({"name": "t", "inputSchema": {"type": "object"}});
+    let bad = json!({"content": [{"type": "resource", "resource": {"uri": "file:///a.json", "mimeType": "application/json", "text": "{oops"}}]});
+    // The pin of this very result, as this release writes it and as an older one did.
+    let new_pin = shape::shape(&bad, true);
+    let mut old_pin = new_pin.clone();
+    old_pin.as_object_mut().unwrap().remove("blocks");
+    let (p, _) = judge_call("t", &d, &ok(bad.clone()), Some(&old_pin), T, &[]);
+    assert_eq!(p[0].outcome, ProbeOutcome::Pass, "{p:?}");
+    assert!(p[0].message.contains("run `mcp-pin lock`"), "{}", p[0].message);
+    let (p, _) = judge_call("t", &d, &ok(bad.clone()), Some(&new_pin), T, &[]);
+    assert!(rules(&p).contains(&Some(RESULT_PAYLOAD_INVALID)), "{p:?}");
+    let (p, _) = judge_call("t", &d, &ok(bad), None, T, &[]);
+    assert_eq!(rules(&p), vec![Some(RESULT_PAYLOAD_INVALID)]);
+}
