@@ -29,7 +29,9 @@ pub fn get(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// Whether this run is under CI (see [`CI`]).
+/// Whether this run is under CI (see [`CI`]): read once per process, so every part of a run
+/// (the secrets policy, `review`, the progress bar) agrees.
 pub fn in_ci() -> bool {
-    get(CI).is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
+    static IN_CI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *IN_CI.get_or_init(|| get(CI).is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false")))
 }
