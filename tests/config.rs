@@ -426,8 +426,8 @@ until = 2027-02-28
     )
     .unwrap();
     use mcp_pin::change::Class;
-    assert_eq!(c.rules["description-changed"], Class::Loud);
-    assert_eq!(c.rules["tool-added"], Class::Cosmetic);
+    assert_eq!(c.rules[&mcp_pin::rules::RuleId::DescriptionChanged], Class::Loud);
+    assert_eq!(c.rules[&mcp_pin::rules::RuleId::ToolAdded], Class::Cosmetic);
     assert_eq!(c.ignores.len(), 2);
     let i = &c.ignores[0];
     assert_eq!(i.rule, "schema-description-changed");

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::change::Class;
+use crate::rules::RuleId;
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default `max_tools` (the largest real servers list a few hundred).
@@ -101,7 +102,7 @@ pub struct Config {
     /// Servers by name (sorted).
     pub servers: BTreeMap<String, ServerConfig>,
     /// `[rules]`: rule id -> class override.
-    pub rules: BTreeMap<String, Class>,
+    pub rules: BTreeMap<RuleId, Class>,
     /// `[[ignore]]` entries.
     pub ignores: Vec<Ignore>,
 }
@@ -213,7 +214,7 @@ impl std::fmt::Debug for OAuth {
 
 #[derive(Debug, Clone)]
 pub struct Ignore {
-    pub rule: String,
+    pub rule: RuleId,
     pub server: Option<String>,
     pub tool: Option<String>,
     /// JSON pointer prefix.
@@ -513,11 +514,6 @@ fn pointer_has_prefix(pointer: &str, prefix: &str) -> bool {
     prefix.is_empty()
         || pointer == prefix
         || (pointer.starts_with(prefix) && pointer.as_bytes().get(prefix.len()) == Some(&b'/'))
-}
-
-/// Whether `id` is a rule id in the catalogue.
-pub fn is_known_rule(id: &str) -> bool {
-    crate::rules::lookup(id).is_some()
 }
 
 pub(crate) use crate::suggest::suggest;

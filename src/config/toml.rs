@@ -11,10 +11,11 @@ use ::toml::Spanned;
 
 use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
 use super::{
-    base_dir, hint, is_known_rule, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Http, Ignore,
-    ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
+    base_dir, hint, resolve_command, resolve_cwd, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy,
+    ServerConfig, Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
 };
 use crate::change::Class;
+use crate::rules::RuleId;
 
 type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
@@ -568,14 +569,12 @@ impl<'a> Ctx<'a> {
         Ok(out)
     }
 
-    fn rules(&self, v: &Val<'_>) -> Result<BTreeMap<String, Class>, ConfigError> {
+    fn rules(&self, v: &Val<'_>) -> Result<BTreeMap<RuleId, Class>, ConfigError> {
         let t = self.table(v, "`[rules]`")?;
         let mut out = BTreeMap::new();
         for (k, cv) in t.iter() {
             let id = k.get_ref().as_ref();
-            if !is_known_rule(id) {
-                return Err(self.at(k.span(), unknown_rule_message(id)));
-            }
+            let rule: RuleId = id.parse().map_err(|_| self.at(k.span(), unknown_rule_message(id)))?;
             let s = self.string(cv, &format!("`[rules] {id}`"))?;
             let class = Class::parse(s).ok_or_else(|| {
                 self.at(
@@ -586,7 +585,7 @@ impl<'a> Ctx<'a> {
                     ),
                 )
             })?;
-            out.insert(id.to_string(), class);
+            out.insert(rule, class);
         }
         Ok(out)
     }
@@ -626,9 +625,7 @@ impl<'a> Ctx<'a> {
             let Some((rule, rule_span)) = opt("rule")? else {
                 return Err(self.at(item.span(), "`[[ignore]]` needs `rule` (the rule id to ignore)"));
             };
-            if !is_known_rule(&rule) {
-                return Err(self.at(rule_span, unknown_rule_message(&rule)));
-            }
+            let rule: RuleId = rule.parse().map_err(|_| self.at(rule_span, unknown_rule_message(&rule)))?;
             let server = opt("server")?;
             if let Some((s, span)) = &server {
                 if !servers.contains_key(s) {

@@ -16,7 +16,7 @@ use super::num::Dec;
 use super::text::{escape_hidden, same_words};
 use super::MAX_DEPTH;
 use crate::change::{Change, Class};
-use crate::rules;
+use crate::rules::{self, Kind as K, RuleId, Surface};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -24,83 +24,12 @@ pub enum Mode {
     Output,
 }
 
-/// What a difference means, before the mode and polarity pick a rule id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum K {
-    RequiredRemoved,
-    RequiredAdded,
-    PropertyRemoved { closed: bool },
-    PropertyAdded,
-    EnumRemoved,
-    EnumAdded,
-    TypeWidened,
-    TypeNarrowed,
-    Loosened,
-    Tightened,
-    PatternChanged,
-    DefaultChanged,
-    DefaultAdded,
-    DescriptionChanged,
-    DescriptionReflowed,
-    TitleChanged,
-    BranchAdded,
-    BranchRemoved,
-    RefChanged,
-    HeaderMapping,
-    KeywordChanged,
-    Dialect,
-    TooDeep,
-}
-
-impl K {
-    /// The opposite direction (inside `not`).
-    fn flip(self) -> K {
+impl Mode {
+    /// The schema side whose rules this walk emits.
+    pub fn surface(self) -> Surface {
         match self {
-            K::RequiredRemoved => K::RequiredAdded,
-            K::RequiredAdded => K::RequiredRemoved,
-            K::PropertyRemoved { .. } => K::PropertyAdded,
-            K::PropertyAdded => K::PropertyRemoved { closed: false },
-            K::EnumRemoved => K::EnumAdded,
-            K::EnumAdded => K::EnumRemoved,
-            K::TypeWidened => K::TypeNarrowed,
-            K::TypeNarrowed => K::TypeWidened,
-            K::Loosened => K::Tightened,
-            K::Tightened => K::Loosened,
-            K::BranchAdded => K::BranchRemoved,
-            K::BranchRemoved => K::BranchAdded,
-            other => other,
-        }
-    }
-
-    fn directional(self) -> bool {
-        self.flip() != self
-    }
-
-    fn base_id(self) -> &'static str {
-        match self {
-            K::RequiredRemoved => "required-removed",
-            K::RequiredAdded => "required-added",
-            K::PropertyRemoved { .. } => "property-removed",
-            K::PropertyAdded => "property-added",
-            K::EnumRemoved => "enum-value-removed",
-            K::EnumAdded => "enum-value-added",
-            K::TypeWidened => "type-widened",
-            K::TypeNarrowed => "type-narrowed",
-            K::Loosened => "constraint-loosened",
-            K::Tightened => "constraint-tightened",
-            K::PatternChanged => "pattern-changed",
-            K::DefaultChanged => "default-changed",
-            K::DefaultAdded => "default-added",
-            K::DescriptionChanged => "schema-description-changed",
-            K::DescriptionReflowed => "description-reflowed",
-            K::TitleChanged => "schema-title-changed",
-            K::BranchAdded => "branch-added",
-            K::BranchRemoved => "branch-removed",
-            K::RefChanged => "ref-changed",
-            K::HeaderMapping => "header-mapping-changed",
-            K::KeywordChanged => "schema-keyword-changed",
-            K::Dialect => "schema-dialect-changed",
-            K::TooDeep => "schema-too-deep",
+            Mode::Input => Surface::InputSchema,
+            Mode::Output => Surface::OutputSchema,
         }
     }
 }
@@ -390,8 +319,24 @@ impl<'a> Walker<'a> {
 
     // ----- emitting
 
-    #[allow(clippy::too_many_arguments)]
     fn emit(&mut self, k: K, pos: Pos, ptr: &str, message: String, before: Option<Value>, after: Option<Value>) {
+        self.emit_as(k, false, pos, ptr, message, before, after);
+    }
+
+    /// Emit what was found (`k`, flipped inside `not`, unprovable inside `if`); the catalogue
+    /// picks the rule for the walk's side. `closed`: a property removed from a closed object
+    /// (loud in input: sending it now fails with an error).
+    #[allow(clippy::too_many_arguments)]
+    fn emit_as(
+        &mut self,
+        k: K,
+        closed: bool,
+        pos: Pos,
+        ptr: &str,
+        message: String,
+        before: Option<Value>,
+        after: Option<Value>,
+    ) {
         let mut k = if pos.inverted { k.flip() } else { k };
         let mut message = message;
         if pos.in_if && k.directional() {
@@ -400,17 +345,11 @@ impl<'a> Walker<'a> {
         } else if pos.inverted && k.directional() {
             message = format!("{message} (inside `not`: the direction is reversed)");
         }
-        let id: String = match (self.mode, k) {
-            (_, K::DescriptionReflowed) | (_, K::TooDeep) => k.base_id().to_string(),
-            (Mode::Input, _) => k.base_id().to_string(),
-            (Mode::Output, _) => format!("output-{}", k.base_id()),
-        };
-        let mut class = rules::default_class(&id);
-        if let (Mode::Input, K::PropertyRemoved { closed: true }) = (self.mode, k) {
-            class = Class::Loud;
-        }
+        let rule = rules::resolve(k, self.mode.surface());
+        let class =
+            if self.mode == Mode::Input && k == K::PropertyRemoved && closed { Class::Loud } else { rule.class() };
         self.out.push(Change {
-            rule: id,
+            rule,
             class,
             tool: self.tool.map(str::to_string),
             pointer: format!("{}{}", self.base, ptr),
@@ -1106,7 +1045,7 @@ impl<'a> Walker<'a> {
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
                     let msg = format!("{}{} {gone}", what(), self.of_tool());
-                    self.emit(K::PropertyRemoved { closed }, outer, &cptr, msg, pa.get(name).cloned(), None);
+                    self.emit_as(K::PropertyRemoved, closed, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
                     let required = |m: &Map<String, Value>| {
@@ -1628,7 +1567,8 @@ impl<'a> Walker<'a> {
         pos: Pos,
         deeper: Pos,
     ) -> bool {
-        const NARROWER: [&str; 4] = ["constraint-tightened", "type-narrowed", "enum-value-removed", "required-added"];
+        const NARROWER: [RuleId; 4] =
+            [RuleId::ConstraintTightened, RuleId::TypeNarrowed, RuleId::EnumValueRemoved, RuleId::RequiredAdded];
         if self.mode != Mode::Input || !(2..=64).contains(&alts.len()) || self.trial >= 3 {
             return false;
         }
@@ -1636,7 +1576,7 @@ impl<'a> Walker<'a> {
         let base = self.base.len();
         let key = |c: &Change, alt_ptr: &str| {
             let suffix = c.pointer[(base + alt_ptr.len()).min(c.pointer.len())..].to_string();
-            (c.rule.clone(), suffix, c.before.as_ref().map(canon).unwrap_or_default())
+            (c.rule, suffix, c.before.as_ref().map(canon).unwrap_or_default())
         };
         let mut walks = Vec::with_capacity(alts.len());
         for (alt, p) in alts.iter().zip(alt_ptrs) {
@@ -1644,13 +1584,13 @@ impl<'a> Walker<'a> {
             s.walk(body.clone(), alt.clone(), p, deeper);
             let narrower = s.out.iter().all(|c| {
                 c.class == Class::Cosmetic
-                    || NARROWER.contains(&c.rule.as_str())
-                    || (c.rule == "property-removed" && c.class == Class::Loud)
+                    || NARROWER.contains(&c.rule)
+                    || (c.rule == RuleId::PropertyRemoved && c.class == Class::Loud)
             });
             if !narrower || s.out.is_empty() {
                 return false; // wider somewhere, or one alternative is the old schema itself
             }
-            let keys: BTreeSet<(String, String, String)> = s.out.iter().map(|c| key(c, p)).collect();
+            let keys: BTreeSet<(RuleId, String, String)> = s.out.iter().map(|c| key(c, p)).collect();
             walks.push((s.out, keys));
         }
         let msg = format!(
@@ -1663,7 +1603,7 @@ impl<'a> Walker<'a> {
         let (first, _) = &walks[0];
         let gone: Vec<Change> = first
             .iter()
-            .filter(|c| matches!(c.rule.as_str(), "enum-value-removed" | "property-removed"))
+            .filter(|c| matches!(c.rule, RuleId::EnumValueRemoved | RuleId::PropertyRemoved))
             .filter(|c| {
                 let k = key(c, &alt_ptrs[0]);
                 walks.iter().all(|(_, keys)| keys.contains(&k))

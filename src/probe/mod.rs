@@ -24,23 +24,25 @@ use crate::report::{Probe, ProbeKind, ProbeOutcome};
 pub use args::synthesize_args;
 pub use shape::Relation;
 
+use crate::rules::RuleId;
+
 /// Probe calls in flight at once, per server.
 pub const CONCURRENCY: usize = 4;
 /// Longest excerpt of a server's error text in a message.
 pub const EXCERPT: usize = 200;
 
-pub const CALL_FAILED: &str = "call-failed";
-pub const CALL_TIMEOUT: &str = "call-timeout";
-pub const STRUCTURED_CONTENT_MISSING: &str = "structured-content-missing";
-pub const STRUCTURED_CONTENT_INVALID: &str = "structured-content-invalid";
-pub const INCOMPLETE_CALL_ACCEPTED: &str = "incomplete-call-accepted";
-pub const RESULT_SHAPE_CHANGED: &str = "result-shape-changed";
+pub const CALL_FAILED: &str = RuleId::CallFailed.as_str();
+pub const CALL_TIMEOUT: &str = RuleId::CallTimeout.as_str();
+pub const STRUCTURED_CONTENT_MISSING: &str = RuleId::StructuredContentMissing.as_str();
+pub const STRUCTURED_CONTENT_INVALID: &str = RuleId::StructuredContentInvalid.as_str();
+pub const INCOMPLETE_CALL_ACCEPTED: &str = RuleId::IncompleteCallAccepted.as_str();
+pub const RESULT_SHAPE_CHANGED: &str = RuleId::ResultShapeChanged.as_str();
 /// Something pinned is not there this time (loud: counts and optional parts vary).
-pub const RESULT_SHAPE_REDUCED: &str = "result-shape-reduced";
+pub const RESULT_SHAPE_REDUCED: &str = RuleId::ResultShapeReduced.as_str();
 /// A text block is JSON that now differs from `structuredContent`.
-pub const TEXT_STRUCTURE_CONFLICT: &str = "text-structure-conflict";
+pub const TEXT_STRUCTURE_CONFLICT: &str = RuleId::TextStructureConflict.as_str();
 /// A block contradicts its own declaration (JSON that does not parse, a wrong magic number).
-pub const RESULT_PAYLOAD_INVALID: &str = "result-payload-invalid";
+pub const RESULT_PAYLOAD_INVALID: &str = RuleId::ResultPayloadInvalid.as_str();
 /// Most result-contract findings reported per tool and rule; the last one says how many more.
 pub const MAX_FINDINGS: usize = 8;
 

@@ -385,9 +385,9 @@ fn text_structure_conflict_only_when_new_since_lock() {
         let (p, _) = judge("t", &ctx(&d, pin.as_ref(), Mode::Check, None), &ok(conflict.clone()));
         assert_eq!(p.iter().any(|p| p.rule.as_deref() == Some(TEXT_STRUCTURE_CONFLICT)), fires, "{pin:?}: {p:?}");
     }
-    assert_eq!(crate::rules::default_class(TEXT_STRUCTURE_CONFLICT), crate::change::Class::Silent);
-    assert_eq!(crate::rules::default_class(RESULT_SHAPE_REDUCED), crate::change::Class::Loud);
-    assert_eq!(crate::rules::default_class(RESULT_PAYLOAD_INVALID), crate::change::Class::Silent);
+    assert_eq!(crate::rules::lookup(TEXT_STRUCTURE_CONFLICT).unwrap().class, crate::change::Class::Silent);
+    assert_eq!(crate::rules::lookup(RESULT_SHAPE_REDUCED).unwrap().class, crate::change::Class::Loud);
+    assert_eq!(crate::rules::lookup(RESULT_PAYLOAD_INVALID).unwrap().class, crate::change::Class::Silent);
 }
 
 #[test]

@@ -119,7 +119,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
             out.push(Finding {
                 server: &s.name,
                 tool: c.tool.as_deref(),
-                rule: &c.rule,
+                rule: c.rule.as_str(),
                 class: c.class,
                 fails_gate: report.fail_on.fails(c.class),
                 message: &c.message,

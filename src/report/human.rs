@@ -109,7 +109,7 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
 /// A change to text the model reads as prose (a description, the instructions), whose message
 /// does not quote it: its text is always worth showing, even one word.
 pub fn is_prose(c: &Change) -> bool {
-    c.rule.contains("description") || c.rule.contains("instructions")
+    c.rule.as_str().contains("description") || c.rule.as_str().contains("instructions")
 }
 
 pub fn texts(c: &Change) -> Option<(&str, &str)> {

@@ -78,7 +78,9 @@ impl Probe {
     /// The class a failing probe counts as (probe rules are silent by default, so they fail the
     /// default gate; `result-shape-reduced` is loud).
     pub fn effective_class(&self) -> Class {
-        self.class.unwrap_or_else(|| self.rule.as_deref().map(crate::rules::default_class).unwrap_or(Class::Silent))
+        // A rule id the catalogue does not know (a report from another version) counts as loud.
+        let of_rule = |r: &str| crate::rules::lookup(r).map_or(Class::Loud, |i| i.class);
+        self.class.unwrap_or_else(|| self.rule.as_deref().map(of_rule).unwrap_or(Class::Silent))
     }
 }
 
