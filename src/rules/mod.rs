@@ -684,6 +684,8 @@ fn md_escape(s: &str) -> String {
 /// `docs/rules.md`, generated from [`RULES`].
 pub fn rules_markdown() -> String {
     let mut s = String::new();
+    // The header (and the "How to add a rule" steps in decisions.md) still name the old paths:
+    // docs/rules.md is kept byte-identical across the refactor of #12; update both in one step.
     s.push_str("<!-- Generated from src/rules.rs by `UPDATE_DOCS=1 cargo test --test diff_cases`. Do not edit. -->\n");
     s.push_str("# mcp-pin rules\n\n");
     s.push_str(
