@@ -308,7 +308,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                             crate::tell!(
                                 "warning: server `{}`: probe {} of `{}` failed: {}",
                                 server.name,
-                                p.rule.as_deref().unwrap_or(""),
+                                p.rule.map_or("", |r| r.as_str()),
                                 p.tool,
                                 p.message
                             );
@@ -442,7 +442,7 @@ fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
     report.notes.extend(outcome.expired);
     // `[rules]` may move probe rules too.
     for p in &mut report.probes {
-        if let Some(cls) = p.rule.as_deref().and_then(|r| r.parse().ok()).and_then(|r| config.rules.get(&r)) {
+        if let Some(cls) = p.rule.and_then(|r| config.rules.get(&r)) {
             p.class = Some(*cls);
         }
     }

@@ -129,7 +129,7 @@ fn sample() -> Report {
         tool: "fetch".into(),
         kind: ProbeKind::Call,
         outcome: ProbeOutcome::Fail,
-        rule: Some("call-failed".into()),
+        rule: Some(mcp_pin::rules::RuleId::CallFailed),
         message: "isError: true".into(),
         class: None,
     }];

@@ -39,7 +39,14 @@ fn change(
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: &str) -> Probe {
-    Probe { tool: tool.into(), kind, outcome, rule: rule.map(str::to_string), message: message.into(), class: None }
+    Probe {
+        tool: tool.into(),
+        kind,
+        outcome,
+        rule: rule.map(|r| r.parse().expect("a catalogue rule")),
+        message: message.into(),
+        class: None,
+    }
 }
 
 fn sample(fail_on: FailOn) -> Report {

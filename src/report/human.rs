@@ -285,7 +285,7 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
             out,
             "    {} {:<28} {}{what}: {}",
             label,
-            p.rule.as_deref().unwrap_or(""),
+            p.rule.map_or("", |r| r.as_str()),
             escape_line(&p.tool),
             escape_for_display(&p.message)
         );

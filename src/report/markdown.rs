@@ -276,7 +276,7 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
                         ProbeOutcome::Fail => "**fail**",
                         ProbeOutcome::Skipped => "skipped",
                     },
-                    p.rule.as_deref().map(code).unwrap_or_default(),
+                    p.rule.map(|r| code(r.as_str())).unwrap_or_default(),
                     text(&p.message)
                 );
             }

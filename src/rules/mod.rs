@@ -611,6 +611,13 @@ pub fn resolve(kind: Kind, surface: Surface) -> RuleId {
         .unwrap_or_else(|| unreachable!("every kind has a rule (rules::tests::every_kind_resolves)"))
 }
 
+/// Id of a report finding for a server that could not be checked. Not a rule (nothing is
+/// classified, config cannot move it, `explain` does not list it): SARIF describes it itself.
+/// Kept next to the catalogue so every id the reports print is spelled in this module.
+pub const SERVER_ERROR_RULE: &str = "server-error";
+/// Id of a report finding for a failing probe that carries no rule of its own (not a rule either).
+pub const PROBE_FAILED_RULE: &str = "probe-failed";
+
 /// A rule id the catalogue does not know (config `[rules]` or `[[ignore]]`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown rule `{id}`{}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]

@@ -126,3 +126,11 @@ fn explain_and_validate() {
     let e = validate_override("type-widend").unwrap_err();
     assert_eq!(e.suggestion.as_deref(), Some("type-widened"));
 }
+
+#[test]
+fn report_only_ids_are_not_rules() {
+    // They must never collide with a rule id (SARIF lists both in one `rules[]`).
+    for id in [SERVER_ERROR_RULE, PROBE_FAILED_RULE] {
+        assert!(lookup(id).is_none(), "{id}");
+    }
+}
