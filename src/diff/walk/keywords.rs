@@ -179,19 +179,7 @@ impl<'a> Walker<'a> {
         }
         if pos.depth > MAX_DEPTH {
             if canon(&a.v) != canon(&b.v) {
-                self.emit(
-                    K::TooDeep,
-                    pos,
-                    ptr,
-                    format!(
-                        "{}{} changed below {} nesting levels; not compared further",
-                        self.label(ptr),
-                        self.of_tool(),
-                        MAX_DEPTH
-                    ),
-                    None,
-                    None,
-                );
+                self.emit(K::TooDeep, pos, ptr, self.say_too_deep(ptr), None, None);
             }
             return;
         }
@@ -201,7 +189,7 @@ impl<'a> Walker<'a> {
                     K::KeywordChanged,
                     pos,
                     ptr,
-                    format!("schema of {}{} is not a JSON Schema object and changed", self.label(ptr), self.of_tool()),
+                    self.say_not_a_schema(ptr),
                     Some(a.v.into_owned()),
                     Some(b.v.into_owned()),
                 );
@@ -241,15 +229,7 @@ impl<'a> Walker<'a> {
             match kind {
                 Kw::Schema => {
                     if x != y {
-                        let what = |v: Option<&Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into());
-                        self.emit(
-                            K::Dialect,
-                            pos,
-                            &kptr,
-                            format!("schema dialect{} changed from {} to {}", self.of_tool(), what(x), what(y)),
-                            x.cloned(),
-                            y.cloned(),
-                        );
+                        self.emit(K::Dialect, pos, &kptr, self.say_dialect(x, y), x.cloned(), y.cloned());
                     }
                 }
                 Kw::Type => self.types(am, bm, ptr, pos),
@@ -311,41 +291,15 @@ impl<'a> Walker<'a> {
                     let t = |v: Option<&Value>| v == Some(&Value::Bool(true));
                     if t(x) != t(y) {
                         let k = if t(y) { K::Tightened } else { K::Loosened };
-                        let msg = format!(
-                            "{}{} {} unique items",
-                            self.label(ptr),
-                            self.of_tool(),
-                            if t(y) { "now requires" } else { "no longer requires" }
-                        );
-                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
+                        self.emit(k, pos, &kptr, self.say_unique_items(ptr, t(y)), x.cloned(), y.cloned());
                     } else if x != y {
                         self.other(x, y, &kptr, key, ptr, pos);
                     }
                 }
                 Kw::Default => {
                     if x != y {
-                        let (k, msg) = match (x, y) {
-                            (None, Some(v)) => (
-                                K::DefaultAdded,
-                                format!("{}{} now has default {}", self.label(ptr), self.of_tool(), short(v)),
-                            ),
-                            (Some(v), None) => (
-                                K::DefaultChanged,
-                                format!("default {} of {}{} was removed", short(v), self.label(ptr), self.of_tool()),
-                            ),
-                            (Some(v), Some(w)) => (
-                                K::DefaultChanged,
-                                format!(
-                                    "default of {}{} changed from {} to {}",
-                                    self.label(ptr),
-                                    self.of_tool(),
-                                    short(v),
-                                    short(w)
-                                ),
-                            ),
-                            (None, None) => continue,
-                        };
-                        self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
+                        let k = if x.is_none() { K::DefaultAdded } else { K::DefaultChanged };
+                        self.emit(k, pos, &kptr, self.say_default(ptr, x, y), x.cloned(), y.cloned());
                     }
                 }
                 Kw::Description => {
@@ -358,55 +312,25 @@ impl<'a> Walker<'a> {
                         } else {
                             K::DescriptionChanged
                         };
-                        let msg = match k {
-                            K::DescriptionReflowed => format!(
-                                "description of {}{} was reflowed (whitespace only)",
-                                self.label(ptr),
-                                self.of_tool()
-                            ),
-                            _ => match (x, y) {
-                                (None, Some(_)) => {
-                                    format!("{}{} now has a description", self.label(ptr), self.of_tool())
-                                }
-                                (Some(_), None) => {
-                                    format!("description of {}{} was removed", self.label(ptr), self.of_tool())
-                                }
-                                _ => format!("description of {}{} changed", self.label(ptr), self.of_tool()),
-                            },
-                        };
+                        let msg = self.say_description(ptr, k == K::DescriptionReflowed, x, y);
                         self.emit(k, pos, &kptr, msg, x.cloned(), y.cloned());
                     }
                 }
                 Kw::Title => {
                     if x != y {
-                        let msg = format!(
-                            "title of {}{} changed from {} to {}",
-                            self.label(ptr),
-                            self.of_tool(),
-                            opt_short(x),
-                            opt_short(y)
-                        );
-                        self.emit(K::TitleChanged, pos, &kptr, msg, x.cloned(), y.cloned());
+                        self.emit(K::TitleChanged, pos, &kptr, self.say_title(ptr, x, y), x.cloned(), y.cloned());
                     }
                 }
                 Kw::Ref => {
                     // Local refs were resolved; what is left is remote (or unresolvable).
                     if x != y {
-                        let msg = format!(
-                            "reference of {}{} changed from {} to {} (remote references are never fetched)",
-                            self.label(ptr),
-                            self.of_tool(),
-                            opt_short(x),
-                            opt_short(y)
-                        );
-                        self.emit(K::RefChanged, pos, &kptr, msg, x.cloned(), y.cloned());
+                        self.emit(K::RefChanged, pos, &kptr, self.say_ref(ptr, x, y), x.cloned(), y.cloned());
                     }
                 }
                 Kw::Nullable => {
                     if x != y {
-                        let msg = format!("{}{} changed whether it accepts null", self.label(ptr), self.of_tool());
                         let k = if y == Some(&Value::Bool(true)) { K::TypeWidened } else { K::TypeNarrowed };
-                        self.emit(k, pos, &format!("{ptr}/type"), msg, None, None);
+                        self.emit(k, pos, &format!("{ptr}/type"), self.say_nullable(ptr), None, None);
                     }
                 }
                 // 2026-07-28: the argument's value also travels as this HTTP header. Only
@@ -422,48 +346,13 @@ impl<'a> Walker<'a> {
     /// frame: the walk recurses once per nesting level).
     #[inline(never)]
     pub(super) fn header_mapping(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, ptr: &str, pos: Pos) {
-        let show = |v: Option<&Value>| match v {
-            Some(Value::String(h)) => format!("`{}`", escape_hidden(h)),
-            Some(v) => short(v),
-            None => "none".into(),
-        };
-        let msg = match (x, y) {
-            (None, Some(_)) => format!(
-                "{}{} is now also sent as HTTP header {} (visible to every proxy and log on the way)",
-                self.label(ptr),
-                self.of_tool(),
-                show(y)
-            ),
-            (Some(_), None) => {
-                format!("{}{} is no longer sent as HTTP header {}", self.label(ptr), self.of_tool(), show(x))
-            }
-            _ => format!(
-                "{}{} is now sent as HTTP header {} (was {})",
-                self.label(ptr),
-                self.of_tool(),
-                show(y),
-                show(x)
-            ),
-        };
+        let msg = self.say_header_mapping(ptr, x, y);
         self.emit(K::HeaderMapping, pos, kptr, msg, x.cloned(), y.cloned());
     }
 
     pub(super) fn other(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, key: &str, ptr: &str, pos: Pos) {
         if x.map(canon) != y.map(canon) {
-            let key = escape_hidden(key);
-            let msg = match (x, y) {
-                (None, Some(v)) => {
-                    format!("keyword `{key}` added to {}{}: {}", self.label(ptr), self.of_tool(), short(v))
-                }
-                (Some(_), None) => format!("keyword `{key}` removed from {}{}", self.label(ptr), self.of_tool()),
-                _ => format!(
-                    "keyword `{key}` of {}{} changed from {} to {}",
-                    self.label(ptr),
-                    self.of_tool(),
-                    opt_short(x),
-                    opt_short(y)
-                ),
-            };
+            let msg = self.say_keyword(key, ptr, x, y);
             self.emit(K::KeywordChanged, pos, kptr, msg, x.cloned(), y.cloned());
         }
     }

@@ -1,6 +1,7 @@
 //! How the walker names what it found: the noun for a side (`argument` / `result field`), a
 //! pointer as a human path (`filters.status`), the tool suffix and short value renderings. Every
-//! message the walker writes is built from these.
+//! message the walker writes is built from these, and the messages of the keyword match are
+//! written here (`say_…`), one function per finding, so the wording lives in one place.
 
 use super::*;
 
@@ -80,6 +81,96 @@ impl<'a> Walker<'a> {
         match self.tool {
             Some(t) => format!(" of tool {}", escape_hidden(t)),
             None => String::new(),
+        }
+    }
+}
+
+/// The messages of the keyword match ([`Walker::walk`]), one per finding. `ptr` is the logical
+/// pointer of the schema the keyword belongs to.
+impl Walker<'_> {
+    /// `argument "q" of tool search`: what a message is about.
+    fn who(&self, ptr: &str) -> String {
+        format!("{}{}", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_too_deep(&self, ptr: &str) -> String {
+        format!("{} changed below {} nesting levels; not compared further", self.who(ptr), MAX_DEPTH)
+    }
+
+    pub(super) fn say_not_a_schema(&self, ptr: &str) -> String {
+        format!("schema of {} is not a JSON Schema object and changed", self.who(ptr))
+    }
+
+    pub(super) fn say_dialect(&self, x: Option<&Value>, y: Option<&Value>) -> String {
+        let what = |v: Option<&Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into());
+        format!("schema dialect{} changed from {} to {}", self.of_tool(), what(x), what(y))
+    }
+
+    pub(super) fn say_unique_items(&self, ptr: &str, now: bool) -> String {
+        format!("{} {} unique items", self.who(ptr), if now { "now requires" } else { "no longer requires" })
+    }
+
+    /// A default added, removed or changed (`x != y`).
+    pub(super) fn say_default(&self, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        match (x, y) {
+            (None, Some(v)) => format!("{} now has default {}", self.who(ptr), short(v)),
+            (Some(v), None) => format!("default {} of {} was removed", short(v), self.who(ptr)),
+            _ => format!("default of {} changed from {} to {}", self.who(ptr), opt_short(x), opt_short(y)),
+        }
+    }
+
+    pub(super) fn say_description(&self, ptr: &str, reflowed: bool, x: Option<&Value>, y: Option<&Value>) -> String {
+        if reflowed {
+            return format!("description of {} was reflowed (whitespace only)", self.who(ptr));
+        }
+        match (x, y) {
+            (None, Some(_)) => format!("{} now has a description", self.who(ptr)),
+            (Some(_), None) => format!("description of {} was removed", self.who(ptr)),
+            _ => format!("description of {} changed", self.who(ptr)),
+        }
+    }
+
+    pub(super) fn say_title(&self, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        format!("title of {} changed from {} to {}", self.who(ptr), opt_short(x), opt_short(y))
+    }
+
+    pub(super) fn say_ref(&self, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        format!(
+            "reference of {} changed from {} to {} (remote references are never fetched)",
+            self.who(ptr),
+            opt_short(x),
+            opt_short(y)
+        )
+    }
+
+    pub(super) fn say_nullable(&self, ptr: &str) -> String {
+        format!("{} changed whether it accepts null", self.who(ptr))
+    }
+
+    pub(super) fn say_header_mapping(&self, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        let show = |v: Option<&Value>| match v {
+            Some(Value::String(h)) => format!("`{}`", escape_hidden(h)),
+            Some(v) => short(v),
+            None => "none".into(),
+        };
+        match (x, y) {
+            (None, Some(_)) => format!(
+                "{} is now also sent as HTTP header {} (visible to every proxy and log on the way)",
+                self.who(ptr),
+                show(y)
+            ),
+            (Some(_), None) => format!("{} is no longer sent as HTTP header {}", self.who(ptr), show(x)),
+            _ => format!("{} is now sent as HTTP header {} (was {})", self.who(ptr), show(y), show(x)),
+        }
+    }
+
+    /// Any other keyword added, removed or changed.
+    pub(super) fn say_keyword(&self, key: &str, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        let key = escape_hidden(key);
+        match (x, y) {
+            (None, Some(v)) => format!("keyword `{key}` added to {}: {}", self.who(ptr), short(v)),
+            (Some(_), None) => format!("keyword `{key}` removed from {}", self.who(ptr)),
+            _ => format!("keyword `{key}` of {} changed from {} to {}", self.who(ptr), opt_short(x), opt_short(y)),
         }
     }
 }
