@@ -462,16 +462,11 @@ impl<'a> Walker<'a> {
                     if !kb.contains_key(k) && !null_with_type {
                         if v.is_null() {
                             // null leaving a list of values is null no longer accepted: a type change
-                            let msg = format!("{}{} no longer accepts null", self.label(ptr), self.of_tool());
+                            let msg = self.say_null(ptr, false);
                             self.emit(K::TypeNarrowed, pos, &kptr, msg, Some((*v).clone()), None);
                             continue;
                         }
-                        let msg = format!(
-                            "value {} is no longer in the enum of {}{}",
-                            escape_hidden(k),
-                            self.label(ptr),
-                            self.of_tool()
-                        );
+                        let msg = self.say_enum_value(ptr, k, false);
                         self.emit(K::EnumRemoved, pos, &kptr, msg, Some((*v).clone()), None);
                     }
                 }
@@ -479,28 +474,20 @@ impl<'a> Walker<'a> {
                     let null_with_type = v.is_null() && null_moved_with_type;
                     if !ka.contains_key(k) && !null_with_type {
                         if v.is_null() {
-                            let msg = format!("{}{} now also accepts null", self.label(ptr), self.of_tool());
+                            let msg = self.say_null(ptr, true);
                             self.emit(K::TypeWidened, pos, &kptr, msg, None, Some((*v).clone()));
                             continue;
                         }
-                        let msg = format!(
-                            "value {} was added to the enum of {}{}",
-                            escape_hidden(k),
-                            self.label(ptr),
-                            self.of_tool()
-                        );
+                        let msg = self.say_enum_value(ptr, k, true);
                         self.emit(K::EnumAdded, pos, &kptr, msg, None, Some((*v).clone()));
                     }
                 }
             }
             (Some(_), None) => {
-                let msg = format!("{}{} is no longer limited to a list of values", self.label(ptr), self.of_tool());
-                self.emit(K::TypeWidened, pos, &kptr, msg, x.cloned(), None);
+                self.emit(K::TypeWidened, pos, &kptr, self.say_enum_whole(ptr, None), x.cloned(), None);
             }
             (None, Some(_)) => {
-                let msg =
-                    format!("{}{} is now limited to the values {}", self.label(ptr), self.of_tool(), opt_short(y));
-                self.emit(K::TypeNarrowed, pos, &kptr, msg, None, y.cloned());
+                self.emit(K::TypeNarrowed, pos, &kptr, self.say_enum_whole(ptr, y), None, y.cloned());
             }
             _ => {
                 if x != y {
@@ -711,11 +698,11 @@ impl<'a> Walker<'a> {
                 }
             }
             (None, Some(v)) => {
-                let msg = format!("{}{} has a new `{key}` constraint", self.label(ptr), self.of_tool());
+                let msg = self.say_subschema(ptr, key, true);
                 self.emit(K::Tightened, outer, &kptr, msg, None, Some(v.clone()));
             }
             (Some(v), None) => {
-                let msg = format!("the `{key}` constraint of {}{} was removed", self.label(ptr), self.of_tool());
+                let msg = self.say_subschema(ptr, key, false);
                 self.emit(K::Loosened, outer, &kptr, msg, Some(v.clone()), None);
             }
             (None, None) => {}
@@ -915,26 +902,13 @@ impl<'a> Walker<'a> {
         if x == y {
             return;
         }
-        let (k, msg) = match (x, y) {
-            (None, Some(v)) => {
-                (K::Tightened, format!("{}{} now must match {key} {}", self.label(ptr), self.of_tool(), short(v)))
-            }
-            (Some(v), None) => {
-                (K::Loosened, format!("{key} {} of {}{} was dropped", short(v), self.label(ptr), self.of_tool()))
-            }
-            (Some(v), Some(w)) => (
-                K::PatternChanged,
-                format!(
-                    "{key} of {}{} changed from {} to {}; whether it accepts more or less cannot be proven",
-                    self.label(ptr),
-                    self.of_tool(),
-                    short(v),
-                    short(w)
-                ),
-            ),
+        let k = match (x, y) {
+            (None, Some(_)) => K::Tightened,
+            (Some(_), None) => K::Loosened,
+            (Some(_), Some(_)) => K::PatternChanged,
             (None, None) => return,
         };
-        self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
+        self.emit(k, pos, kptr, self.say_pattern(ptr, key, x, y), x.cloned(), y.cloned());
     }
 
     pub(super) fn multiple_of(&mut self, x: Option<&Value>, y: Option<&Value>, kptr: &str, ptr: &str, pos: Pos) {

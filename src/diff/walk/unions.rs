@@ -511,7 +511,7 @@ impl<'a> Walker<'a> {
                     ),
                 )
             } else if is_null_only(&n.v) {
-                (K::TypeNarrowed, format!("{}{} no longer accepts null", self.label(ptr), self.of_tool()))
+                (K::TypeNarrowed, self.say_null(ptr, false))
             } else {
                 (
                     K::BranchRemoved,
@@ -543,7 +543,7 @@ impl<'a> Walker<'a> {
                 )
             } else if is_null_only(&n.v) {
                 // `null` joining a union: the same change as `null` joining a `type`
-                (K::TypeWidened, format!("{}{} now also accepts null", self.label(ptr), self.of_tool()))
+                (K::TypeWidened, self.say_null(ptr, true))
             } else {
                 (
                     K::BranchAdded,

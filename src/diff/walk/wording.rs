@@ -173,4 +173,53 @@ impl Walker<'_> {
             _ => format!("keyword `{key}` of {} changed from {} to {}", self.who(ptr), opt_short(x), opt_short(y)),
         }
     }
+
+    /// `null` joining (`now`) or leaving a list of values or a union.
+    pub(super) fn say_null(&self, ptr: &str, now: bool) -> String {
+        if now {
+            format!("{} now also accepts null", self.who(ptr))
+        } else {
+            format!("{} no longer accepts null", self.who(ptr))
+        }
+    }
+
+    /// One enum value (`canon`, canonical text) added or removed.
+    pub(super) fn say_enum_value(&self, ptr: &str, canon: &str, added: bool) -> String {
+        if added {
+            format!("value {} was added to the enum of {}", escape_hidden(canon), self.who(ptr))
+        } else {
+            format!("value {} is no longer in the enum of {}", escape_hidden(canon), self.who(ptr))
+        }
+    }
+
+    /// A whole enum appeared (`Some(values)`) or went (`None`).
+    pub(super) fn say_enum_whole(&self, ptr: &str, now: Option<&Value>) -> String {
+        match now {
+            Some(_) => format!("{} is now limited to the values {}", self.who(ptr), opt_short(now)),
+            None => format!("{} is no longer limited to a list of values", self.who(ptr)),
+        }
+    }
+
+    /// A sub-schema keyword (`contains`, `not`, `if`...) that appeared or went.
+    pub(super) fn say_subschema(&self, ptr: &str, key: &str, appeared: bool) -> String {
+        if appeared {
+            format!("{} has a new `{key}` constraint", self.who(ptr))
+        } else {
+            format!("the `{key}` constraint of {} was removed", self.who(ptr))
+        }
+    }
+
+    /// `pattern` or `format` added, dropped or replaced (`x != y`).
+    pub(super) fn say_pattern(&self, ptr: &str, key: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        match (x, y) {
+            (None, Some(v)) => format!("{} now must match {key} {}", self.who(ptr), short(v)),
+            (Some(v), None) => format!("{key} {} of {} was dropped", short(v), self.who(ptr)),
+            _ => format!(
+                "{key} of {} changed from {} to {}; whether it accepts more or less cannot be proven",
+                self.who(ptr),
+                opt_short(x),
+                opt_short(y)
+            ),
+        }
+    }
 }
