@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Scaffold a new rule: its catalogue entry in src/rules.rs (the one place a rule is defined) and
-# its two case folders in tests/cases/ (one change each way, or two variants), ready to fill in.
+# Scaffold a new rule: its catalogue entry in src/rules/mod.rs (the `catalogue!` table, the one
+# place a rule is defined: it generates the RuleId variant and the RULES entry) and its two case
+# folders in tests/cases/ (one change each way, or two variants), ready to fill in.
 #
 # Usage: scripts/new-rule.sh RULE-ID CLASS SURFACE
 #   CLASS:   silent | loud | cosmetic
 #   SURFACE: tool | input | output | server | probe
-# Then: write the summary, help and example in the entry, the before/after surfaces and
-# expected.json of each case, emit the rule from the engine, and run
+# Then: write the summary, help and example in the entry (and, for a schema rule, its walker Kind
+# between the brackets, and its mirror on the other schema side or a waiver in
+# src/rules/tests.rs), the before/after surfaces and expected.json of each case, emit the rule
+# from the engine, and run
 #   UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases
 # (CONTRIBUTING.md, "Add a rule").
 set -euo pipefail
@@ -15,18 +18,22 @@ id=${1:?rule id (kebab-case)}; class=${2:?class: silent|loud|cosmetic}; surface=
 [[ "$id" =~ ^[a-z]+(-[a-z]+)*$ ]] || { echo "error: rule ids are kebab-case: $id" >&2; exit 2; }
 case "$class" in silent) c=S ;; loud) c=L ;; cosmetic) c=C ;; *) echo "error: class $class: silent, loud or cosmetic" >&2; exit 2 ;; esac
 case "$surface" in tool) s=T; mark="    // ---- inputSchema" ;; input) s=I; mark="    // ---- outputSchema (mirrored)" ;;
-  output) s=O; mark="    // ---- server" ;; server) s=V; mark="    // ---- probes" ;; probe) s=P; mark="];" ;;
+  output) s=O; mark="    // ---- server" ;; server) s=V; mark="    // ---- probes" ;; probe) s=P; mark="}" ;;
   *) echo "error: surface $surface: tool, input, output, server or probe" >&2; exit 2 ;; esac
-grep -q "r(\"$id\"," src/rules.rs && { echo "error: $id is already in src/rules.rs" >&2; exit 2; }
+grep -q " \"$id\" [SLC] " src/rules/mod.rs && { echo "error: $id is already in src/rules/mod.rs" >&2; exit 2; }
 python3 - "$id" "$c" "$s" "$mark" <<'PY'
 import sys
 rid, c, s, mark = sys.argv[1:]
-p = "src/rules.rs"
+p = "src/rules/mod.rs"
 text = open(p).read()
-entry = (f'    r("{rid}", {c}, {s}, "TODO: one line: what changed",\n'
+variant = "".join(w.capitalize() for w in rid.split("-"))
+kind = "[]  // TODO: the walker's Kind for a schema rule, [] otherwise" if s in "IO" else "[]"
+entry = (f'    {variant} "{rid}" {c} {s} {kind}\n'
+         f'      "TODO: one line: what changed",\n'
          f'      "TODO: why this class: what a caller or the model sees when it happens.",\n'
-         f'      r#"TODO: before"#, r#"TODO: after"#),\n')
-i = text.index("\n" + mark + "\n") + 1
+         f'      r#"TODO: before"#, r#"TODO: after"#;\n')
+start = text.index("catalogue! {\n")
+i = text.index("\n" + mark + "\n", start) + 1
 open(p, "w").write(text[:i] + entry + text[i:])
 PY
 tool='{"name": "t", "description": "T.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}'
@@ -36,4 +43,4 @@ for dir in "tests/cases/$id" "tests/cases/$id-2"; do
   printf '{"tools": [%s]}\n' "$tool" > "$dir/after.json"
   printf '[\n  {"rule": "%s", "class": "%s", "pointer": "TODO", "tool": "t"}\n]\n' "$id" "$class" > "$dir/expected.json"
 done
-echo "added $id to src/rules.rs and tests/cases/$id{,-2}; fill in the TODOs (CONTRIBUTING.md, \"Add a rule\")"
+echo "added $id to src/rules/mod.rs and tests/cases/$id{,-2}; fill in the TODOs (CONTRIBUTING.md, \"Add a rule\")"

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::rules::RuleId;
+
 /// The class of a change (see RULES.md): what it means for a caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -43,8 +45,8 @@ impl std::fmt::Display for Class {
 /// One classified change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
-    /// Stable rule id from the catalogue (`required-removed`).
-    pub rule: String,
+    /// Rule from the catalogue (serialised as its id, `required-removed`).
+    pub rule: RuleId,
     /// Class after policy (config may move a rule to another class).
     pub class: Class,
     /// Tool name; `None` for a server-level change.

@@ -82,8 +82,8 @@ pub fn mismatches<'a>(tools: impl IntoIterator<Item = (&'a String, &'a Value)>) 
         for (pointer, claim) in claimed {
             if claim.starts_with("sha256-") && claim != actual {
                 out.push(Change {
-                    rule: "tool-digest-mismatch".into(),
-                    class: crate::rules::default_class("tool-digest-mismatch"),
+                    rule: crate::rules::RuleId::ToolDigestMismatch,
+                    class: crate::rules::RuleId::ToolDigestMismatch.class(),
                     tool: Some(name.clone()),
                     pointer,
                     message: format!(
@@ -150,6 +150,6 @@ mod tests {
         claimed["description"] = Value::String("changed after hashing".into());
         let found = mismatches(&BTreeMap::from([("t".to_string(), claimed)]));
         assert_eq!(found.len(), 2);
-        assert_eq!(found[0].rule, "tool-digest-mismatch");
+        assert_eq!(found[0].rule, crate::rules::RuleId::ToolDigestMismatch);
     }
 }

@@ -75,7 +75,7 @@ pub fn diff(data: &[u8]) {
     let (old, new) = (surface_from_json(&a), surface_from_json(&b));
     let changes = diff_surfaces(&old, &new);
     for c in &changes {
-        assert!(crate::rules::lookup(&c.rule).is_some(), "rule {} is not in the catalogue", c.rule);
+        assert!(crate::rules::lookup(c.rule).is_some(), "rule {} is not in the catalogue", c.rule);
         assert!(!crate::diff::text::has_hidden(&c.message), "raw hidden character in {:?}", c.message);
         assert!(!c.message.contains('\n'), "message is not one line: {:?}", c.message);
     }

@@ -107,7 +107,7 @@ fn sample() -> Report {
     let mut s = ServerReport::ok("docs");
     s.changes = vec![
         Change {
-            rule: "required-removed".into(),
+            rule: mcp_pin::rules::RuleId::RequiredRemoved,
             class: Class::Silent,
             tool: Some("search".into()),
             pointer: "/inputSchema/required".into(),
@@ -116,7 +116,7 @@ fn sample() -> Report {
             after: Some(json!(["query"])),
         },
         Change {
-            rule: "property-added".into(),
+            rule: mcp_pin::rules::RuleId::PropertyAdded,
             class: Class::Loud,
             tool: Some("fetch".into()),
             pointer: "/inputSchema/properties/cursor".into(),
@@ -129,7 +129,7 @@ fn sample() -> Report {
         tool: "fetch".into(),
         kind: ProbeKind::Call,
         outcome: ProbeOutcome::Fail,
-        rule: Some("call-failed".into()),
+        rule: Some(mcp_pin::rules::RuleId::CallFailed),
         message: "isError: true".into(),
         class: None,
     }];

@@ -426,8 +426,8 @@ until = 2027-02-28
     )
     .unwrap();
     use mcp_pin::change::Class;
-    assert_eq!(c.rules["description-changed"], Class::Loud);
-    assert_eq!(c.rules["tool-added"], Class::Cosmetic);
+    assert_eq!(c.rules[&mcp_pin::rules::RuleId::DescriptionChanged], Class::Loud);
+    assert_eq!(c.rules[&mcp_pin::rules::RuleId::ToolAdded], Class::Cosmetic);
     assert_eq!(c.ignores.len(), 2);
     let i = &c.ignores[0];
     assert_eq!(i.rule, "schema-description-changed");
@@ -436,21 +436,21 @@ until = 2027-02-28
     assert_eq!(i.pointer.as_deref(), Some("/inputSchema/properties/city"));
     assert_eq!(i.until.as_deref(), Some("2027-01-31"));
     assert!(i.matches(
-        "schema-description-changed",
+        mcp_pin::rules::RuleId::SchemaDescriptionChanged,
         "weather",
         Some("forecast"),
         "/inputSchema/properties/city/description",
         "2027-01-31"
     ));
     assert!(!i.matches(
-        "schema-description-changed",
+        mcp_pin::rules::RuleId::SchemaDescriptionChanged,
         "weather",
         Some("forecast"),
         "/inputSchema/properties/cityx",
         "2026-01-01"
     ));
     assert!(!i.matches(
-        "schema-description-changed",
+        mcp_pin::rules::RuleId::SchemaDescriptionChanged,
         "weather",
         Some("forecast"),
         "/inputSchema/properties/city",
@@ -458,7 +458,7 @@ until = 2027-02-28
     ));
     assert!(i.expired("2027-02-01") && !i.expired("2027-01-31"));
     assert_eq!(c.ignores[1].until.as_deref(), Some("2027-02-28"));
-    assert!(c.ignores[1].matches("tool-added", "any", None, "", "2020-01-01"));
+    assert!(c.ignores[1].matches(mcp_pin::rules::RuleId::ToolAdded, "any", None, "", "2020-01-01"));
 }
 
 #[test]

@@ -239,7 +239,10 @@ fn nullable_as_anyof(v: Value) -> Value {
 }
 
 fn keys(v: &Value, w: &Value) -> Vec<(String, String)> {
-    diff_surfaces(&surface_from_json(v), &surface_from_json(w)).into_iter().map(|c| (c.rule, c.pointer)).collect()
+    diff_surfaces(&surface_from_json(v), &surface_from_json(w))
+        .into_iter()
+        .map(|c| (c.rule.to_string(), c.pointer))
+        .collect()
 }
 
 // ---------------------------------------------------------------- mutations
@@ -448,7 +451,7 @@ proptest! {
         let d1 = diff_tool("t", &json!({"name": "t", "inputSchema": a.clone(), "outputSchema": b.clone()}), &json!({"name": "t", "inputSchema": b.clone(), "outputSchema": a.clone()}));
         let d2 = diff_tool("t", &a, &b);
         for c in d1.iter().chain(&d2) {
-            prop_assert!(mcp_pin::rules::lookup(&c.rule).is_some(), "unknown rule {}", c.rule);
+            prop_assert!(mcp_pin::rules::lookup(c.rule).is_some(), "unknown rule {}", c.rule);
             prop_assert!(!c.message.chars().any(mcp_pin::diff::text::is_hidden), "raw hidden character in {:?}", c.message);
         }
         let d = diff_tool("t", &json!({"inputSchema": a.clone()}), &json!({"inputSchema": a.clone()}));

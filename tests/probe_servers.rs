@@ -150,7 +150,7 @@ async fn server_everything_passes_end_to_end() {
     let (_, again) = probe_server(&server, Some(&pinned)).await;
     let ps = find(&again, "get-tiny-image", ProbeKind::Call);
     assert_eq!(ps.len(), 1);
-    assert_eq!(ps[0].rule.as_deref(), Some(probe::RESULT_SHAPE_CHANGED), "{ps:#?}");
+    assert_eq!(ps[0].rule, Some(probe::RESULT_SHAPE_CHANGED), "{ps:#?}");
     assert!(ps[0].message.contains("text block never seen at lock (pinned kinds: [image])"), "{}", ps[0].message);
     assert_eq!(again.failures(), 1, "{:#?}", again.probes);
 }

@@ -28,7 +28,7 @@ fn change(
     after: Option<Value>,
 ) -> Change {
     Change {
-        rule: rule.into(),
+        rule: rule.parse().expect("a catalogue rule"),
         class,
         tool: tool.map(str::to_string),
         pointer: pointer.into(),
@@ -39,7 +39,14 @@ fn change(
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: &str) -> Probe {
-    Probe { tool: tool.into(), kind, outcome, rule: rule.map(str::to_string), message: message.into(), class: None }
+    Probe {
+        tool: tool.into(),
+        kind,
+        outcome,
+        rule: rule.map(|r| r.parse().expect("a catalogue rule")),
+        message: message.into(),
+        class: None,
+    }
 }
 
 fn sample(fail_on: FailOn) -> Report {
@@ -532,7 +539,7 @@ fn long_text_diffs_are_clipped_unless_verbose() {
 #[test]
 fn a_description_that_appears_or_goes_is_shown_as_text() {
     let mk = |rule: &str, before: Option<Value>, after: Option<Value>| Change {
-        rule: rule.into(),
+        rule: rule.parse().expect("a catalogue rule"),
         class: Class::Silent,
         tool: Some("fetch".into()),
         pointer: "/inputSchema/description".into(),

@@ -59,7 +59,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                             crate::tell!(
                                 "warning: server `{}`: probe {} of `{}` failed: {}",
                                 server.name,
-                                p.rule.as_deref().unwrap_or(""),
+                                p.rule.map_or("", |r| r.as_str()),
                                 p.tool,
                                 p.message
                             );

@@ -279,7 +279,7 @@ fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
     report.notes.extend(outcome.expired);
     // `[rules]` may move probe rules too.
     for p in &mut report.probes {
-        if let Some(cls) = p.rule.as_ref().and_then(|r| config.rules.get(r)) {
+        if let Some(cls) = p.rule.and_then(|r| config.rules.get(&r)) {
             p.class = Some(*cls);
         }
     }

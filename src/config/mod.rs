@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::change::Class;
+use crate::rules::RuleId;
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default `max_tools` (the largest real servers list a few hundred).
@@ -102,7 +103,7 @@ pub struct Config {
     /// Servers by name (sorted).
     pub servers: BTreeMap<String, ServerConfig>,
     /// `[rules]`: rule id -> class override.
-    pub rules: BTreeMap<String, Class>,
+    pub rules: BTreeMap<RuleId, Class>,
     /// `[[ignore]]` entries.
     pub ignores: Vec<Ignore>,
 }
@@ -214,7 +215,7 @@ impl std::fmt::Debug for OAuth {
 
 #[derive(Debug, Clone)]
 pub struct Ignore {
-    pub rule: String,
+    pub rule: RuleId,
     pub server: Option<String>,
     pub tool: Option<String>,
     /// JSON pointer prefix.
@@ -460,7 +461,7 @@ impl ServerConfig {
 impl Ignore {
     /// Whether this entry silences `rule` at (`server`, `tool`, `pointer`) on `today`
     /// (`YYYY-MM-DD`; the entry applies through its `until` date inclusive).
-    pub fn matches(&self, rule: &str, server: &str, tool: Option<&str>, pointer: &str, today: &str) -> bool {
+    pub fn matches(&self, rule: RuleId, server: &str, tool: Option<&str>, pointer: &str, today: &str) -> bool {
         self.rule == rule
             && self.server.as_deref().is_none_or(|s| s == server)
             && self.tool.as_deref().is_none_or(|t| Some(t) == tool)
@@ -514,11 +515,6 @@ fn pointer_has_prefix(pointer: &str, prefix: &str) -> bool {
     prefix.is_empty()
         || pointer == prefix
         || (pointer.starts_with(prefix) && pointer.as_bytes().get(prefix.len()) == Some(&b'/'))
-}
-
-/// Whether `id` is a rule id in the catalogue.
-pub fn is_known_rule(id: &str) -> bool {
-    crate::rules::lookup(id).is_some()
 }
 
 pub(crate) use crate::suggest::suggest;

@@ -12,10 +12,11 @@ use ::toml::Spanned;
 use super::build::{self, Written};
 use super::expand::{Dialect, EnvFn, Expanded};
 use super::{
-    base_dir, hint, is_known_rule, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ServerConfig,
-    Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
+    base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ServerConfig, Stdio, ToolConfig,
+    Transport, DEFAULT_TIMEOUT,
 };
 use crate::change::Class;
+use crate::rules::RuleId;
 
 type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
@@ -493,14 +494,12 @@ impl<'a> Ctx<'a> {
         Ok(out)
     }
 
-    fn rules(&self, v: &Val<'_>) -> Result<BTreeMap<String, Class>, ConfigError> {
+    fn rules(&self, v: &Val<'_>) -> Result<BTreeMap<RuleId, Class>, ConfigError> {
         let t = self.table(v, "`[rules]`")?;
         let mut out = BTreeMap::new();
         for (k, cv) in t.iter() {
             let id = k.get_ref().as_ref();
-            if !is_known_rule(id) {
-                return Err(self.at(k.span(), unknown_rule_message(id)));
-            }
+            let rule: RuleId = id.parse().map_err(|_| self.at(k.span(), unknown_rule_message(id)))?;
             let s = self.string(cv, &format!("`[rules] {id}`"))?;
             let class = Class::parse(s).ok_or_else(|| {
                 self.at(
@@ -511,7 +510,7 @@ impl<'a> Ctx<'a> {
                     ),
                 )
             })?;
-            out.insert(id.to_string(), class);
+            out.insert(rule, class);
         }
         Ok(out)
     }
@@ -551,9 +550,7 @@ impl<'a> Ctx<'a> {
             let Some((rule, rule_span)) = opt("rule")? else {
                 return Err(self.at(item.span(), "`[[ignore]]` needs `rule` (the rule id to ignore)"));
             };
-            if !is_known_rule(&rule) {
-                return Err(self.at(rule_span, unknown_rule_message(&rule)));
-            }
+            let rule: RuleId = rule.parse().map_err(|_| self.at(rule_span, unknown_rule_message(&rule)))?;
             let server = opt("server")?;
             if let Some((s, span)) = &server {
                 if !servers.contains_key(s) {

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::Value;
 
 use crate::change::Change;
-use crate::rules;
+use crate::rules::{self, RuleId};
 use crate::surface::ServerSurface;
 
 pub use tool::diff_tool;
@@ -58,8 +58,8 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
     let renamed_new: BTreeSet<&String> = renames.iter().map(|(_, n)| *n).collect();
     for (o, n) in &renames {
         out.push(Change {
-            rule: "tool-renamed".into(),
-            class: rules::default_class("tool-renamed"),
+            rule: RuleId::ToolRenamed,
+            class: rules::default_class(RuleId::ToolRenamed),
             tool: Some((*n).clone()),
             pointer: "/name".into(),
             message: format!(
@@ -74,8 +74,8 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
     }
     for name in removed.iter().filter(|n| !renamed_old.contains(*n)) {
         out.push(Change {
-            rule: "tool-removed".into(),
-            class: rules::default_class("tool-removed"),
+            rule: RuleId::ToolRemoved,
+            class: rules::default_class(RuleId::ToolRemoved),
             tool: Some((*name).clone()),
             pointer: String::new(),
             message: format!(
@@ -89,8 +89,8 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
     for name in added.iter().filter(|n| !renamed_new.contains(*n)) {
         let def = &new.tools[*name];
         out.push(Change {
-            rule: "tool-added".into(),
-            class: rules::default_class("tool-added"),
+            rule: RuleId::ToolAdded,
+            class: rules::default_class(RuleId::ToolAdded),
             tool: Some((*name).clone()),
             pointer: String::new(),
             message: format!("tool {} was added", text::escape_hidden(name)),
@@ -111,10 +111,10 @@ pub fn every_tool_gone(changes: &mut Vec<Change>, pinned: usize, live: usize) {
     if live > 0 || pinned == 0 {
         return;
     }
-    changes.retain(|c| !(c.rule == "tool-removed" && c.tool.is_some()));
+    changes.retain(|c| !(c.rule == RuleId::ToolRemoved && c.tool.is_some()));
     changes.push(Change {
-        rule: "tool-removed".into(),
-        class: rules::default_class("tool-removed"),
+        rule: RuleId::ToolRemoved,
+        class: rules::default_class(RuleId::ToolRemoved),
         tool: None,
         pointer: "/tools".into(),
         message: format!(
@@ -273,9 +273,9 @@ fn tool_leaves(v: &Value, path: &str, out: &mut BTreeSet<String>, depth: usize) 
 
 fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     let mut out = Vec::new();
-    let mk = |rule: &str, pointer: String, message: String, before: Option<Value>, after: Option<Value>| Change {
-        rule: rule.into(),
-        class: rules::default_class(rule),
+    let mk = |rule: RuleId, pointer: String, message: String, before: Option<Value>, after: Option<Value>| Change {
+        rule,
+        class: rule.class(),
         tool: None,
         pointer,
         message,
@@ -286,11 +286,11 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     let (io, inew) = (old.instructions.as_deref(), new.instructions.as_deref());
     if io != inew {
         let (a, b) = (io.unwrap_or(""), inew.unwrap_or(""));
-        let rule = if text::same_words(a, b) { "description-reflowed" } else { "instructions-changed" };
+        let rule = if text::same_words(a, b) { RuleId::DescriptionReflowed } else { RuleId::InstructionsChanged };
         let msg = match (io, inew) {
             (None, Some(_)) => "the server now sends instructions".to_string(),
             (Some(_), None) => "the server no longer sends instructions".to_string(),
-            _ if rule == "description-reflowed" => {
+            _ if rule == RuleId::DescriptionReflowed => {
                 "the server's instructions were reflowed (whitespace only)".to_string()
             }
             _ => "the server's instructions changed".to_string(),
@@ -311,7 +311,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                 .collect();
             if text::has_hidden(b) && !known.contains(b) {
                 out.push(mk(
-                    "hidden-characters",
+                    RuleId::HiddenCharacters,
                     "/instructions".into(),
                     format!("the server's instructions now contain hidden characters: \"{}\"", text::escape_hidden(b)),
                     None,
@@ -323,7 +323,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
     // protocol version
     if old.protocol_version != new.protocol_version {
         out.push(mk(
-            "protocol-version-changed",
+            RuleId::ProtocolVersionChanged,
             "/protocolVersion".into(),
             format!(
                 "negotiated protocol version changed from {} to {}",
@@ -349,7 +349,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
             if a.map(normalize::canon) == b.map(normalize::canon) {
                 continue;
             }
-            let rule = if k == "version" { "server-version-changed" } else { "server-info-changed" };
+            let rule = if k == "version" { RuleId::ServerVersionChanged } else { RuleId::ServerInfoChanged };
             let show = |v: Option<&Value>| v.map(walk::short).unwrap_or_else(|| "(none)".into());
             out.push(mk(
                 rule,
@@ -361,7 +361,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         }
     } else if si_old != si_new {
         out.push(mk(
-            "server-info-changed",
+            RuleId::ServerInfoChanged,
             "/serverInfo".into(),
             "serverInfo changed".into(),
             Some(si_old.clone()),
@@ -393,7 +393,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                     (None, None) => continue, // a key of one side or the other
                 };
                 out.push(mk(
-                    "capabilities-changed",
+                    RuleId::CapabilitiesChanged,
                     format!("/capabilities/{}", walk::esc(k)),
                     msg,
                     x.cloned(),
@@ -405,7 +405,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
             let blank = |v: &Value| v.is_null() || v.as_object().is_some_and(|m| m.is_empty());
             if normalize::canon(&co) != normalize::canon(&cn) && !(blank(&co) && blank(&cn)) {
                 out.push(mk(
-                    "capabilities-changed",
+                    RuleId::CapabilitiesChanged,
                     "/capabilities".into(),
                     "the server's capabilities changed".into(),
                     Some(co),

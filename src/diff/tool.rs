@@ -10,25 +10,17 @@ use super::num::canonicalize_numbers;
 use super::text::{escape_hidden, new_hidden, same_words};
 use super::walk::{esc, short, Mode, Walker};
 use crate::change::Change;
-use crate::rules;
+use crate::rules::RuleId;
 
 fn change(
-    rule: &str,
+    rule: RuleId,
     tool: &str,
     pointer: String,
     message: String,
     before: Option<Value>,
     after: Option<Value>,
 ) -> Change {
-    Change {
-        rule: rule.into(),
-        class: rules::default_class(rule),
-        tool: Some(tool.to_string()),
-        pointer,
-        message,
-        before,
-        after,
-    }
+    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
 }
 
 /// Every change between two definitions of one tool (named `name` in the new surface).
@@ -47,7 +39,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
         _ => {
             if canon(&a) != canon(&b) {
                 out.push(change(
-                    "field-changed",
+                    RuleId::FieldChanged,
                     name,
                     String::new(),
                     format!("definition of tool {} is not a JSON object and changed", escape_hidden(name)),
@@ -77,7 +69,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     && same_words(sx.unwrap_or(""), sy.unwrap_or(""));
                 if reflow {
                     out.push(change(
-                        "description-reflowed",
+                        RuleId::DescriptionReflowed,
                         name,
                         p,
                         format!("description of tool {t} was reflowed (whitespace only)"),
@@ -90,13 +82,13 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                         (Some(_), None) => format!("description of tool {t} was removed"),
                         _ => format!("description of tool {t} changed"),
                     };
-                    out.push(change("description-changed", name, p, msg, x.cloned(), y.cloned()));
+                    out.push(change(RuleId::DescriptionChanged, name, p, msg, x.cloned(), y.cloned()));
                 }
             }
             "title" => {
                 if x != y {
                     let msg = format!("title of tool {t} changed from {} to {}", opt(x), opt(y));
-                    out.push(change("title-changed", name, p, msg, x.cloned(), y.cloned()));
+                    out.push(change(RuleId::TitleChanged, name, p, msg, x.cloned(), y.cloned()));
                 }
             }
             "inputSchema" => {
@@ -107,7 +99,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             }
             "outputSchema" => match (x, y) {
                 (None, Some(_)) => out.push(change(
-                    "output-schema-added",
+                    RuleId::OutputSchemaAdded,
                     name,
                     p,
                     format!("tool {t} now declares an outputSchema (structured output)"),
@@ -115,7 +107,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     y.cloned(),
                 )),
                 (Some(_), None) => out.push(change(
-                    "output-schema-removed",
+                    RuleId::OutputSchemaRemoved,
                     name,
                     p,
                     format!("tool {t} no longer declares an outputSchema: structured output is no longer promised"),
@@ -133,7 +125,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             "icons" => {
                 if x.map(canon) != y.map(canon) {
                     out.push(change(
-                        "icons-changed",
+                        RuleId::IconsChanged,
                         name,
                         p,
                         format!("icons of tool {t} changed"),
@@ -145,7 +137,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             "_meta" => {
                 if x.map(canon) != y.map(canon) {
                     let msg = format!("_meta of tool {t} changed from {} to {}", opt(x), opt(y));
-                    out.push(change("meta-changed", name, p, msg, x.cloned(), y.cloned()));
+                    out.push(change(RuleId::MetaChanged, name, p, msg, x.cloned(), y.cloned()));
                 }
             }
             "execution" => execution(name, x, y, &mut out),
@@ -153,7 +145,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                 if x.map(canon) != y.map(canon) {
                     let msg =
                         format!("field `{}` of tool {t} changed from {} to {}", escape_hidden(key), opt(x), opt(y));
-                    out.push(change("field-changed", name, p, msg, x.cloned(), y.cloned()));
+                    out.push(change(RuleId::FieldChanged, name, p, msg, x.cloned(), y.cloned()));
                 }
             }
         }
@@ -182,7 +174,7 @@ pub fn hidden_changes(name: &str, old: Option<&Value>, new: &Value) -> Vec<Chang
         .map(|(p, s)| {
             let esc_s = escape_hidden(&s);
             change(
-                "hidden-characters",
+                RuleId::HiddenCharacters,
                 name,
                 p.clone(),
                 format!("tool {t} now contains hidden characters at {}: \"{esc_s}\"", escape_hidden(&p)),
@@ -211,7 +203,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         _ => {
             if x != y {
                 out.push(change(
-                    "field-changed",
+                    RuleId::FieldChanged,
                     name,
                     "/annotations".into(),
                     format!("annotations of tool {t} changed"),
@@ -233,7 +225,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         };
         if counts && va != vb {
             let safer = vb == *true_is_safe;
-            let rule = if safer { "annotation-relaxed" } else { "annotation-escalated" };
+            let rule = if safer { RuleId::AnnotationRelaxed } else { RuleId::AnnotationEscalated };
             let msg = format!(
                 "{hint} of tool {t} changed from {va} to {vb} ({})",
                 if safer {
@@ -261,7 +253,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
             if (nb(p) || nb(q)) && p != q {
                 let msg = format!("annotation {k} of tool {t} changed from {} to {}", opt(p), opt(q));
                 out.push(change(
-                    "field-changed",
+                    RuleId::FieldChanged,
                     name,
                     format!("/annotations/{}", esc(k)),
                     msg,
@@ -278,7 +270,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         let ptr = format!("/annotations/{}", esc(k));
         if k == "title" {
             out.push(change(
-                "annotation-title-changed",
+                RuleId::AnnotationTitleChanged,
                 name,
                 ptr,
                 format!("annotations.title of tool {t} changed from {} to {}", opt(p), opt(q)),
@@ -287,7 +279,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
             ));
         } else {
             let msg = format!("annotation `{}` of tool {t} changed from {} to {}", escape_hidden(k), opt(p), opt(q));
-            out.push(change("field-changed", name, ptr, msg, p.cloned(), q.cloned()));
+            out.push(change(RuleId::FieldChanged, name, ptr, msg, p.cloned(), q.cloned()));
         }
     }
 }
@@ -318,5 +310,5 @@ fn execution(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Cha
         format!("execution of tool {t} changed")
     };
     let p = if ta != tb { "/execution/taskSupport" } else { "/execution" };
-    out.push(change("execution-changed", name, p.into(), msg, x.cloned(), y.cloned()));
+    out.push(change(RuleId::ExecutionChanged, name, p.into(), msg, x.cloned(), y.cloned()));
 }

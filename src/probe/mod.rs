@@ -24,28 +24,30 @@ use crate::report::{Probe, ProbeKind, ProbeOutcome};
 pub use args::synthesize_args;
 pub use shape::Relation;
 
+use crate::rules::RuleId;
+
 /// Probe calls in flight at once, per server.
 pub const CONCURRENCY: usize = 4;
 /// Longest excerpt of a server's error text in a message.
 pub const EXCERPT: usize = 200;
 
-pub const CALL_FAILED: &str = "call-failed";
-pub const CALL_TIMEOUT: &str = "call-timeout";
-pub const STRUCTURED_CONTENT_MISSING: &str = "structured-content-missing";
-pub const STRUCTURED_CONTENT_INVALID: &str = "structured-content-invalid";
-pub const INCOMPLETE_CALL_ACCEPTED: &str = "incomplete-call-accepted";
-pub const RESULT_SHAPE_CHANGED: &str = "result-shape-changed";
+pub const CALL_FAILED: RuleId = RuleId::CallFailed;
+pub const CALL_TIMEOUT: RuleId = RuleId::CallTimeout;
+pub const STRUCTURED_CONTENT_MISSING: RuleId = RuleId::StructuredContentMissing;
+pub const STRUCTURED_CONTENT_INVALID: RuleId = RuleId::StructuredContentInvalid;
+pub const INCOMPLETE_CALL_ACCEPTED: RuleId = RuleId::IncompleteCallAccepted;
+pub const RESULT_SHAPE_CHANGED: RuleId = RuleId::ResultShapeChanged;
 /// Something pinned is not there this time (loud: counts and optional parts vary).
-pub const RESULT_SHAPE_REDUCED: &str = "result-shape-reduced";
+pub const RESULT_SHAPE_REDUCED: RuleId = RuleId::ResultShapeReduced;
 /// A text block is JSON that now differs from `structuredContent`.
-pub const TEXT_STRUCTURE_CONFLICT: &str = "text-structure-conflict";
+pub const TEXT_STRUCTURE_CONFLICT: RuleId = RuleId::TextStructureConflict;
 /// A block contradicts its own declaration (JSON that does not parse, a wrong magic number).
-pub const RESULT_PAYLOAD_INVALID: &str = "result-payload-invalid";
+pub const RESULT_PAYLOAD_INVALID: RuleId = RuleId::ResultPayloadInvalid;
 /// Most result-contract findings reported per tool and rule; the last one says how many more.
 pub const MAX_FINDINGS: usize = 8;
 
 /// Every rule id a probe can report.
-pub const RULES: &[&str] = &[
+pub const RULES: &[RuleId] = &[
     CALL_FAILED,
     CALL_TIMEOUT,
     STRUCTURED_CONTENT_MISSING,
@@ -415,11 +417,11 @@ pub fn toml_key(k: &str) -> String {
     }
 }
 
-fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: String) -> Probe {
-    Probe { tool: tool.to_string(), kind, outcome, rule: rule.map(str::to_string), message, class: None }
+fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<RuleId>, message: String) -> Probe {
+    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None }
 }
 
-fn fail(tool: &str, kind: ProbeKind, rule: &str, message: String) -> Probe {
+fn fail(tool: &str, kind: ProbeKind, rule: RuleId, message: String) -> Probe {
     probe(tool, kind, ProbeOutcome::Fail, Some(rule), message)
 }
 
@@ -567,7 +569,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
             format!("result of tool {tool}: a text block is JSON that differs from structuredContent (a text reader and a structure reader get different answers)"),
         ));
     }
-    let payload: Vec<(&str, String)> =
+    let payload: Vec<(RuleId, String)> =
         shape::payload_problems(tool, result).into_iter().map(|m| (RESULT_PAYLOAD_INVALID, m)).collect();
     // A pin from before mcp-pin judged payloads (it has no `blocks` atom, pinned by the same
     // release) was locked without this judgement: an upgrade reports nothing for it until the
@@ -578,7 +580,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
         notes.push("its payload contradicts its declaration, not judged against a lock from before mcp-pin judged payloads: run `mcp-pin lock` to pin its result".into());
     }
     if let Some(p) = ctx.pinned {
-        let findings: Vec<(&str, String)> = shape::compare(tool, p, &live_shape, output_schema.is_some())
+        let findings: Vec<(RuleId, String)> = shape::compare(tool, p, &live_shape, output_schema.is_some())
             .into_iter()
             .map(|f| (f.rule, f.message))
             .collect();
@@ -601,7 +603,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
 }
 
 /// One failing probe per finding, at most [`MAX_FINDINGS`] (the last says how many more).
-fn push_capped(probes: &mut Vec<Probe>, tool: &str, findings: Vec<(&str, String)>) {
+fn push_capped(probes: &mut Vec<Probe>, tool: &str, findings: Vec<(RuleId, String)>) {
     let n = findings.len();
     for (i, (rule, mut message)) in findings.into_iter().enumerate() {
         if i == MAX_FINDINGS {

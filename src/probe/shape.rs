@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use super::validate::json_eq;
+use crate::rules::RuleId;
 
 /// How a result's text blocks relate to its `structuredContent`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -476,7 +477,7 @@ pub fn pinned_failure(pinned: &Value) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// `result-shape-changed` or `result-shape-reduced`.
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }
 
@@ -878,19 +879,19 @@ mod tests {
     }
 
     /// (rule, message) of comparing the contract of `lock` with that of `now`.
-    fn diff(lock: &Value, now: &Value, has_schema: bool) -> Vec<(&'static str, String)> {
+    fn diff(lock: &Value, now: &Value, has_schema: bool) -> Vec<(RuleId, String)> {
         compare("t", &shape(lock, !has_schema), &shape(now, !has_schema), has_schema)
             .into_iter()
             .map(|f| (f.rule, f.message))
             .collect()
     }
 
-    fn rules_of(d: &[(&'static str, String)]) -> Vec<&'static str> {
+    fn rules_of(d: &[(RuleId, String)]) -> Vec<RuleId> {
         d.iter().map(|x| x.0).collect()
     }
 
-    const CH: &str = crate::probe::RESULT_SHAPE_CHANGED;
-    const RE: &str = crate::probe::RESULT_SHAPE_REDUCED;
+    const CH: RuleId = crate::probe::RESULT_SHAPE_CHANGED;
+    const RE: RuleId = crate::probe::RESULT_SHAPE_REDUCED;
 
     #[test]
     fn structured_content_presence_and_type() {

@@ -127,8 +127,8 @@ fn ok(result: Value) -> Result<CallOutcome, ClientError> {
     Ok(CallOutcome::Result(result))
 }
 
-fn rules(p: &[Probe]) -> Vec<Option<&str>> {
-    p.iter().map(|p| p.rule.as_deref()).collect()
+fn rules(p: &[Probe]) -> Vec<Option<RuleId>> {
+    p.iter().map(|p| p.rule).collect()
 }
 
 #[test]
@@ -243,10 +243,10 @@ fn incomplete_call_judgement() {
     let r = judge_incomplete("t", "a", &ok(json!({"isError": true, "content": []})), T, &[]);
     assert_eq!(r.outcome, ProbeOutcome::Pass);
     let r = judge_incomplete("t", "a", &ok(json!({"content": [{"type": "text", "text": "fine"}]})), T, &[]);
-    assert_eq!(r.rule.as_deref(), Some(INCOMPLETE_CALL_ACCEPTED));
+    assert_eq!(r.rule, Some(INCOMPLETE_CALL_ACCEPTED));
     assert!(r.message.contains("`a`"));
     let r = judge_incomplete("t", "a", &Ok(CallOutcome::Timeout), T, &[]);
-    assert_eq!(r.rule.as_deref(), Some(CALL_TIMEOUT));
+    assert_eq!(r.rule, Some(CALL_TIMEOUT));
 }
 
 #[test]
@@ -383,11 +383,11 @@ fn text_structure_conflict_only_when_new_since_lock() {
     let (_, text_pin) = judge("t", &ctx(&d, None, Mode::Lock, None), &ok(text_only));
     for (pin, fires) in [(&agree_pin, true), (&text_pin, true), (&conflict_pin, false)] {
         let (p, _) = judge("t", &ctx(&d, pin.as_ref(), Mode::Check, None), &ok(conflict.clone()));
-        assert_eq!(p.iter().any(|p| p.rule.as_deref() == Some(TEXT_STRUCTURE_CONFLICT)), fires, "{pin:?}: {p:?}");
+        assert_eq!(p.iter().any(|p| p.rule == Some(TEXT_STRUCTURE_CONFLICT)), fires, "{pin:?}: {p:?}");
     }
-    assert_eq!(crate::rules::default_class(TEXT_STRUCTURE_CONFLICT), crate::change::Class::Silent);
-    assert_eq!(crate::rules::default_class(RESULT_SHAPE_REDUCED), crate::change::Class::Loud);
-    assert_eq!(crate::rules::default_class(RESULT_PAYLOAD_INVALID), crate::change::Class::Silent);
+    assert_eq!(crate::rules::lookup(TEXT_STRUCTURE_CONFLICT).unwrap().class, crate::change::Class::Silent);
+    assert_eq!(crate::rules::lookup(RESULT_SHAPE_REDUCED).unwrap().class, crate::change::Class::Loud);
+    assert_eq!(crate::rules::lookup(RESULT_PAYLOAD_INVALID).unwrap().class, crate::change::Class::Silent);
 }
 
 #[test]

@@ -6,10 +6,7 @@ use std::cmp::Reverse;
 use super::{FailOn, ProbeKind, ProbeOutcome, Report, Status};
 use crate::change::{Change, Class};
 
-/// Rule id of a server that could not be checked (not in the catalogue: SARIF describes it itself).
-pub const SERVER_ERROR_RULE: &str = "server-error";
-/// Rule id of a failing probe that carries no rule id of its own.
-pub const PROBE_FAILED_RULE: &str = "probe-failed";
+pub use crate::rules::{PROBE_FAILED_RULE, SERVER_ERROR_RULE};
 
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +116,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
             out.push(Finding {
                 server: &s.name,
                 tool: c.tool.as_deref(),
-                rule: &c.rule,
+                rule: c.rule.as_str(),
                 class: c.class,
                 fails_gate: report.fail_on.fails(c.class),
                 message: &c.message,
@@ -134,7 +131,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
             out.push(Finding {
                 server: &s.name,
                 tool: Some(&p.tool),
-                rule: p.rule.as_deref().unwrap_or(PROBE_FAILED_RULE),
+                rule: p.rule.map_or(PROBE_FAILED_RULE, |r| r.as_str()),
                 class: Class::Silent,
                 fails_gate: report.fail_on != FailOn::Never,
                 message: &p.message,

@@ -60,7 +60,8 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
             singles.push(c);
             continue;
         }
-        let key = (std::cmp::Reverse(c.class), c.rule.clone(), c.pointer.clone(), canon(&c.before), canon(&c.after));
+        let key =
+            (std::cmp::Reverse(c.class), c.rule.to_string(), c.pointer.clone(), canon(&c.before), canon(&c.after));
         by_key.entry(key).or_default().push(c);
     }
     let mut out: Vec<Group<'a>> = singles.into_iter().map(|c| group_of(vec![c])).collect();
@@ -89,7 +90,7 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
 fn group_of(changes: Vec<&Change>) -> Group<'_> {
     let c = changes[0];
     Group {
-        rule: &c.rule,
+        rule: c.rule.as_str(),
         class: c.class,
         pointer: &c.pointer,
         before: c.before.as_ref(),
@@ -114,7 +115,7 @@ pub fn name_list(names: &[&str], shown: usize) -> String {
 pub fn summary_line(changes: &[&Change]) -> String {
     let mut by_class: BTreeMap<std::cmp::Reverse<Class>, BTreeMap<&str, usize>> = BTreeMap::new();
     for c in changes {
-        *by_class.entry(std::cmp::Reverse(c.class)).or_default().entry(&c.rule).or_default() += 1;
+        *by_class.entry(std::cmp::Reverse(c.class)).or_default().entry(c.rule.as_str()).or_default() += 1;
     }
     by_class
         .into_iter()
@@ -154,7 +155,7 @@ mod tests {
 
     fn ch(rule: &str, class: Class, tool: &str, msg: &str, before: Value, after: Value) -> Change {
         Change {
-            rule: rule.into(),
+            rule: rule.parse().expect("a catalogue rule"),
             class,
             tool: Some(tool.into()),
             pointer: "/inputSchema/additionalProperties".into(),

@@ -109,7 +109,7 @@ pub fn word_diff(before: &str, after: &str, color: bool) -> String {
 /// A change to text the model reads as prose (a description, the instructions), whose message
 /// does not quote it: its text is always worth showing, even one word.
 pub fn is_prose(c: &Change) -> bool {
-    c.rule.contains("description") || c.rule.contains("instructions")
+    c.rule.as_str().contains("description") || c.rule.as_str().contains("instructions")
 }
 
 pub fn texts(c: &Change) -> Option<(&str, &str)> {
@@ -285,7 +285,7 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
             out,
             "    {} {:<28} {}{what}: {}",
             label,
-            p.rule.as_deref().unwrap_or(""),
+            p.rule.map_or("", |r| r.as_str()),
             escape_line(&p.tool),
             escape_for_display(&p.message)
         );

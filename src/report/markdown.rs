@@ -276,7 +276,7 @@ fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (Stri
                         ProbeOutcome::Fail => "**fail**",
                         ProbeOutcome::Skipped => "skipped",
                     },
-                    p.rule.as_deref().map(code).unwrap_or_default(),
+                    p.rule.map(|r| code(r.as_str())).unwrap_or_default(),
                     text(&p.message)
                 );
             }
@@ -326,7 +326,7 @@ fn details(out: &mut String, c: &Change, tools: Option<usize>) {
         Some(n) => format!("{n} tools"),
         None => html(c.tool.as_deref().unwrap_or("server")),
     };
-    let mut summary = format!("<code>{who}</code> · <code>{}</code>", html(&c.rule));
+    let mut summary = format!("<code>{who}</code> · <code>{}</code>", html(c.rule.as_str()));
     if !c.pointer.is_empty() {
         let _ = write!(summary, " at <code>{}</code>", html(&c.pointer));
     }

@@ -67,7 +67,7 @@ pub struct Probe {
     pub kind: ProbeKind,
     pub outcome: ProbeOutcome,
     /// Rule id for a failure (`call-failed`, ...).
-    pub rule: Option<String>,
+    pub rule: Option<crate::rules::RuleId>,
     pub message: String,
     /// Class of a failure after policy; `None` means the rule's default class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,7 +78,7 @@ impl Probe {
     /// The class a failing probe counts as (probe rules are silent by default, so they fail the
     /// default gate; `result-shape-reduced` is loud).
     pub fn effective_class(&self) -> Class {
-        self.class.unwrap_or_else(|| self.rule.as_deref().map(crate::rules::default_class).unwrap_or(Class::Silent))
+        self.class.unwrap_or_else(|| self.rule.map_or(Class::Silent, crate::rules::RuleId::class))
     }
 }
 
