@@ -9,6 +9,7 @@ pub mod change;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod conformance;
 pub mod diff;
 pub mod digest;
 pub mod env_vars;
