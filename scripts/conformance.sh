@@ -38,6 +38,11 @@ run "$dir/v1" tools_call
 run "$dir/v2" sse-retry --spec-version 2025-11-25
 run "$dir/v2" auth/client-credentials-basic
 run "$dir/v2" auth/client-credentials-jwt
+# Extensions: workload identity (JWT bearer), enterprise-managed (token exchange for an ID-JAG),
+# DPoP-bound tokens (RFC 9449) without and with server nonces.
+for sc in auth/wif-jwt-bearer auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce; do
+  run "$dir/v2" "$sc"
+done
 for sc in json-schema-2020-12-preservation request-metadata http-standard-headers http-custom-headers \
   http-invalid-tool-headers json-schema-ref-no-deref sep-2322-client-request-state tools_call; do
   run "$dir/v2" "$sc" --spec-version 2026-07-28

@@ -23,6 +23,8 @@ pub const MCP_PIN_INPUT_PREFIX: &str = "MCP_PIN_INPUT_";
 /// The official conformance suite's context for its client (client credentials): read by the
 /// hidden `conformance-client` adapter only.
 pub const MCP_CONFORMANCE_CONTEXT: &str = "MCP_CONFORMANCE_CONTEXT";
+/// The name of the conformance scenario being run (the adapter only).
+pub const MCP_CONFORMANCE_SCENARIO: &str = "MCP_CONFORMANCE_SCENARIO";
 
 /// The value of `name`, if set and not empty.
 pub fn get(name: &str) -> Option<String> {

@@ -926,3 +926,82 @@ fn a_json_file_of_no_known_format_names_the_formats_read() {
     assert!(e.contains("`mcpServers` (Claude Code .mcp.json") && e.contains("`servers` (VS Code"), "{e}");
     assert!(e.contains("is it an MCP client config?"), "{e}");
 }
+
+#[test]
+fn oauth_grant_and_dpop_config() {
+    use mcp_pin::config::Grant;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp-pin.toml");
+    let env = |name: &str| match name {
+        "OIDC" => Some("eyJ.workload-jwt.sig".to_string()),
+        "IDT" => Some("eyJ.id-token.sig".to_string()),
+        "CSECRET" => Some("s3cret-value".to_string()),
+        _ => None,
+    };
+    let parse = |oauth: &str| {
+        let text = format!("[servers.r]\nurl = \"https://mcp.example.com/mcp\"\noauth = {oauth}\n");
+        mcp_pin::config::Config::parse_with(&text, &path, Some(&env))
+    };
+    let oauth = |oauth: &str| {
+        let loaded = parse(oauth).unwrap();
+        let mcp_pin::config::Transport::Http(h) = &loaded.config.servers["r"].transport else { panic!("http") };
+        assert!(!format!("{h:?}").contains("eyJ"), "no credential in Debug");
+        h.oauth.clone().unwrap()
+    };
+    // Workload identity: the assertion is the grant, no client needed, DPoP on.
+    let o =
+        oauth(r#"{ grant = "jwt-bearer", assertion = "${OIDC}", issuer = "https://auth.example.com", dpop = true }"#);
+    assert!(matches!(&o.grant, Grant::JwtBearer { assertion } if assertion == "eyJ.workload-jwt.sig"));
+    assert!(o.dpop && o.client_id.is_empty() && o.client_secret.is_empty());
+    // Enterprise-managed: the IdP's fields and the client's credentials at the authorization server.
+    let o = oauth(
+        r#"{ grant = "enterprise-managed", id_token = "${IDT}", idp_token_endpoint = "https://idp.example.com/token", idp_client_id = "idp-client", client_id = "mcp-client", client_secret = "${CSECRET}" }"#,
+    );
+    match &o.grant {
+        Grant::EnterpriseManaged { id_token, idp_token_endpoint, idp_client_id, idp_client_secret } => {
+            assert_eq!(id_token, "eyJ.id-token.sig");
+            assert_eq!(idp_token_endpoint, "https://idp.example.com/token");
+            assert_eq!(idp_client_id.as_deref(), Some("idp-client"));
+            assert!(idp_client_secret.is_none());
+        }
+        _ => panic!("enterprise-managed"),
+    }
+    assert!(!o.dpop && o.client_secret == "s3cret-value");
+    // The default grant is still client credentials.
+    assert!(matches!(oauth(r#"{ client_id = "x", client_secret = "yyyy" }"#).grant, Grant::ClientCredentials));
+    // Invalid combinations are errors naming the server, the key and the file.
+    for (bad, want) in [
+        (
+            r#"{ client_id = "x", client_secret = "yyyy", assertion = "${OIDC}" }"#,
+            "`oauth.assertion` is for `grant = \"jwt-bearer\"`",
+        ),
+        (r#"{ grant = "jwt-bearer" }"#, "needs `assertion`"),
+        (r#"{ grant = "jwt-bearer", assertion = "${OIDC}", client_secret = "yyyy" }"#, "no `client_id`"),
+        (r#"{ grant = "jwt-bearer", assertion = "${OIDC}", id_token = "${IDT}" }"#, "`oauth.id_token` is for"),
+        (
+            r#"{ grant = "device-code", client_id = "x", client_secret = "yyyy" }"#,
+            "one of client-credentials, jwt-bearer, enterprise-managed",
+        ),
+        (
+            r#"{ grant = "enterprise-managed", idp_token_endpoint = "https://idp.example.com/token", client_id = "x", client_secret = "yyyy" }"#,
+            "needs `id_token`",
+        ),
+        (
+            r#"{ grant = "enterprise-managed", id_token = "${IDT}", client_id = "x", client_secret = "yyyy" }"#,
+            "needs `idp_token_endpoint`",
+        ),
+        (
+            r#"{ grant = "enterprise-managed", id_token = "${IDT}", idp_token_endpoint = "https://idp.example.com/token", client_id = "x" }"#,
+            "needs `client_secret`",
+        ),
+        (
+            r#"{ grant = "enterprise-managed", id_token = "${IDT}", idp_token_endpoint = "http://idp.example.com/token", client_id = "x", client_secret = "yyyy" }"#,
+            "`oauth.idp_token_endpoint` must be an https:// URL",
+        ),
+        (r#"{ client_id = "x", client_secret = "yyyy", dpop = "yes" }"#, "`oauth.dpop` must be true or false"),
+    ] {
+        let e = parse(bad).unwrap_err().to_string();
+        assert!(e.contains(want) && e.contains("server `r`") && e.contains("mcp-pin.toml"), "{bad}: {e}");
+        assert!(!e.contains("eyJ"), "no credential in the error: {e}");
+    }
+}

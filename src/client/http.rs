@@ -33,6 +33,8 @@ pub struct CapturingHttp {
     pub configured: Arc<Vec<HeaderName>>,
     /// Origins (`https://host:port`) a redirect may lead to; the configured headers never go there.
     pub redirect_origins: Arc<Vec<String>>,
+    /// A DPoP-bound token (`oauth.dpop`): each request gets its own proof ([`Self::authorize`]).
+    pub dpop: Option<Arc<super::oauth::dpop::Binding>>,
 }
 
 /// An error and its causes, each said once: `a: b: c`.
@@ -121,6 +123,22 @@ fn wants_raw(message: &ClientJsonRpcMessage) -> bool {
 type Res<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 
 impl CapturingHttp {
+    /// The authorization of one request to the MCP server, the one place it is made: rmcp's
+    /// bearer token as it is, or with DPoP `Authorization: DPoP <token>` and a fresh proof for
+    /// `method uri` among the headers (and no bearer token).
+    fn authorize(
+        &self,
+        method: &str,
+        uri: &str,
+        auth_header: Option<String>,
+        mut headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Res<(Option<String>, HashMap<HeaderName, HeaderValue>)> {
+        let Some(binding) = &self.dpop else { return Ok((auth_header, headers)) };
+        let pair = binding.headers(method, uri).map_err(|e| StreamableHttpError::UnexpectedServerResponse(e.into()))?;
+        headers.extend(pair);
+        Ok((None, headers))
+    }
+
     /// Decode a captured body for rmcp, or a substitute when rmcp cannot type it.
     fn for_rmcp(&self, text: &str) -> Res<Option<ServerJsonRpcMessage>> {
         let forwarded = match self.capture.inspect(text) {
@@ -149,12 +167,19 @@ impl CapturingHttp {
         })?;
         let home = origin(&target);
         let mut hops = 0;
+        let mut nonce_retried = false;
         let resp = loop {
             let foreign = origin(&target) != home;
             let mut req =
                 self.client.post(target.clone()).header(reqwest::header::ACCEPT, "application/json, text/event-stream");
-            if let Some(auth) = auth_header.as_ref().filter(|_| !foreign) {
-                req = req.bearer_auth(auth);
+            if !foreign {
+                let (bearer, auth) = self.authorize("POST", target.as_str(), auth_header.clone(), HashMap::new())?;
+                if let Some(token) = bearer {
+                    req = req.bearer_auth(token);
+                }
+                for (name, value) in auth {
+                    req = req.header(name, value);
+                }
             }
             for (name, value) in &custom_headers {
                 if !(foreign && self.configured.contains(name)) {
@@ -173,6 +198,21 @@ impl CapturingHttp {
                     error_chain(&e)
                 )))
             })?;
+            if let Some(binding) = &self.dpop {
+                // A use_dpop_nonce challenge gets the request once more with the server's
+                // nonce (RFC 9449 §9); a fresh nonce on any answer is kept for the next ones.
+                let challenge = super::oauth::dpop::nonce_challenge(resp.status().as_u16(), resp.headers(), None);
+                if let Some(n) = challenge {
+                    binding.set_nonce(n);
+                    if !nonce_retried && !foreign {
+                        nonce_retried = true;
+                        continue;
+                    }
+                } else if let Some(n) = resp.headers().get(super::oauth::dpop::DPOP_NONCE).and_then(|v| v.to_str().ok())
+                {
+                    binding.set_nonce(n.to_string());
+                }
+            }
             if !resp.status().is_redirection() {
                 break resp;
             }
@@ -319,6 +359,7 @@ impl StreamableHttpClient for CapturingHttp {
         if wants_raw(&message) {
             self.post_raw(uri, message, session_id, auth_header, custom_headers).await
         } else {
+            let (auth_header, custom_headers) = self.authorize("POST", &uri, auth_header, custom_headers)?;
             // rmcp's own client enforces its event and body limits on what it reads itself.
             self.client
                 .post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
@@ -335,6 +376,7 @@ impl StreamableHttpClient for CapturingHttp {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
+        let (auth_header, custom_headers) = self.authorize("GET", &uri, auth_header, custom_headers)?;
         self.client
             .get_stream_with_max_sse_event_size(
                 uri,
@@ -354,6 +396,7 @@ impl StreamableHttpClient for CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<()> {
+        let (auth_header, custom_headers) = self.authorize("DELETE", &uri, auth_header, custom_headers)?;
         self.client.delete_session(uri, session_id, auth_header, custom_headers).await
     }
 
@@ -365,6 +408,7 @@ impl StreamableHttpClient for CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
+        let (auth_header, custom_headers) = self.authorize("GET", &uri, auth_header, custom_headers)?;
         self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
     }
 }

@@ -230,17 +230,19 @@ impl Session {
                     .connect_timeout(server.timeout)
                     .build()
                     .map_err(|e| ClientError::Transport(e.to_string()))?;
-                let http = http::CapturingHttp {
+                let mut http = http::CapturingHttp {
                     client,
                     capture: capture.clone(),
                     configured: Arc::new(headers.keys().cloned().collect()),
                     redirect_origins: Arc::new(cfg.allow_redirects.clone()),
+                    dpop: None,
                 };
                 let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
                 transport_config.custom_headers = headers;
                 if let Some(o) = &cfg.oauth {
-                    let token = oauth::client_credentials_token(&http.client, &cfg.url, o, server.timeout).await?;
-                    transport_config.auth_header = Some(token);
+                    let auth = oauth::authorize(&http.client, &cfg.url, o, server.timeout).await?;
+                    http.dpop = auth.dpop.map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
+                    transport_config.auth_header = Some(auth.token);
                 }
                 let transport = StreamableHttpClientTransport::with_client(http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);

@@ -178,7 +178,7 @@ pub struct Http {
     /// `allow_redirects`: origins (`https://host:port`) a redirect may lead to. The configured
     /// headers are never sent there; a redirect to any other origin is an error.
     pub allow_redirects: Vec<String>,
-    /// `oauth`: a token by the OAuth client-credentials grant ([`crate::client::oauth`]).
+    /// `oauth`: a token by an OAuth grant for CI ([`crate::client::oauth`]).
     pub oauth: Option<OAuth>,
 }
 
@@ -200,6 +200,45 @@ pub struct OAuth {
     /// Trust whichever authorization server the resource server names (the conformance
     /// adapter only; never from a config).
     pub trust_discovered_issuer: bool,
+    /// `grant`: how the token is obtained (default: client credentials).
+    pub grant: Grant,
+    /// `dpop = true`: a DPoP-bound token (RFC 9449), every request with a fresh proof.
+    pub dpop: bool,
+}
+
+/// `oauth.grant`. Every value held here is a secret.
+#[derive(Clone, Default)]
+pub enum Grant {
+    /// `"client-credentials"` (the default): `client_id` and a secret or key.
+    #[default]
+    ClientCredentials,
+    /// `"jwt-bearer"` (RFC 7523 §2.1, workload identity federation): an externally issued JWT
+    /// (`assertion`, e.g. a CI OIDC token) is the grant; client authentication is optional.
+    JwtBearer { assertion: String },
+    /// `"enterprise-managed"` (SEP-990): `id_token` exchanged at the IdP's token endpoint for an
+    /// ID-JAG (RFC 8693), which is the JWT-bearer grant at the authorization server.
+    EnterpriseManaged {
+        id_token: String,
+        idp_token_endpoint: String,
+        idp_client_id: Option<String>,
+        idp_client_secret: Option<String>,
+    },
+    /// The conformance adapter only, never from a config: the suite's authorization server
+    /// approves an authorization-code request without a user ([`crate::app::conformance::oauth`]).
+    #[doc(hidden)]
+    ConformanceAuthorizationCode,
+}
+
+impl Grant {
+    /// The config spelling.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Grant::ClientCredentials => "client-credentials",
+            Grant::JwtBearer { .. } => "jwt-bearer",
+            Grant::EnterpriseManaged { .. } => "enterprise-managed",
+            Grant::ConformanceAuthorizationCode => "authorization-code",
+        }
+    }
 }
 
 impl std::fmt::Debug for OAuth {
@@ -209,6 +248,8 @@ impl std::fmt::Debug for OAuth {
             .field("client_secret", &"***")
             .field("scope", &self.scope)
             .field("issuer", &self.issuer)
+            .field("grant", &self.grant.name())
+            .field("dpop", &self.dpop)
             .finish()
     }
 }

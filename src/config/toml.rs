@@ -400,12 +400,33 @@ impl<'a> Ctx<'a> {
             Some((_, ov)) => {
                 let t = self.table(ov, "`oauth`")?;
                 let mut fields: BTreeMap<&str, (String, Range<usize>)> = BTreeMap::new();
-                const OAUTH_KEYS: &[&str] =
-                    &["client_id", "client_secret", "private_key", "signing_algorithm", "scope", "issuer"];
+                let mut dpop = false;
+                const OAUTH_KEYS: &[&str] = &[
+                    "client_id",
+                    "client_secret",
+                    "private_key",
+                    "signing_algorithm",
+                    "scope",
+                    "issuer",
+                    "grant",
+                    "assertion",
+                    "id_token",
+                    "idp_token_endpoint",
+                    "idp_client_id",
+                    "idp_client_secret",
+                    "dpop",
+                ];
                 for (k, v) in t.iter() {
                     let key = k.get_ref().as_ref();
                     if !OAUTH_KEYS.contains(&key) {
                         return Err(self.unknown(k, key, &format!("[servers.{n}.oauth]"), OAUTH_KEYS));
+                    }
+                    if key == "dpop" {
+                        let DeValue::Boolean(b) = v.get_ref() else {
+                            return Err(self.at(v.span(), format!("server `{n}`: `oauth.dpop` must be true or false")));
+                        };
+                        dpop = *b;
+                        continue;
                     }
                     let DeValue::String(s) = v.get_ref() else {
                         return Err(self.at(v.span(), format!("server `{n}`: `oauth.{key}` must be a string")));
@@ -413,26 +434,38 @@ impl<'a> Ctx<'a> {
                     let x = self.expand(n, s, v.span(), &format!("`oauth.{key}`"))?;
                     fields.insert(OAUTH_KEYS.iter().find(|o| **o == key).copied().unwrap_or("?"), (x.value, v.span()));
                 }
-                let need = |k: &str| -> Result<String, ConfigError> {
-                    fields.get(k).map(|(v, _)| v.clone()).ok_or_else(|| {
-                        self.at(
-                            ov.span(),
-                            format!(
-                                "server `{n}`: `oauth` needs `{k}` (client credentials: client_id and client_secret)"
-                            ),
-                        )
-                    })
-                };
-                let issuer = fields.get("issuer").map(|(v, _)| v.clone());
-                if let (Some(i), Some((_, span))) = (&issuer, fields.get("issuer")) {
-                    if !matches!(reqwest::Url::parse(i), Ok(u) if u.scheme() == "https" || u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost"))
-                    {
-                        return Err(
-                            self.at(span.clone(), format!("server `{n}`: `oauth.issuer` must be an https:// URL"))
-                        );
+                // Credentials are secrets whether from `${VAR}` or written here.
+                for k in ["client_secret", "private_key", "assertion", "id_token", "idp_client_secret"] {
+                    if let (Some((v, _)), Some(_)) = (fields.get(k), self.env) {
+                        crate::client::oauth::grants::secret(v);
                     }
                 }
-                let private_key = fields.get("private_key").map(|(v, _)| v.clone());
+                let get = |k: &str| fields.get(k).map(|(v, _)| v.clone());
+                let grant_name = get("grant").unwrap_or_else(|| "client-credentials".into());
+                let need = |k: &str| -> Result<String, ConfigError> {
+                    get(k).ok_or_else(|| {
+                        let what = match grant_name.as_str() {
+                            "jwt-bearer" => "the jwt-bearer grant: assertion",
+                            "enterprise-managed" => "the enterprise-managed grant: id_token, idp_token_endpoint, client_id and client_secret or private_key",
+                            _ => "client credentials: client_id and client_secret",
+                        };
+                        self.at(ov.span(), format!("server `{n}`: `oauth` needs `{k}` ({what})"))
+                    })
+                };
+                let https = |k: &str| -> Result<(), ConfigError> {
+                    if let Some((i, span)) = fields.get(k) {
+                        if !matches!(reqwest::Url::parse(i), Ok(u) if u.scheme() == "https" || u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost"))
+                        {
+                            return Err(
+                                self.at(span.clone(), format!("server `{n}`: `oauth.{k}` must be an https:// URL"))
+                            );
+                        }
+                    }
+                    Ok(())
+                };
+                https("issuer")?;
+                https("idp_token_endpoint")?;
+                let private_key = get("private_key");
                 if private_key.is_some() && fields.contains_key("client_secret") {
                     return Err(self.at(
                         ov.span(),
@@ -447,14 +480,58 @@ impl<'a> Ctx<'a> {
                         ));
                     }
                 }
+                // Keys that belong to one grant only are an error with another.
+                let only = |keys: &[&str], grant: &str| -> Result<(), ConfigError> {
+                    match keys.iter().find(|k| fields.contains_key(**k)) {
+                        Some(k) if grant_name != grant => Err(self.at(
+                            fields[k].1.clone(),
+                            format!("server `{n}`: `oauth.{k}` is for `grant = \"{grant}\"`, not `{grant_name}`"),
+                        )),
+                        _ => Ok(()),
+                    }
+                };
+                only(&["assertion"], "jwt-bearer")?;
+                only(&["id_token", "idp_token_endpoint", "idp_client_id", "idp_client_secret"], "enterprise-managed")?;
+                let grant = match grant_name.as_str() {
+                    "client-credentials" => super::Grant::ClientCredentials,
+                    "jwt-bearer" => super::Grant::JwtBearer { assertion: need("assertion")? },
+                    "enterprise-managed" => super::Grant::EnterpriseManaged {
+                        id_token: need("id_token")?,
+                        idp_token_endpoint: need("idp_token_endpoint")?,
+                        idp_client_id: get("idp_client_id"),
+                        idp_client_secret: get("idp_client_secret"),
+                    },
+                    other => {
+                        return Err(self.at(
+                            fields["grant"].1.clone(),
+                            format!("server `{n}`: `oauth.grant` `{other}`: one of client-credentials, jwt-bearer, enterprise-managed"),
+                        ))
+                    }
+                };
+                // Client authentication is optional with a JWT-bearer assertion (RFC 7523 §3.1).
+                let optional_client = matches!(grant, super::Grant::JwtBearer { .. });
+                let client_id = if optional_client { get("client_id").unwrap_or_default() } else { need("client_id")? };
+                let client_secret = match (&private_key, optional_client) {
+                    (Some(_), _) => String::new(),
+                    (None, true) => get("client_secret").unwrap_or_default(),
+                    (None, false) => need("client_secret")?,
+                };
+                if optional_client && client_id.is_empty() && (private_key.is_some() || !client_secret.is_empty()) {
+                    return Err(self.at(
+                        ov.span(),
+                        format!("server `{n}`: `oauth` has a client secret or key but no `client_id`"),
+                    ));
+                }
                 Some(super::OAuth {
-                    client_id: need("client_id")?,
-                    client_secret: if private_key.is_some() { String::new() } else { need("client_secret")? },
+                    client_id,
+                    client_secret,
                     private_key,
-                    signing_algorithm: fields.get("signing_algorithm").map(|(v, _)| v.clone()),
-                    scope: fields.get("scope").map(|(v, _)| v.clone()),
-                    issuer,
+                    signing_algorithm: get("signing_algorithm"),
+                    scope: get("scope"),
+                    issuer: get("issuer"),
                     trust_discovered_issuer: false,
+                    grant,
+                    dpop,
                 })
             }
         };

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::take;
+
+pub mod oauth;
 use crate::client::Session;
 use crate::config::ServerConfig;
 use crate::exit::ExitStatus;
@@ -19,7 +21,7 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
             url_template: url.to_string(),
             headers: BTreeMap::new(),
             allow_redirects: vec![],
-            // The suite hands client credentials to its client in MCP_CONFORMANCE_CONTEXT.
+            // The suite hands credentials to its client in MCP_CONFORMANCE_CONTEXT.
             oauth: conformance_oauth(),
         }),
     );
@@ -51,21 +53,9 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
     }
 }
 
-/// Client credentials from the conformance suite's context, if it gave any.
+/// The OAuth settings the conformance suite's context asks for, if any.
 fn conformance_oauth() -> Option<crate::config::OAuth> {
-    let ctx: serde_json::Value =
-        serde_json::from_str(&crate::env_vars::get(crate::env_vars::MCP_CONFORMANCE_CONTEXT)?).ok()?;
-    let get = |k: &str| ctx.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let private_key = get("private_key_pem");
-    Some(crate::config::OAuth {
-        client_id: get("client_id")?,
-        client_secret: if private_key.is_some() { String::new() } else { get("client_secret")? },
-        signing_algorithm: get("signing_algorithm"),
-        private_key,
-        scope: None,
-        issuer: get("issuer"),
-        trust_discovered_issuer: true,
-    })
+    oauth::oauth_from_context()
 }
 
 /// The probes, as `check` runs them, for the conformance adapter.
