@@ -1,7 +1,7 @@
 //! The rule catalogue, as data. `explain`, the docs, SARIF and the renderers all read this table.
 //!
 //! `docs/rules.md` is generated from [`rules_markdown`]; a test fails when the file is stale
-//! (`UPDATE_DOCS=1 cargo test --test diff_cases` rewrites it).
+//! (`INSTA_UPDATE=always cargo test --test integration diff_cases::` rewrites it).
 
 use crate::change::Class;
 
@@ -368,7 +368,7 @@ fn md_escape(s: &str) -> String {
 /// `docs/rules.md`, generated from [`RULES`].
 pub fn rules_markdown() -> String {
     let mut s = String::new();
-    s.push_str("<!-- Generated from src/rules.rs by `UPDATE_DOCS=1 cargo test --test diff_cases`. Do not edit. -->\n");
+    s.push_str("<!-- Generated from src/rules.rs by `INSTA_UPDATE=always cargo test --test integration diff_cases::`. Do not edit. -->\n");
     s.push_str("# mcp-pin rules\n\n");
     s.push_str(
         "Every change mcp-pin reports carries one rule id and one class. **silent** fails the gate by default, ",
@@ -522,10 +522,10 @@ pub const DECISIONS: &str = r#"## How the engine reads schemas (decisions beyond
    schema rules get their `output-` mirror or a waiver in the symmetry test.
 2. Emit it from `src/diff/walk.rs` (schema keywords: a `Kw` variant and its arm in `Walker::walk`,
    which has no catch-all) or `src/diff/tool.rs` / `src/diff/mod.rs`.
-3. Add two folders under `tests/cases/` (before/after/expected); `cargo test --test diff_cases`
-   fails until every rule has two.
-4. `UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases` regenerates this file and the
-   reviewed one-line messages.
+3. Add two folders under `tests/cases/` (before/after/expected); `cargo test --test integration
+   diff_cases::` fails until every rule has two.
+4. `INSTA_UPDATE=always cargo test --test integration diff_cases::` regenerates this file and the
+   cases' report snapshots; review them with `git diff` (or `cargo insta review`).
 
 ## Real releases in the corpus
 
@@ -535,7 +535,7 @@ capabilities), with every change reviewed by hand against this page. They are th
 nobody on the team wrote: unions compared by alternative and respelled
 names as renames came from running these releases. To add one, lock the old release and the new
 one, run `scripts/real-case.py NAME OLD.lock NEW.lock`, and review every change
-`cargo test --test diff_cases corpus` prints before writing it into `expected.json`.
+`cargo test --test integration diff_cases::corpus` prints before writing it into `expected.json`.
 "#;
 
 #[cfg(test)]
