@@ -3,7 +3,9 @@
 # Usage: scripts/bench.sh            (builds release binaries; needs python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --bins -q
+# Two builds, so mcp-pin is built with its own features only (not the fixture's server side).
+cargo build --release -q -p mcp-pin --bins
+cargo build --release -q -p mcp-pin-fixture
 PIN="$PWD/target/release/mcp-pin"
 FIX="$PWD/target/release/mcp-pin-fixture"
 GEN="$PWD/scripts/gen_surface.py"

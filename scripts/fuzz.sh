@@ -16,7 +16,7 @@
 #
 # A crash stops the run with exit 1 and leaves its input in fuzz/artifacts/TARGET/. Keep it as a
 # regression test: copy it to fuzz/regressions/TARGET/<what-it-is>, fix the bug, and
-# `cargo test --test fuzz_regressions` replays it from then on.
+# `cargo test --test integration fuzz_regressions::` replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}

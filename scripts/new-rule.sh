@@ -10,8 +10,9 @@
 # between the brackets, and its mirror on the other schema side or a waiver in
 # src/rules/tests.rs), the before/after surfaces and expected.json of each case, emit the rule
 # from the engine, and run
-#   UPDATE_DOCS=1 UPDATE_MESSAGES=1 cargo test --test diff_cases
-# (CONTRIBUTING.md, "Add a rule").
+#   cargo insta review             (after `cargo test --test integration diff_cases::`), or
+#   INSTA_UPDATE=always cargo test --test integration diff_cases::   then `git diff`
+# which writes each new case's report snapshot and docs/rules.md (CONTRIBUTING.md, "Add a rule").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 id=${1:?rule id (kebab-case)}; class=${2:?class: silent|loud|cosmetic}; surface=${3:?surface: tool|input|output|server|probe}

@@ -5,8 +5,10 @@ Usage: scripts/real-case.py NAME OLD.lock NEW.lock [SERVER]
 
 Writes tests/cases/NAME/{before,after}.json (the server's surface: tools, instructions,
 serverInfo, protocolVersion, capabilities) and an empty expected.json. Then run
-`cargo test --test diff_cases corpus`, review every change it prints against docs/rules.md, write
-the ones you agree with into expected.json, and `UPDATE_MESSAGES=1 cargo test --test diff_cases`.
+`cargo test --test integration diff_cases::corpus`, review every change it prints against
+docs/rules.md, write the ones you agree with into expected.json, and
+`INSTA_UPDATE=always cargo test --test integration diff_cases::` (then `git diff`: the case's
+report snapshot).
 """
 import json
 import os
@@ -42,7 +44,7 @@ def main():
     if not os.path.exists(expected):
         with open(expected, "w") as f:
             f.write("[]\n")
-    print(f"wrote {os.path.normpath(root)}; now review: cargo test --test diff_cases corpus")
+    print(f"wrote {os.path.normpath(root)}; now review: cargo test --test integration diff_cases::corpus")
 
 
 main()

@@ -1,5 +1,5 @@
 //! Entry points for the fuzz targets in `fuzz/` (one function per target, so the regression
-//! tests in `tests/fuzz_regressions.rs` replay a crash through exactly the code the fuzzer ran).
+//! tests in `tests/integration/fuzz_regressions.rs` replay a crash through exactly the code the fuzzer ran).
 //!
 //! Each function takes arbitrary bytes, must never panic on them, and asserts the invariants that
 //! hold for any input it accepts; a failed assertion is a bug the fuzzer reports as a crash.

@@ -6,6 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 echo "building mcp-pin and the demo server (first time: a few minutes)..."
 cargo build --quiet --manifest-path "$root/Cargo.toml" --bins
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p mcp-pin-fixture
 pin="$root/target/debug/mcp-pin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

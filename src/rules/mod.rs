@@ -10,7 +10,7 @@
 //!
 //! `docs/rules.md` is generated from [`rules_markdown`] (the engine's decisions are prose in
 //! `src/rules/decisions.md`, included here); a test fails when the file is stale
-//! (`UPDATE_DOCS=1 cargo test --test diff_cases` rewrites it).
+//! (`INSTA_UPDATE=always cargo test --test integration diff_cases::` rewrites it).
 
 use std::fmt;
 use std::str::FromStr;
@@ -693,7 +693,7 @@ pub fn rules_markdown() -> String {
     let mut s = String::new();
     // The header (and the "How to add a rule" steps in decisions.md) still name the old paths:
     // docs/rules.md is kept byte-identical across the refactor of #12; update both in one step.
-    s.push_str("<!-- Generated from src/rules.rs by `UPDATE_DOCS=1 cargo test --test diff_cases`. Do not edit. -->\n");
+    s.push_str("<!-- Generated from src/rules/mod.rs by `INSTA_UPDATE=always cargo test --test integration diff_cases::`. Do not edit. -->\n");
     s.push_str("# mcp-pin rules\n\n");
     s.push_str(
         "Every change mcp-pin reports carries one rule id and one class. **silent** fails the gate by default, ",

@@ -1,0 +1,319 @@
+//! Issue 16: what a new user meets in the first hour works as the docs say. Each test runs the
+//! real binary against the real fixture server.
+
+use crate::common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+fn surface() -> Value {
+    json!({
+        "serverInfo": {"name": "fixture", "version": "1.0.0"},
+        "tools": [
+            {
+                "name": "fetch",
+                "description": "Fetch one record by id.",
+                "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+            },
+            {
+                "name": "search",
+                "description": "Search the catalogue.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}, "status": {"type": "string"}},
+                    "required": ["query", "status"]
+                }
+            }
+        ]
+    })
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `github` reads `${GITHUB_TOKEN}`, `notes` reads nothing.
+fn two_servers() -> Project {
+    let p = Project::new();
+    p.write_json("gh.json", &surface());
+    p.write_json("notes.json", &surface());
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.github]\ncommand = {fx:?}\nargs = [\"--surface\", \"gh.json\"]\nenv = {{ GITHUB_TOKEN = \"${{GITHUB_TOKEN}}\" }}\n\n\
+             [servers.notes]\ncommand = {fx:?}\nargs = [\"--surface\", \"notes.json\"]\n",
+            fx = fixture_bin()
+        ),
+    );
+    let out = p.run_env(&["lock", "--no-probe"], &[("GITHUB_TOKEN", "ghp_only-the-github-job-has-it")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    p
+}
+
+fn names(report: &Value) -> Vec<String> {
+    report["servers"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn server_and_shard_need_only_the_selected_servers_variables() {
+    let p = two_servers();
+    // The documented drift cron: one job per server, each with only its own secrets.
+    for sel in [["--server", "notes"], ["--shard", "2/2"]] {
+        let out = p.run(&["check", "--no-probe", "--fail-on", "never", "--format", "json", sel[0], sel[1]]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(names(&report), ["notes"], "{report:#}");
+        // Under CI too: notes reads no variable, so nothing needs allowing.
+        let out = p.run_env(&["check", "--no-probe", sel[0], sel[1]], &[("CI", "true")]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    }
+    // The selected server's variables are still required, and still policed under CI.
+    let out = p.run(&["check", "--no-probe", "--server", "github"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("`GITHUB_TOKEN` is not set"), "{}", text(&out));
+    let out =
+        p.run_env(&["check", "--no-probe", "--server", "github"], &[("CI", "true"), ("GITHUB_TOKEN", "ghp_abcdefgh")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("--allow-env GITHUB_TOKEN"), "{}", text(&out));
+    let out = p.run_env(&["check", "--no-probe", "--server", "github"], &[("GITHUB_TOKEN", "abc")]);
+    assert!(stderr(&out).contains("too short to be masked"), "{}", text(&out));
+    // A whole run needs every server's variables.
+    let out = p.run(&["check", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("server `github`"), "{}", text(&out));
+    // A typo in --server gets a did-you-mean.
+    let out = p.run(&["check", "--server", "note"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("did you mean `notes`?"), "{}", text(&out));
+}
+
+#[test]
+fn lock_tool_typo_is_an_error_with_did_you_mean() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let before = p.read("mcp.lock");
+    let mut s = surface();
+    s["tools"][1]["inputSchema"]["required"] = json!(["query"]);
+    p.write_json("surface.json", &s);
+    let out = p.run(&["lock", "--no-probe", "--tool", "serch"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        stderr(&out).contains("no tool `serch`") && stderr(&out).contains("did you mean `search`?"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(p.read("mcp.lock"), before, "nothing written");
+    let out = p.run(&["lock", "--no-probe", "--tool", "search"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_ne!(p.read("mcp.lock"), before);
+}
+
+#[test]
+fn an_ad_hoc_server_never_touches_a_projects_lock() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let before = p.read("mcp.lock");
+    let fx = fixture_bin();
+    let out = p.run(&["lock", "--no-probe", "--", fx, "--surface", "surface.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("--lockfile"), "says how to ask for it: {}", text(&out));
+    assert_eq!(p.read("mcp.lock"), before);
+    // Asked for: its own lockfile.
+    let out = p.run(&["lock", "--no-probe", "--lockfile", "adhoc.lock", "--", fx, "--surface", "surface.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(p.read("adhoc.lock").contains("mcp-pin-fixture"));
+    assert_eq!(p.read("mcp.lock"), before);
+}
+
+#[test]
+fn the_configured_timeout_bounds_a_hung_handshake() {
+    let p = Project::new();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/surfaces/fault-neverAnswer.json"),
+        p.path("hung.json"),
+    )
+    .unwrap();
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.hung]\ncommand = {:?}\nargs = [\"--surface\", \"hung.json\"]\ntimeout = \"2s\"\n",
+            fixture_bin()
+        ),
+    );
+    let started = Instant::now();
+    let out = p.run(&["lock", "--no-probe"]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // server/discover gets 2 s, then a plain initialize 2 s: never rmcp's 10 s on top.
+    assert!(took < Duration::from_secs(8), "took {took:?}: {}", text(&out));
+    let err = stderr(&out);
+    assert!(err.contains("no answer within 2s") && err.contains("raise `timeout`"), "{}", text(&out));
+}
+
+#[test]
+fn small_things_of_the_first_hour() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    // --jobs 0 would never start a server.
+    let out = p.run(&["check", "--jobs", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("--jobs"), "{}", text(&out));
+    // explain has a did-you-mean.
+    let out = p.run(&["explain", "required-remove"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("did you mean `required-removed`?"), "{}", text(&out));
+    // diff on a missing file does not ask to lock.
+    let out = p.run(&["diff", "old.lock", "new.lock"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("mcp-pin lock") && stderr(&out).contains("git show"), "{}", text(&out));
+    // init and diff do not list options they ignore; lock, check and review do.
+    for cmd in ["init", "diff", "explain", "completions"] {
+        let help = String::from_utf8_lossy(&p.run(&[cmd, "--help"]).stdout).into_owned();
+        assert!(!help.contains("--shard") && !help.contains("--jobs") && !help.contains("--server"), "{cmd}: {help}");
+    }
+    for cmd in ["lock", "check", "review"] {
+        let help = String::from_utf8_lossy(&p.run(&[cmd, "--help"]).stdout).into_owned();
+        assert!(help.contains("--shard") && help.contains("--jobs") && help.contains("--server"), "{cmd}: {help}");
+    }
+}
+
+#[test]
+fn another_server_name_leads_the_report() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let mut s = surface();
+    s["serverInfo"]["name"] = json!("someone-else");
+    p.write_json("surface.json", &s);
+    let (_, report) = p.check_json(&["--no-probe"]);
+    let notes = report["servers"][0]["notes"].as_array().unwrap();
+    let first = notes.first().and_then(Value::as_str).unwrap_or("");
+    assert!(first.contains("\"fixture\"") && first.contains("\"someone-else\""), "{report:#}");
+    // And the human report shows it right under the server's first line.
+    let out = p.run(&["check", "--no-probe"]);
+    let human = String::from_utf8_lossy(&out.stdout).into_owned();
+    let second = human.lines().nth(1).unwrap_or("");
+    assert!(second.contains("note:") && second.contains("someone-else"), "{human}");
+}
+
+#[test]
+fn init_skips_what_it_cannot_speak_keeps_env_files_and_asks_for_real_secrets_only() {
+    let p = Project::new();
+    std::fs::create_dir(p.path(".cursor")).unwrap();
+    p.write(".env", "API_TOKEN=tok-from-the-env-file\nLOG_LEVEL=info\n");
+    p.write(
+        ".cursor/mcp.json",
+        &json!({"mcpServers": {
+            "old": {"type": "sse", "url": "https://example.com/sse"},
+            "local": {
+                "command": fixture_bin(),
+                "args": ["--surface", "surface.json", "--note", "${env:HOME}/x"],
+                "envFile": "${workspaceFolder}/.env",
+                "env": {"OTHER_TOKEN": "${env:OTHER_TOKEN}"}
+            }
+        }})
+        .to_string(),
+    );
+    p.write_json("surface.json", &surface());
+    let out = p.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(stderr(&out).contains("`old` is skipped"), "says so: {}", text(&out));
+    let toml = p.read("mcp-pin.toml");
+    assert!(toml.contains("# [servers.old] is not here") && toml.contains("sse"), "{toml}");
+    assert!(toml.contains("env_file = \"./.env\""), "{toml}");
+    assert!(!toml.contains("tok-from-the-env-file") && !toml.contains("API_TOKEN"), "{toml}");
+    let asked: Vec<&str> = toml
+        .lines()
+        .skip_while(|l| !l.starts_with("# Set these"))
+        .skip(1)
+        .take_while(|l| l.starts_with("#   "))
+        .map(|l| l.trim_start_matches("#   "))
+        .collect();
+    assert_eq!(asked, ["OTHER_TOKEN"], "HOME is no secret to set: {toml}");
+    // The written config works: the env file's values reach the server, masked in output.
+    let out = p.run_env(&["lock", "--no-probe"], &[("OTHER_TOKEN", "other-secret-value")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!p.read("mcp.lock").contains("tok-from-the-env-file"));
+    // Under CI an env file outside the project is refused.
+    let toml = p.read("mcp-pin.toml").replace("env_file = \"./.env\"", "env_file = \"../elsewhere.env\"");
+    p.write("mcp-pin.toml", &toml);
+    let out = p.run_env(
+        &["check", "--no-probe"],
+        &[("CI", "true"), ("MCP_PIN_ALLOW_ENV", "OTHER_TOKEN"), ("OTHER_TOKEN", "other-secret-value")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("inside the config's folder"), "{}", text(&out));
+}
+
+/// Whether `bash` is there to run the completion script in (a fresh machine has it; say so if not).
+fn bash() -> Option<&'static str> {
+    let ok = Command::new("bash").arg("-c").arg("exit 0").status().map(|s| s.success()).unwrap_or(false);
+    if !ok {
+        skip("bash is not installed; the bash completion script was not exercised");
+        return None;
+    }
+    Some("bash")
+}
+
+/// What bash completes for `line` (the word under the cursor is its last, possibly empty, word).
+fn complete(script: &std::path::Path, line: &str) -> Vec<String> {
+    let mut words: Vec<&str> = line.split(' ').collect();
+    if words.is_empty() {
+        words.push("");
+    }
+    let cword = words.len() - 1;
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={cword}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; \
+         _mcp__pin mcp-pin '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        words[cword],
+        if cword > 0 { words[cword - 1] } else { "" }
+    );
+    let out = Command::new("bash").arg("--norc").arg("-c").arg(&prog).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).filter(|l| !l.is_empty()).collect()
+}
+
+#[test]
+fn bash_completion_completes_options_and_hides_the_adapter() {
+    if bash().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("mcp-pin.bash");
+    let out = Command::new(pin_bin()).args(["completions", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::write(&script, &out.stdout).unwrap();
+    let got = complete(&script, "mcp-pin check --f");
+    assert_eq!(got, ["--fail-on", "--format"]);
+    let got = complete(&script, "mcp-pin lock --t");
+    assert_eq!(got, ["--tool"]);
+    let got = complete(&script, "mcp-pin check --format ");
+    assert!(got.contains(&"json".to_string()) && got.contains(&"sarif".to_string()), "{got:?}");
+    let got = complete(&script, "mcp-pin report merge --fail");
+    assert_eq!(got, ["--fail-on"]);
+    let got = complete(&script, "mcp-pin ");
+    for c in ["lock", "check", "review", "diff", "init", "explain", "completions", "report"] {
+        assert!(got.contains(&c.to_string()), "{c} in {got:?}");
+    }
+    assert!(!got.iter().any(|c| c.contains("conformance")), "{got:?}");
+    let got = complete(&script, "mcp-pin init --");
+    assert!(got.contains(&"--force".to_string()) && !got.contains(&"--shard".to_string()), "{got:?}");
+    // The other shells' scripts do not offer the hidden adapter either.
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = Command::new(pin_bin()).args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("conformance"), "{shell}");
+    }
+}

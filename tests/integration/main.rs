@@ -1,0 +1,33 @@
+//! mcp-pin's integration tests, one test binary (ripgrep's layout): each file here is a module,
+//! `common` holds the shared helpers (a temp project, the real `mcp-pin` binary, the fixture
+//! server). One binary links mcp-pin's library once instead of once per file.
+//! `cargo test --test integration` runs them all; `cargo test --test integration MODULE::` one file.
+#![allow(clippy::disallowed_macros)] // tests print SKIP lines and diagnostics directly
+
+mod common;
+
+#[cfg(unix)]
+mod action;
+mod atomic_lock;
+mod cli;
+mod config;
+mod diff_cases;
+mod diff_props;
+mod docs;
+mod everyday;
+mod faults;
+mod fixture_server;
+mod fuzz_regressions;
+mod hostile;
+mod https;
+mod interop;
+mod no_panic;
+mod oauth;
+mod probe_args;
+mod probe_servers;
+mod probes_cli;
+mod real_servers;
+mod report_formats;
+#[cfg(unix)]
+mod review_pty;
+mod secrets;

@@ -1,0 +1,140 @@
+//! `mcp-pin review` at a real terminal: driven through a pseudo-terminal (colour on, as a user
+//! gets it), against the real fixture server. It judges as `check` does, its answers do what
+//! its help says, and it ends with a summary of what was written.
+
+use crate::common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn surface() -> Value {
+    json!({
+        "serverInfo": {"name": "fixture", "version": "1.0.0"},
+        "tools": [
+            {"name": "fetch", "description": "Fetch one record by id.",
+             "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+            {"name": "ping", "description": "Ping.", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "search", "description": "Search the catalogue.",
+             "inputSchema": {"type": "object",
+                             "properties": {"query": {"type": "string"}, "status": {"type": "string"}},
+                             "required": ["query", "status"]}}
+        ]
+    })
+}
+
+/// fetch: a description rewrite (moved to loud by `[rules]`); ping: a new property (ignored by
+/// `[[ignore]]`); search: a required argument dropped (silent).
+fn drifted(fetch_description: &str) -> Value {
+    let mut s = surface();
+    s["tools"][0]["description"] = json!(fetch_description);
+    s["tools"][1]["inputSchema"]["properties"]["verbose"] = json!({"type": "boolean"});
+    s["tools"][2]["inputSchema"]["required"] = json!(["query"]);
+    s
+}
+
+fn project() -> Project {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    let mut toml = p.read("mcp-pin.toml");
+    toml.push_str(
+        "[rules]\ndescription-changed = \"loud\"\n\n[[ignore]]\nrule = \"property-added\"\ntool = \"ping\"\nreason = \"ping grows options\"\n",
+    );
+    p.write("mcp-pin.toml", &toml);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    p
+}
+
+fn strip_ansi(s: &str) -> String {
+    mcp_pin::report::human::strip_ansi(s)
+}
+
+/// `mcp-pin review --no-probe` in a pseudo-terminal, colour left to the terminal.
+fn review(p: &Project) -> rexpect::session::PtySession {
+    let mut cmd = std::process::Command::new(pin_bin());
+    cmd.args(["review", "--no-probe"])
+        .current_dir(p.dir.path())
+        .env_remove("NO_COLOR")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env("TERM", "xterm-256color");
+    rexpect::session::spawn_command(cmd, Some(30_000)).expect("a pseudo-terminal")
+}
+
+fn exit_code(s: &rexpect::session::PtySession) -> i32 {
+    match s.process().wait().unwrap() {
+        rexpect::process::WaitStatus::Exited(_, code) => code,
+        other => panic!("review ended with {other:?}"),
+    }
+}
+
+#[test]
+fn review_judges_like_check_and_does_what_each_answer_says() {
+    let p = project();
+    p.write_json("surface.json", &drifted("Fetch a record."));
+
+    // First review: fetch rejected (after an answer that is none), search skipped.
+    let mut s = review(&p);
+    let before = strip_ansi(&s.exp_string("accept tool `fetch` of cat?").unwrap());
+    assert!(before.contains("loud") && before.contains("description-changed"), "[rules] applies: {before}");
+    assert!(!before.contains("PASS") && !before.contains("FAIL"), "no verdict line after an item: {before}");
+    assert!(before.contains("ignored property-added on ping"), "the ignore is noted, as check notes it: {before}");
+    assert!(!before.contains("tool ping"), "[[ignore]] covers ping: nothing to ask: {before}");
+    s.send_line("maybe").unwrap();
+    s.exp_string("is not an answer").unwrap();
+    s.exp_string("accept tool `fetch` of cat?").unwrap();
+    s.send_line("?").unwrap();
+    s.exp_string("does not ask again").unwrap();
+    s.exp_string("accept tool `fetch` of cat?").unwrap();
+    s.send_line("n").unwrap();
+    s.exp_string("rejected: the lock keeps the pinned definition").unwrap();
+    let before = strip_ansi(&s.exp_string("accept tool `search` of cat?").unwrap());
+    assert!(before.contains("silent") && before.contains("required-removed"), "{before}");
+    assert!(!before.contains("PASS") && !before.contains("FAIL"), "{before}");
+    s.send_line("s").unwrap();
+    let rest = strip_ansi(&s.exp_eof().unwrap());
+    assert!(rest.contains("nothing accepted"), "{rest}");
+    assert!(rest.contains("rejected 1 (tool `fetch` of cat)"), "{rest}");
+    assert!(rest.contains("skipped 1 (tool `search` of cat)"), "{rest}");
+    assert!(!rest.contains("`ping`"), "{rest}");
+    assert_eq!(exit_code(&s), 0);
+    let lock = p.read("mcp.lock");
+
+    // Second review: the rejected fetch is not asked again; search is accepted.
+    let mut s = review(&p);
+    let before = strip_ansi(&s.exp_string("accept tool `search` of cat?").unwrap());
+    assert!(before.contains("tool `fetch` of cat: rejected on an earlier review"), "{before}");
+    s.send_line("y").unwrap();
+    let rest = strip_ansi(&s.exp_eof().unwrap());
+    assert!(rest.contains("accepted 1 (tool `search` of cat)") && rest.contains("wrote "), "{rest}");
+    assert!(rest.contains("1 rejected before and not asked again"), "{rest}");
+    assert_eq!(exit_code(&s), 0);
+    assert_ne!(p.read("mcp.lock"), lock);
+    let (_, report) = p.check_json(&["--no-probe"]);
+    let c = changes(&report);
+    assert!(c.iter().all(|c| c.1 == "fetch"), "search accepted, fetch kept as pinned: {c:?}");
+    assert!(c.iter().any(|c| c.1 == "fetch"), "{c:?}");
+
+    // The live fetch changes again: a rejection was of the other definition, so it is asked;
+    // quitting writes nothing more and says so.
+    p.write_json("surface.json", &drifted("Fetch a record, now by slug."));
+    let lock = p.read("mcp.lock");
+    let mut s = review(&p);
+    s.exp_string("accept tool `fetch` of cat?").unwrap();
+    s.send_line("q").unwrap();
+    let rest = strip_ansi(&s.exp_eof().unwrap());
+    assert!(rest.contains("quit: nothing more asked") && rest.contains("nothing accepted"), "{rest}");
+    assert_eq!(exit_code(&s), 0);
+    assert_eq!(p.read("mcp.lock"), lock);
+
+    // Quit after an accept: what was accepted is written, and the summary names it.
+    let mut s = review(&p);
+    s.exp_string("accept tool `fetch` of cat?").unwrap();
+    s.send_line("y").unwrap();
+    // ping's ignored change is the only one left: nothing more to ask.
+    let rest = strip_ansi(&s.exp_eof().unwrap());
+    assert!(rest.contains("accepted 1 (tool `fetch` of cat)"), "{rest}");
+    let (code, report) = p.check_json(&["--no-probe"]);
+    assert_eq!(code, 0, "{report:#}");
+}
