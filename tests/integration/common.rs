@@ -122,6 +122,20 @@ impl Project {
     }
 }
 
+/// A local port nothing listens on, for "the server is unreachable" tests. Below the ephemeral
+/// range, so no other test of this binary (they bind port 0) can be handed it meanwhile, which a
+/// freed ephemeral port can be.
+pub fn dead_port() -> u16 {
+    [9, 7, 1, 11, 13, 17, 19]
+        .into_iter()
+        .find(|&port| {
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            matches!(std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(1)),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused)
+        })
+        .expect("one of the low ports 9, 7, 1, 11, 13, 17, 19 refuses connections")
+}
+
 pub fn text(out: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}--- stderr\n{}",

@@ -155,7 +155,7 @@ fn unreachable_http_server_is_a_clear_error() {
     let p = Project::new();
     p.write_json("good.json", &healthy());
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = dead_port();
     p.write(
         "mcp-pin.toml",
         &format!(

@@ -23,7 +23,7 @@ fn canary_secret_appears_nowhere() {
     let fx2 = HttpFixture::start(&p.path("s.json"), &[]);
     let with_userinfo = fx2.url.replace("http://", &format!("http://user:{CANARY}@"));
     // A port nothing listens on, with the canary in its URL: the error must not show it.
-    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dead = dead_port();
     p.write(
         "mcp-pin.toml",
         &format!(
