@@ -248,12 +248,7 @@ impl<'a> Walker<'a> {
                                     } else {
                                         k
                                     };
-                                    let msg = format!(
-                                        "{what} of enum value {} of {}{} changed",
-                                        escape_hidden(val),
-                                        self.label(ptr),
-                                        self.of_tool()
-                                    );
+                                    let msg = self.say_enum_value_text(ptr, what, val);
                                     self.emit(k, pos, &format!("{ptr}/enum"), msg, Some(t.clone()), Some(t2.clone()));
                                 }
                             }
@@ -403,43 +398,20 @@ impl<'a> Walker<'a> {
                 Mode::Input => (K::TypeNarrowed, "no value of the old type is accepted now"),
                 Mode::Output => (K::TypeWidened, "a consumer now receives values of a type it never saw"),
             };
-            let msg = format!(
-                "{}{} changed type from {} to {}: {why}",
-                self.label(ptr),
-                self.of_tool(),
-                show(&sa),
-                show(&sb)
-            );
+            let msg = self.say_type_replaced(ptr, &show(&sa), &show(&sb), why);
             self.emit(k, pos, &kptr, msg, tx.cloned(), ty.cloned());
             return;
         }
         if !added.is_empty() {
             let msg = if ty.is_none() {
-                format!(
-                    "{}{} no longer has a type restriction (was {})",
-                    self.label(ptr),
-                    self.of_tool(),
-                    none_label(&sa)
-                )
+                self.say_type_dropped(ptr, &none_label(&sa))
             } else {
-                format!(
-                    "{}{} now also accepts {} (was {})",
-                    self.label(ptr),
-                    self.of_tool(),
-                    list(&added),
-                    none_label(&sa)
-                )
+                self.say_type_added(ptr, &list(&added), &none_label(&sa))
             };
             self.emit(K::TypeWidened, pos, &kptr, msg, tx.cloned(), ty.cloned());
         }
         if !removed.is_empty() {
-            let msg = format!(
-                "{}{} no longer accepts {} (now {})",
-                self.label(ptr),
-                self.of_tool(),
-                list(&removed),
-                none_label(&sb)
-            );
+            let msg = self.say_type_removed(ptr, &list(&removed), &none_label(&sb));
             self.emit(K::TypeNarrowed, pos, &kptr, msg, tx.cloned(), ty.cloned());
         }
     }
@@ -515,12 +487,6 @@ impl<'a> Walker<'a> {
             self.other(am.get("required"), bm.get("required"), &kptr, "required", ptr, pos);
             return;
         };
-        let noun = self.noun();
-        let field = |name: &str| {
-            let p = human_path(ptr);
-            let full = if p.is_empty() { name.to_string() } else { format!("{p}.{name}") };
-            format!("{} \"{}\"", noun, escape_hidden(&full))
-        };
         // A required change points at the property it is about (`.../properties/query`), as the
         // JSON report contract promises, so an ignore on a property prefix covers it too.
         // A property that is gone, or new, is one change (`property-removed` / `required-added`),
@@ -532,16 +498,12 @@ impl<'a> Walker<'a> {
             if listed(am, n) && !listed(bm, n) {
                 continue;
             }
-            let msg = format!("required {}{} is now optional", field(n), self.of_tool());
+            let msg = self.say_required_removed(ptr, n);
             let pptr = format!("{ptr}/properties/{}", esc(n));
             self.emit(K::RequiredRemoved, pos, &pptr, msg, Some(Value::String(n.clone())), None);
         }
         for n in rb.difference(&ra) {
-            let msg = if listed(bm, n) && !listed(am, n) {
-                format!("{}{} was added, required", field(n), self.of_tool())
-            } else {
-                format!("{}{} is now required", field(n), self.of_tool())
-            };
+            let msg = self.say_required_added(ptr, n, listed(bm, n) && !listed(am, n));
             let pptr = format!("{ptr}/properties/{}", esc(n));
             self.emit(K::RequiredAdded, pos, &pptr, msg, None, Some(Value::String(n.clone())));
         }
@@ -573,18 +535,9 @@ impl<'a> Walker<'a> {
         for name in names {
             let cptr = format!("{ptr}/{kw}/{}", esc(name));
             let pattern = kw == "patternProperties";
-            let what = || {
-                if pattern {
-                    format!("{}s matching /{}/", self.noun(), escape_hidden(name))
-                } else {
-                    format!("{} \"{}\"", self.noun(), human_path(&cptr))
-                }
-            };
-            let (gone, came) =
-                if pattern { ("are no longer described", "are now described") } else { ("was removed", "was added") };
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
-                    let msg = format!("{}{} {gone}", what(), self.of_tool());
+                    let msg = self.say_property(&cptr, name, pattern, false);
                     self.emit_as(K::PropertyRemoved, closed, outer, &cptr, msg, pa.get(name).cloned(), None);
                 }
                 (None, Some(_)) => {
@@ -596,7 +549,7 @@ impl<'a> Walker<'a> {
                     if !pattern && required(bm) && !required(am) {
                         continue; // a new required property: reported once, as `required-added`
                     }
-                    let msg = format!("{}{} {came}", what(), self.of_tool());
+                    let msg = self.say_property(&cptr, name, pattern, true);
                     self.emit(K::PropertyAdded, outer, &cptr, msg, None, pb.get(name).cloned());
                 }
                 (Some(_), Some(_)) => {
@@ -619,12 +572,8 @@ impl<'a> Walker<'a> {
         let outer = Pos { depth: pos.depth - 1, ..pos };
         let is_false = |v: Option<&Value>| v == Some(&Value::Bool(false));
         if is_false(x) != is_false(y) {
-            let (k, verb) = if is_false(y) { (K::Tightened, "now forbidden") } else { (K::Loosened, "now allowed") };
-            let what = match key {
-                "additionalProperties" | "unevaluatedProperties" => "properties it does not list are",
-                _ => "items beyond the listed ones are",
-            };
-            let msg = format!("{}{}: {what} {verb} (`{key}`)", self.label(ptr), self.of_tool());
+            let k = if is_false(y) { K::Tightened } else { K::Loosened };
+            let msg = self.say_closed(ptr, key, is_false(y));
             self.emit(k, outer, &kptr, msg, x.cloned(), y.cloned());
             return;
         }
@@ -726,17 +675,8 @@ impl<'a> Walker<'a> {
                     }
                 }
                 (x, y) => {
-                    let (k, verb) = if y.is_some() {
-                        (K::Tightened, "now constrains")
-                    } else {
-                        (K::Loosened, "no longer constrains")
-                    };
-                    let msg = format!(
-                        "{} \"{}\"{} {verb} the rest of the object when present",
-                        self.noun(),
-                        escape_hidden(name),
-                        self.of_tool()
-                    );
+                    let k = if y.is_some() { K::Tightened } else { K::Loosened };
+                    let msg = self.say_dependent_schema(name, y.is_some());
                     self.emit(k, outer, &cptr, msg, x.cloned(), y.cloned());
                 }
             }
@@ -759,23 +699,11 @@ impl<'a> Walker<'a> {
         };
         let (pa, pb) = (pairs(x), pairs(y));
         for (k, n) in pa.difference(&pb) {
-            let msg = format!(
-                "{} \"{}\"{} is no longer required when \"{}\" is present",
-                self.noun(),
-                escape_hidden(n),
-                self.of_tool(),
-                escape_hidden(k)
-            );
+            let msg = self.say_dependent_required(n, k, false);
             self.emit(K::Loosened, pos, kptr, msg, None, None);
         }
         for (k, n) in pb.difference(&pa) {
-            let msg = format!(
-                "{} \"{}\"{} is now required when \"{}\" is present",
-                self.noun(),
-                escape_hidden(n),
-                self.of_tool(),
-                escape_hidden(k)
-            );
+            let msg = self.say_dependent_required(n, k, true);
             self.emit(K::Tightened, pos, kptr, msg, None, None);
         }
     }
@@ -851,14 +779,7 @@ impl<'a> Walker<'a> {
             }
             (None, None) => return,
         };
-        let msg = format!(
-            "{} bound of {}{} changed from {} to {}",
-            if upper { "upper" } else { "lower" },
-            self.label(ptr),
-            self.of_tool(),
-            show(&ea),
-            show(&eb)
-        );
+        let msg = self.say_numeric_bound(ptr, upper, &show(&ea), &show(&eb));
         let val = |e: &Option<(Dec, bool)>| e.as_ref().map(|(d, _)| Value::Number(d.to_number()));
         self.emit(k, pos, &kptr, msg, val(&ea), val(&eb));
     }
@@ -888,12 +809,11 @@ impl<'a> Walker<'a> {
             (None, None) => return,
         };
         let ptr = kptr.rsplit_once('/').map(|x| x.0).unwrap_or("");
-        let msg = format!(
-            "`{key}` of {}{} changed from {} to {}",
-            self.label(ptr),
-            self.of_tool(),
-            dx.map(|d| d.canonical()).unwrap_or_else(|| "none".into()),
-            dy.map(|d| d.canonical()).unwrap_or_else(|| "none".into())
+        let msg = self.say_bound(
+            ptr,
+            key,
+            &dx.map(|d| d.canonical()).unwrap_or_else(|| "none".into()),
+            &dy.map(|d| d.canonical()).unwrap_or_else(|| "none".into()),
         );
         self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
     }
@@ -928,13 +848,7 @@ impl<'a> Walker<'a> {
                 return;
             }
         };
-        let msg = format!(
-            "`multipleOf` of {}{} changed from {} to {}",
-            self.label(ptr),
-            self.of_tool(),
-            opt_short(x),
-            opt_short(y)
-        );
+        let msg = self.say_multiple_of(ptr, x, y);
         self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
     }
 }

@@ -34,7 +34,6 @@ pub use wording::{human_path, short};
 
 use refs::*;
 use unions::*;
-use wording::*;
 
 /// Which schema a walk compares: its rules and its wording follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,9 +142,9 @@ impl<'a> Walker<'a> {
         let mut message = message;
         if pos.in_if && k.directional() {
             k = K::PatternChanged;
-            message = format!("{message} (inside an `if` condition: the direction cannot be proven)");
+            message = wording::inside_if(&message);
         } else if pos.inverted && k.directional() {
-            message = format!("{message} (inside `not`: the direction is reversed)");
+            message = wording::inside_not(&message);
         }
         let rule = rules::resolve(k, self.mode.surface());
         let class =

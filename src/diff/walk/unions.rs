@@ -113,23 +113,7 @@ impl<'a> Walker<'a> {
                 let (alts, _) = self.alternatives(one_of, "oneOf", ptr, one_of_side);
                 let values: Vec<&Value> = alts.iter().map(|n| n.v.as_ref()).collect();
                 if !crate::diff::overlap::pairwise_disjoint(&values) {
-                    self.emit(
-                        k,
-                        pos,
-                        &format!("{ptr}/{kb}"),
-                        format!(
-                            "alternatives of {}{} changed from {ka} to {kb} ({})",
-                            self.label(ptr),
-                            self.of_tool(),
-                            if kb == "oneOf" {
-                                "a value matching several now fails"
-                            } else {
-                                "a value matching several is now accepted"
-                            }
-                        ),
-                        None,
-                        None,
-                    );
+                    self.emit(k, pos, &format!("{ptr}/{kb}"), self.say_union_keyword(ptr, ka, kb), None, None);
                 }
                 self.branches(a, b, ka, kb, ptr, deeper);
             }
@@ -137,27 +121,8 @@ impl<'a> Walker<'a> {
             // A union that appears where there was none narrows what is accepted
             // (every value must now match one alternative); one that goes widens it.
             let appeared = x.is_none();
-            let (k, msg) = if appeared {
-                (
-                    K::Tightened,
-                    format!(
-                        "{}{} must now match one of {} `{key}` alternatives",
-                        self.label(ptr),
-                        self.of_tool(),
-                        alts.len()
-                    ),
-                )
-            } else {
-                (
-                    K::Loosened,
-                    format!(
-                        "{}{} no longer has to match one of {} `{key}` alternatives",
-                        self.label(ptr),
-                        self.of_tool(),
-                        alts.len()
-                    ),
-                )
-            };
+            let k = if appeared { K::Tightened } else { K::Loosened };
+            let msg = self.say_union_appeared(ptr, key, alts.len(), appeared);
             self.emit(k, pos, kptr, msg, x.cloned(), y.cloned());
         } else {
             self.branches(a, b, key, key, ptr, deeper);
@@ -367,12 +332,7 @@ impl<'a> Walker<'a> {
             let keys: BTreeSet<(RuleId, String, String)> = s.out.iter().map(|c| key(c, p)).collect();
             walks.push((s.out, keys));
         }
-        let msg = format!(
-            "{}{} was split into {} `{kw}` alternatives, each accepting part of what it accepted",
-            self.label(ptr),
-            self.of_tool(),
-            alts.len()
-        );
+        let msg = self.say_split(ptr, kw, alts.len());
         self.emit(K::Tightened, pos, &format!("{ptr}/{kw}"), msg, None, None);
         let (first, _) = &walks[0];
         let gone: Vec<Change> = first
@@ -493,30 +453,13 @@ impl<'a> Walker<'a> {
             let cptr = &pa[i];
             let overlap = if ka == "oneOf" { crate::diff::overlap::first_overlap(&va, i) } else { None };
             let (k, msg) = if is_all {
-                (
-                    K::Loosened,
-                    format!(
-                        "a condition (`allOf` entry) of {}{} was removed: {}",
-                        self.label(ptr),
-                        self.of_tool(),
-                        short(&n.v)
-                    ),
-                )
+                (K::Loosened, self.say_all_of_entry(ptr, &n.v, false))
             } else if let Some(o) = overlap {
-                (
-                    K::PatternChanged,
-                    format!(
-                        "`oneOf` alternative {} of {}{} was removed; it may overlap alternative {}, so values matching both, rejected before, may now pass: the direction cannot be proven",
-                        short(&n.v), self.label(ptr), self.of_tool(), short(&na[o].v)
-                    ),
-                )
+                (K::PatternChanged, self.say_overlapping_alternative(ptr, &n.v, &na[o].v, false))
             } else if is_null_only(&n.v) {
                 (K::TypeNarrowed, self.say_null(ptr, false))
             } else {
-                (
-                    K::BranchRemoved,
-                    format!("alternative {} of {}{} was removed", short(&n.v), self.label(ptr), self.of_tool()),
-                )
+                (K::BranchRemoved, self.say_alternative(ptr, &n.v, false))
             };
             self.emit(k, outer, cptr, msg, Some(n.v.clone().into_owned()), None);
         }
@@ -524,31 +467,14 @@ impl<'a> Walker<'a> {
             let cptr = &pb[j];
             let overlap = if kb == "oneOf" { crate::diff::overlap::first_overlap(&vb, j) } else { None };
             let (k, msg) = if is_all {
-                (
-                    K::Tightened,
-                    format!(
-                        "{}{} has a new condition (`allOf` entry): {}",
-                        self.label(ptr),
-                        self.of_tool(),
-                        short(&n.v)
-                    ),
-                )
+                (K::Tightened, self.say_all_of_entry(ptr, &n.v, true))
             } else if let Some(o) = overlap {
-                (
-                    K::PatternChanged,
-                    format!(
-                        "{}{} has a new `oneOf` alternative {} that may overlap alternative {}, so values matching both now fail: the direction cannot be proven",
-                        self.label(ptr), self.of_tool(), short(&n.v), short(&nb[o].v)
-                    ),
-                )
+                (K::PatternChanged, self.say_overlapping_alternative(ptr, &n.v, &nb[o].v, true))
             } else if is_null_only(&n.v) {
                 // `null` joining a union: the same change as `null` joining a `type`
                 (K::TypeWidened, self.say_null(ptr, true))
             } else {
-                (
-                    K::BranchAdded,
-                    format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(&n.v)),
-                )
+                (K::BranchAdded, self.say_alternative(ptr, &n.v, true))
             };
             self.emit(k, outer, cptr, msg, None, Some(n.v.clone().into_owned()));
         }

@@ -1,7 +1,8 @@
 //! How the walker names what it found: the noun for a side (`argument` / `result field`), a
-//! pointer as a human path (`filters.status`), the tool suffix and short value renderings. Every
-//! message the walker writes is built from these, and the messages of the keyword match are
-//! written here (`say_…`), one function per finding, so the wording lives in one place.
+//! pointer as a human path (`filters.status`), the tool suffix and short value renderings, and
+//! every message the walker writes (`say_…`, one function per finding, and the `if`/`not`
+//! suffixes), so the wording lives in one place; the keyword match and the union code only
+//! decide what was found.
 
 use super::*;
 
@@ -220,6 +221,191 @@ impl Walker<'_> {
                 opt_short(x),
                 opt_short(y)
             ),
+        }
+    }
+}
+
+/// A directional finding inside an `if` condition: its direction cannot be proven.
+pub(super) fn inside_if(message: &str) -> String {
+    format!("{message} (inside an `if` condition: the direction cannot be proven)")
+}
+
+/// A finding inside `not`: its direction is reversed.
+pub(super) fn inside_not(message: &str) -> String {
+    format!("{message} (inside `not`: the direction is reversed)")
+}
+
+/// The messages of types, `required`, properties, closed objects, dependencies, bounds and
+/// unions, one function per finding.
+impl<'a> Walker<'a> {
+    /// `argument "filters.status"`: a property `name` of the object at `ptr`.
+    fn field(&self, ptr: &str, name: &str) -> String {
+        let p = human_path(ptr);
+        let full = if p.is_empty() { name.to_string() } else { format!("{p}.{name}") };
+        format!("{} \"{}\"", self.noun(), escape_hidden(&full))
+    }
+
+    /// `what` is `title` or `description`.
+    pub(super) fn say_enum_value_text(&self, ptr: &str, what: &str, val: &str) -> String {
+        format!("{what} of enum value {} of {}{} changed", escape_hidden(val), self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_type_replaced(&self, ptr: &str, from: &str, to: &str, why: &str) -> String {
+        format!("{}{} changed type from {from} to {to}: {why}", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_type_dropped(&self, ptr: &str, was: &str) -> String {
+        format!("{}{} no longer has a type restriction (was {was})", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_type_added(&self, ptr: &str, added: &str, was: &str) -> String {
+        format!("{}{} now also accepts {added} (was {was})", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_type_removed(&self, ptr: &str, removed: &str, now: &str) -> String {
+        format!("{}{} no longer accepts {removed} (now {now})", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_required_removed(&self, ptr: &str, name: &str) -> String {
+        format!("required {}{} is now optional", self.field(ptr, name), self.of_tool())
+    }
+
+    /// `new_property`: the property itself is new, not an optional one made required.
+    pub(super) fn say_required_added(&self, ptr: &str, name: &str, new_property: bool) -> String {
+        if new_property {
+            format!("{}{} was added, required", self.field(ptr, name), self.of_tool())
+        } else {
+            format!("{}{} is now required", self.field(ptr, name), self.of_tool())
+        }
+    }
+
+    /// A property (at `cptr`) or, with `pattern`, the properties matching the pattern `name`.
+    pub(super) fn say_property(&self, cptr: &str, name: &str, pattern: bool, added: bool) -> String {
+        let what = if pattern {
+            format!("{}s matching /{}/", self.noun(), escape_hidden(name))
+        } else {
+            format!("{} \"{}\"", self.noun(), human_path(cptr))
+        };
+        let verb = match (pattern, added) {
+            (true, false) => "are no longer described",
+            (true, true) => "are now described",
+            (false, false) => "was removed",
+            (false, true) => "was added",
+        };
+        format!("{what}{} {verb}", self.of_tool())
+    }
+
+    /// `additionalProperties` / `unevaluated*` / `items` closed (`forbidden`) or opened.
+    pub(super) fn say_closed(&self, ptr: &str, key: &str, forbidden: bool) -> String {
+        let what = match key {
+            "additionalProperties" | "unevaluatedProperties" => "properties it does not list are",
+            _ => "items beyond the listed ones are",
+        };
+        let verb = if forbidden { "now forbidden" } else { "now allowed" };
+        format!("{}{}: {what} {verb} (`{key}`)", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_dependent_schema(&self, name: &str, constrains: bool) -> String {
+        let verb = if constrains { "now constrains" } else { "no longer constrains" };
+        format!(
+            "{} \"{}\"{} {verb} the rest of the object when present",
+            self.noun(),
+            escape_hidden(name),
+            self.of_tool()
+        )
+    }
+
+    /// `name` is (or no longer is) required when `when` is present.
+    pub(super) fn say_dependent_required(&self, name: &str, when: &str, required: bool) -> String {
+        let verb = if required { "is now required" } else { "is no longer required" };
+        format!(
+            "{} \"{}\"{} {verb} when \"{}\" is present",
+            self.noun(),
+            escape_hidden(name),
+            self.of_tool(),
+            escape_hidden(when)
+        )
+    }
+
+    pub(super) fn say_numeric_bound(&self, ptr: &str, upper: bool, from: &str, to: &str) -> String {
+        let which = if upper { "upper" } else { "lower" };
+        format!("{which} bound of {}{} changed from {from} to {to}", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_bound(&self, ptr: &str, key: &str, from: &str, to: &str) -> String {
+        format!("`{key}` of {}{} changed from {from} to {to}", self.label(ptr), self.of_tool())
+    }
+
+    pub(super) fn say_multiple_of(&self, ptr: &str, x: Option<&Value>, y: Option<&Value>) -> String {
+        format!(
+            "`multipleOf` of {}{} changed from {} to {}",
+            self.label(ptr),
+            self.of_tool(),
+            opt_short(x),
+            opt_short(y)
+        )
+    }
+
+    /// `anyOf` became `oneOf` (or back) where alternatives may overlap.
+    pub(super) fn say_union_keyword(&self, ptr: &str, from: &str, to: &str) -> String {
+        let effect = if to == "oneOf" {
+            "a value matching several now fails"
+        } else {
+            "a value matching several is now accepted"
+        };
+        format!("alternatives of {}{} changed from {from} to {to} ({effect})", self.label(ptr), self.of_tool())
+    }
+
+    /// A union (`key`, `count` alternatives) that appeared where there was none, or went.
+    pub(super) fn say_union_appeared(&self, ptr: &str, key: &str, count: usize, appeared: bool) -> String {
+        if appeared {
+            format!("{}{} must now match one of {count} `{key}` alternatives", self.label(ptr), self.of_tool())
+        } else {
+            format!("{}{} no longer has to match one of {count} `{key}` alternatives", self.label(ptr), self.of_tool())
+        }
+    }
+
+    pub(super) fn say_split(&self, ptr: &str, kw: &str, count: usize) -> String {
+        format!(
+            "{}{} was split into {count} `{kw}` alternatives, each accepting part of what it accepted",
+            self.label(ptr),
+            self.of_tool()
+        )
+    }
+
+    pub(super) fn say_all_of_entry(&self, ptr: &str, entry: &Value, added: bool) -> String {
+        if added {
+            format!("{}{} has a new condition (`allOf` entry): {}", self.label(ptr), self.of_tool(), short(entry))
+        } else {
+            format!(
+                "a condition (`allOf` entry) of {}{} was removed: {}",
+                self.label(ptr),
+                self.of_tool(),
+                short(entry)
+            )
+        }
+    }
+
+    /// A `oneOf` alternative that appeared or went while it may overlap `other`.
+    pub(super) fn say_overlapping_alternative(&self, ptr: &str, alt: &Value, other: &Value, added: bool) -> String {
+        if added {
+            format!(
+                "{}{} has a new `oneOf` alternative {} that may overlap alternative {}, so values matching both now fail: the direction cannot be proven",
+                self.label(ptr), self.of_tool(), short(alt), short(other)
+            )
+        } else {
+            format!(
+                "`oneOf` alternative {} of {}{} was removed; it may overlap alternative {}, so values matching both, rejected before, may now pass: the direction cannot be proven",
+                short(alt), self.label(ptr), self.of_tool(), short(other)
+            )
+        }
+    }
+
+    pub(super) fn say_alternative(&self, ptr: &str, alt: &Value, added: bool) -> String {
+        if added {
+            format!("{}{} accepts a new alternative {}", self.label(ptr), self.of_tool(), short(alt))
+        } else {
+            format!("alternative {} of {}{} was removed", short(alt), self.label(ptr), self.of_tool())
         }
     }
 }
