@@ -82,7 +82,7 @@ impl Default for Options {
             config: None,
             lockfile: None,
             servers: vec![],
-            jobs: default_jobs(),
+            jobs: DEFAULT_JOBS,
             probe: true,
             shard: None,
             tools: vec![],
@@ -95,10 +95,6 @@ impl Default for Options {
 /// child process and its memory, bounded separately (`--max-children`,
 /// [`crate::client::stdio::DEFAULT_MAX_CHILDREN`]).
 pub const DEFAULT_JOBS: usize = 128;
-
-pub fn default_jobs() -> usize {
-    DEFAULT_JOBS
-}
 
 /// Load the config (or build the ad-hoc one) and resolve the lockfile path. `${VAR}` is resolved
 /// only for the servers this run selects (`--server`, `--shard`): a drift-cron job needs only its

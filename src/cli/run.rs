@@ -200,10 +200,10 @@ fn emit(report: &Report, out: &Output, ctx: &report::RenderContext) -> ExitStatu
             crate::tell!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
         }
     }
-    if out.quiet && (out.output.is_some() || out.format == Format::Human) {
-        crate::sink::print_out(&report::render_quiet(report, ctx));
-    } else if out.output.is_some() || out.format == Format::Human {
-        crate::sink::print_out(&report::render(report, Format::Human, ctx));
+    if out.output.is_some() || out.format == Format::Human {
+        let human =
+            if out.quiet { report::render_quiet(report, ctx) } else { report::render(report, Format::Human, ctx) };
+        crate::sink::print_out(&human);
     } else {
         crate::sink::print_report(&report::render(report, out.format, ctx));
     }

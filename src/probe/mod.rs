@@ -571,10 +571,10 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
     }
     let payload: Vec<(RuleId, String)> =
         shape::payload_problems(tool, result).into_iter().map(|m| (RESULT_PAYLOAD_INVALID, m)).collect();
-    // A pin from before mcp-pin judged payloads (it has no `blocks` atom, pinned by the same
-    // release) was locked without this judgement: an upgrade reports nothing for it until the
-    // next lock (RULES.md, the result contract, 7). No pin at all (a new tool, `lock`) is judged.
-    if ctx.pinned.is_none_or(|p| p.get("blocks").is_some()) {
+    // A pin from before the whole result contract was locked before payloads were judged: an
+    // upgrade reports nothing for it until the next lock (RULES.md, the result contract, 7).
+    // No pin at all (a new tool, `lock`) is judged.
+    if ctx.pinned.is_none_or(shape::pins_whole_contract) {
         push_capped(&mut probes, tool, payload);
     } else if !payload.is_empty() {
         notes.push("its payload contradicts its declaration, not judged against a lock from before mcp-pin judged payloads: run `mcp-pin lock` to pin its result".into());

@@ -459,6 +459,12 @@ pub fn shape(result: &Value, deep: bool) -> Value {
     Value::Object(m)
 }
 
+/// Whether a pin was written by a release that pins the whole result contract (its `blocks`
+/// atom came with it); an older pin holds only kinds, `structuredContent` and the text relation.
+pub fn pins_whole_contract(pinned: &Value) -> bool {
+    pinned.get("blocks").is_some()
+}
+
 /// The shape pinned for a call that got a JSON-RPC error.
 pub fn rpc_error_shape(code: i64) -> Value {
     json!({"rpcError": code})
@@ -502,7 +508,7 @@ pub fn compare(tool: &str, pinned: &Value, live: &Value, has_output_schema: bool
     if !pinned.is_object() || pinned_failure(pinned) || pinned_failure(live) {
         return out;
     }
-    let v2 = pinned.get("blocks").is_some();
+    let v2 = pins_whole_contract(pinned);
     match (pinned.get("structuredContent"), live.get("structuredContent")) {
         (Some(p), None) if !has_output_schema => out.push(Finding::changed(format!(
             "structuredContent of tool {tool}: present at lock ({}), absent now",

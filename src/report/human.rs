@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{ProbeOutcome, Report, Status, Verdict};
+use super::{ProbeOutcome, Report, ServerReport, Status, Verdict};
 use crate::change::{Change, Class};
 use crate::json::{escape_for_display, escape_line};
 
@@ -305,22 +305,32 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     let _ = writeln!(out, "  probes: {}{hint}", escape_for_display(&line));
 }
 
+/// `server NAME`, the line each server's part of the report opens with.
+fn server_line(out: &mut String, style: &Style, server: &ServerReport) {
+    let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
+}
+
+/// `  error: ...`, a server's error, its further lines indented under it.
+fn error_lines(out: &mut String, style: &Style, server: &ServerReport) {
+    let _ = writeln!(
+        out,
+        "  {} {}",
+        paint(style, "1;31", "error:"),
+        escape_for_display(server.error.as_deref().unwrap_or("")).replace('\n', "\n  ")
+    );
+}
+
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     for server in &report.servers {
-        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
+        server_line(&mut out, style, server);
         let shown: Vec<&Change> =
             server.changes.iter().filter(|c| style.verbose || c.class != Class::Cosmetic).collect();
         if !shown.is_empty() {
             let _ = writeln!(out, "  {}", super::group::summary_line(&shown));
         }
         if server.status == Status::Error {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(style, "1;31", "error:"),
-                escape_for_display(server.error.as_deref().unwrap_or("")).replace('\n', "\n  ")
-            );
+            error_lines(&mut out, style, server);
         }
         for note in &server.notes {
             let _ = writeln!(out, "  note: {}", escape_for_display(note));
@@ -381,13 +391,8 @@ fn verdict_line(report: &Report, style: &Style) -> String {
 pub fn render_quiet(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     for server in report.servers.iter().filter(|s| s.status == Status::Error) {
-        let _ = writeln!(out, "{}", paint(style, "1", &format!("server {}", escape_line(&server.name))));
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            paint(style, "1;31", "error:"),
-            escape_for_display(server.error.as_deref().unwrap_or("")).replace('\n', "\n  ")
-        );
+        server_line(&mut out, style, server);
+        error_lines(&mut out, style, server);
     }
     out.push_str(&verdict_line(report, style));
     out

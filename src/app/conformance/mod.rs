@@ -22,7 +22,7 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
             headers: BTreeMap::new(),
             allow_redirects: vec![],
             // The suite hands credentials to its client in MCP_CONFORMANCE_CONTEXT.
-            oauth: conformance_oauth(),
+            oauth: oauth::oauth_from_context(),
         }),
     );
     server.timeout = std::time::Duration::from_secs(20);
@@ -34,10 +34,9 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
             // Schema preservation (after the probes, whose synthesised call would overwrite it):
             // echo the focal tool's inputSchema, exactly as pinned, back to
             // the suite, which compares it with what it sent.
-            if let (Some(echo), Some(focal)) =
+            if let (Some(_), Some(focal)) =
                 (surface.tools.get("json_schema_echo"), surface.tools.get("json_schema_2020_12_tool"))
             {
-                let _ = echo;
                 let mut args = serde_json::Map::new();
                 args.insert("schema".into(), focal["inputSchema"].clone());
                 let r = session.call_tool("json_schema_echo", args, server.timeout).await;
@@ -51,11 +50,6 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
             ExitStatus::GateFailed
         }
     }
-}
-
-/// The OAuth settings the conformance suite's context asks for, if any.
-fn conformance_oauth() -> Option<crate::config::OAuth> {
-    oauth::oauth_from_context()
 }
 
 /// The probes, as `check` runs them, for the conformance adapter.
