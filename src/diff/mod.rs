@@ -1,11 +1,13 @@
 //! The semantic diff: normalise, walk, classify.
 //!
+//! - [`canonical`]: numbers in one spelling, made once per value the diff reads (stage zero).
 //! - [`normalize`]: equal spellings become equal values (stage one).
 //! - [`walk`]: one exhaustive sub-schema walker, input and output mirrored (stage two).
 //! - [`tool`]: tool-level fields (description, annotations, execution, ...).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
 
+pub mod canonical;
 pub mod normalize;
 pub mod num;
 pub mod overlap;
@@ -21,8 +23,9 @@ use serde_json::Value;
 use crate::change::Change;
 use crate::rules::{self, RuleId};
 use crate::surface::ServerSurface;
+use canonical::Canonical;
 
-pub use tool::diff_tool;
+pub use tool::{diff_canonical, diff_tool};
 
 /// How deep the walker follows nested schemas before it stops (`schema-too-deep`).
 pub const MAX_DEPTH: usize = 128;
@@ -47,13 +50,16 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
     let removed: Vec<&String> = old.tools.keys().filter(|k| !new.tools.contains_key(*k)).collect();
     let added: Vec<&String> = new.tools.keys().filter(|k| !old.tools.contains_key(*k)).collect();
 
+    // Each tool the diff reads is made canonical once; a tool sent the same both times is not read.
     for (name, o) in &old.tools {
-        if let Some(n) = new.tools.get(name) {
-            out.extend(diff_tool(name, o, n));
+        if let Some(n) = new.tools.get(name).filter(|n| *n != o) {
+            out.extend(diff_canonical(name, &Canonical::of(o), &Canonical::of(n)));
         }
     }
+    let gone: HashMap<&String, Canonical> = removed.iter().map(|n| (*n, Canonical::of(&old.tools[*n]))).collect();
+    let came: HashMap<&String, Canonical> = added.iter().map(|n| (*n, Canonical::of(&new.tools[*n]))).collect();
 
-    let renames = match_renames(&removed, &added, old, new);
+    let renames = match_renames(&removed, &added, &gone, &came);
     let renamed_old: BTreeSet<&String> = renames.iter().map(|(o, _)| *o).collect();
     let renamed_new: BTreeSet<&String> = renames.iter().map(|(_, n)| *n).collect();
     for (o, n) in &renames {
@@ -70,7 +76,7 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
             before: Some(Value::String((*o).clone())),
             after: Some(Value::String((*n).clone())),
         });
-        out.extend(diff_tool(n, &old.tools[*o], &new.tools[*n]));
+        out.extend(diff_canonical(n, &gone[*o], &came[*n]));
     }
     for name in removed.iter().filter(|n| !renamed_old.contains(*n)) {
         out.push(Change {
@@ -87,7 +93,6 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
         });
     }
     for name in added.iter().filter(|n| !renamed_new.contains(*n)) {
-        let def = &new.tools[*name];
         out.push(Change {
             rule: RuleId::ToolAdded,
             class: rules::default_class(RuleId::ToolAdded),
@@ -97,7 +102,7 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
             before: None,
             after: None,
         });
-        out.extend(tool::hidden_changes(name, None, def));
+        out.extend(tool::hidden_changes(name, None, &came[*name]));
     }
     finish(&mut out);
     out
@@ -148,22 +153,24 @@ fn fold_name(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ' | '/')).flat_map(char::to_lowercase).collect()
 }
 
-/// A tool definition without its name, canonical, for rename matching.
-fn rename_key(v: &Value) -> String {
-    let mut v = v.clone();
-    if let Value::Object(m) = &mut v {
-        m.remove("name");
+/// A tool definition without its name, for rename matching.
+fn rename_key(v: &Canonical) -> String {
+    match &**v {
+        Value::Object(m) if m.contains_key("name") => {
+            let mut m = m.clone();
+            m.remove("name");
+            normalize::canon(&Value::Object(m))
+        }
+        other => normalize::canon(other),
     }
-    num::canonicalize_numbers(&mut v, 0);
-    normalize::canon(&v)
 }
 
 /// Pair removed and added tools whose definitions are identical or nearly so.
 fn match_renames<'a>(
     removed: &[&'a String],
     added: &[&'a String],
-    old: &'a ServerSurface,
-    new: &'a ServerSurface,
+    old: &HashMap<&'a String, Canonical>,
+    new: &HashMap<&'a String, Canonical>,
 ) -> Vec<(&'a String, &'a String)> {
     let mut out = Vec::new();
     if removed.is_empty() || added.is_empty() {
@@ -172,12 +179,12 @@ fn match_renames<'a>(
     // 1. identical apart from the name (hash join: linear)
     let mut by_key: HashMap<String, Vec<&String>> = HashMap::new();
     for n in added {
-        by_key.entry(rename_key(&new.tools[*n])).or_default().push(n);
+        by_key.entry(rename_key(&new[*n])).or_default().push(n);
     }
     let mut used_new: BTreeSet<&String> = BTreeSet::new();
     let mut used_old: BTreeSet<&String> = BTreeSet::new();
     for o in removed {
-        if let Some(list) = by_key.get_mut(&rename_key(&old.tools[*o])) {
+        if let Some(list) = by_key.get_mut(&rename_key(&old[*o])) {
             if let Some(pos) = list.iter().position(|n| !used_new.contains(*n)) {
                 let n = list[pos];
                 used_new.insert(n);
@@ -216,8 +223,8 @@ fn match_renames<'a>(
             tool_leaves(v, "", &mut s, 0);
             s
         };
-        let fo: Vec<BTreeSet<String>> = ro.iter().map(|o| leaves(&old.tools[**o])).collect();
-        let fa: Vec<BTreeSet<String>> = an.iter().map(|n| leaves(&new.tools[**n])).collect();
+        let fo: Vec<BTreeSet<String>> = ro.iter().map(|o| leaves(&old[**o])).collect();
+        let fa: Vec<BTreeSet<String>> = an.iter().map(|n| leaves(&new[**n])).collect();
         let mut cands = Vec::new();
         for (i, a) in fo.iter().enumerate() {
             for (j, b) in fa.iter().enumerate() {
@@ -263,10 +270,9 @@ fn tool_leaves(v: &Value, path: &str, out: &mut BTreeSet<String>, depth: usize) 
                 tool_leaves(x, &format!("{path}/[]"), out, depth + 1);
             }
         }
+        // numbers are canonical already (the tools are [`Canonical`])
         other => {
-            let mut o = other.clone();
-            num::canonicalize_numbers(&mut o, 0);
-            out.insert(format!("{path}={o}"));
+            out.insert(format!("{path}={other}"));
         }
     }
 }
@@ -335,10 +341,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         ));
     }
     // serverInfo
-    let mut si_old = old.server_info.clone();
-    let mut si_new = new.server_info.clone();
-    num::canonicalize_numbers(&mut si_old, 0);
-    num::canonicalize_numbers(&mut si_new, 0);
+    let (si_old, si_new) = (Canonical::of(&old.server_info), Canonical::of(&new.server_info));
     let empty = serde_json::Map::new();
     let so = si_old.as_object().unwrap_or(&empty);
     let sn = si_new.as_object().unwrap_or(&empty);
@@ -364,15 +367,12 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
             RuleId::ServerInfoChanged,
             "/serverInfo".into(),
             "serverInfo changed".into(),
-            Some(si_old.clone()),
-            Some(si_new.clone()),
+            Some((*si_old).clone()),
+            Some((*si_new).clone()),
         ));
     }
     // capabilities, per top-level capability
-    let mut co = old.capabilities.clone();
-    let mut cn = new.capabilities.clone();
-    num::canonicalize_numbers(&mut co, 0);
-    num::canonicalize_numbers(&mut cn, 0);
+    let (co, cn) = (Canonical::of(&old.capabilities), Canonical::of(&new.capabilities));
     match (co.as_object(), cn.as_object()) {
         (Some(a), Some(b)) => {
             let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
@@ -408,8 +408,8 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                     RuleId::CapabilitiesChanged,
                     "/capabilities".into(),
                     "the server's capabilities changed".into(),
-                    Some(co),
-                    Some(cn),
+                    Some((*co).clone()),
+                    Some((*cn).clone()),
                 ));
             }
         }

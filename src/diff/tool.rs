@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::canonical::Canonical;
 use super::normalize::{canon, normalize_schema};
-use super::num::canonicalize_numbers;
 use super::text::{escape_hidden, new_hidden, same_words};
 use super::walk::{esc, short, Mode, Walker};
 use crate::change::Change;
@@ -23,16 +23,19 @@ fn change(
     Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
 }
 
-/// Every change between two definitions of one tool (named `name` in the new surface).
+/// Every change between two definitions of one tool (named `name` in the new surface), as sent.
+/// A caller that diffs many tools makes each [`Canonical`] once and calls [`diff_canonical`].
 pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
     if old == new {
         // the same JSON (numbers compared by spelling): nothing can differ
         return Vec::new();
     }
-    let mut a = old.clone();
-    let mut b = new.clone();
-    canonicalize_numbers(&mut a, 0);
-    canonicalize_numbers(&mut b, 0);
+    diff_canonical(name, &Canonical::of(old), &Canonical::of(new))
+}
+
+/// Every change between two canonical definitions of one tool.
+pub fn diff_canonical(name: &str, a: &Canonical, b: &Canonical) -> Vec<Change> {
+    let (a, b): (&Value, &Value) = (a, b);
     let mut out = Vec::new();
     let (am, bm) = match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => (x, y),
@@ -47,7 +50,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     Some(b.clone()),
                 ));
             }
-            out.extend(hidden_changes(name, Some(old), new));
+            out.extend(hidden_changes(name, Some(a), b));
             super::finish(&mut out);
             return out;
         }
@@ -150,7 +153,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
             }
         }
     }
-    out.extend(hidden_changes(name, Some(old), new));
+    out.extend(hidden_changes(name, Some(a), b));
     super::finish(&mut out);
     out
 }
