@@ -175,6 +175,73 @@ impl Drop for HttpFixture {
     }
 }
 
+/// A server that binds a port of its own choosing (it is told port 0) and is found by asking
+/// the kernel which port its process group listens on: the test never picks a port and hands it
+/// over, which another test of this binary could be given meanwhile. Started in its own process
+/// group; the whole group is killed on drop (a package runner's child included).
+pub struct ListeningServer {
+    child: Child,
+    pub port: u16,
+}
+
+impl ListeningServer {
+    /// Start `cmd` (already told to listen on port 0) and wait up to `wait` for its port.
+    pub fn start(mut cmd: Command, wait: std::time::Duration) -> ListeningServer {
+        use std::os::unix::process::CommandExt;
+        let child = cmd.process_group(0).spawn().unwrap();
+        let mut server = ListeningServer { child, port: 0 };
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            if let Some(port) = listening_port(server.child.id() as i32) {
+                server.port = port;
+                return server;
+            }
+            if let Ok(Some(st)) = server.child.try_wait() {
+                panic!("the server exited before it listened: {st}");
+            }
+            assert!(std::time::Instant::now() < deadline, "the server did not listen within {wait:?}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for ListeningServer {
+    fn drop(&mut self) {
+        let pgid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// The TCP port some process of group `pgid` listens on: its sockets' inodes (`/proc/PID/fd`)
+/// looked up among the listening sockets of `/proc/net/tcp` and `tcp6`.
+fn listening_port(pgid: i32) -> Option<u16> {
+    let mut inodes = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // pid (comm) state ppid pgrp ...: the comm may hold spaces and parentheses
+        let group = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<i32>().ok());
+        if group != Some(pgid) {
+            continue;
+        }
+        for fd in std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().flatten() {
+            let link = std::fs::read_link(fd.path()).unwrap_or_default();
+            if let Some(inode) = link.to_str().and_then(|l| l.strip_prefix("socket:[")?.strip_suffix(']')) {
+                inodes.insert(inode.to_string());
+            }
+        }
+    }
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().find_map(|table| {
+        std::fs::read_to_string(table).ok()?.lines().skip(1).find_map(|row| {
+            let f: Vec<&str> = row.split_whitespace().collect();
+            let listening = f.get(3) == Some(&"0A") && f.get(9).is_some_and(|i| inodes.contains(*i));
+            let port = f.get(1)?.rsplit_once(':')?.1;
+            listening.then(|| u16::from_str_radix(port, 16).ok()).flatten()
+        })
+    })
+}
+
 /// Whether `npx` is on PATH (real published servers are tested only then).
 pub fn have_npx() -> bool {
     Command::new("npx")

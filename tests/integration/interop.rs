@@ -61,30 +61,10 @@ fn stateless_python_server_over_http_is_pinned_and_checked() {
         skip("no Python venv with mcp 2.x (run .ci/run)");
         return;
     };
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = Command::new(&py)
-        .args([py_server(), "http".into(), port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    struct Kill(std::process::Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    // Wait until it accepts connections.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "python server did not start");
-        if let Ok(Some(st)) = child.try_wait() {
-            panic!("python server exited: {st}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let _guard = Kill(child);
+    let mut cmd = Command::new(&py);
+    cmd.args([py_server(), "http".into(), "0".into()]).stdout(Stdio::null()).stderr(Stdio::null());
+    let server = ListeningServer::start(cmd, std::time::Duration::from_secs(60));
+    let port = server.port;
     let p = Project::new();
     p.write("mcp-pin.toml", &format!("[servers.py]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\n"));
     let out = p.run(&["lock", "--no-probe"]);

@@ -3,8 +3,6 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use common::*;
@@ -71,42 +69,15 @@ fn server_everything_over_streamable_http_is_pinned_and_checked() {
         skip("npx not found");
         return;
     }
-    // Pick a free port, then let the server bind it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = Command::new("npx")
-        .args(["-y", EVERYTHING, "streamableHttp"])
-        .env("PORT", port.to_string())
+    // The server binds a port of its own (PORT=0); the kernel says which.
+    let mut cmd = Command::new("npx");
+    cmd.args(["-y", EVERYTHING, "streamableHttp"])
+        .env("PORT", "0")
         .env("GZIP_ALLOWED_DOMAINS", "localhost")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    // Wait for "listening".
-    let stderr = child.stderr.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    /// Kills the server's whole process group and reaps npx (no zombie left behind).
-    struct Kill(std::process::Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let pgid = nix::unistd::Pid::from_raw(self.0.id() as i32);
-            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
-            let _ = self.0.wait();
-        }
-    }
-    let _guard = Kill(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    for stream in [Box::new(stderr) as Box<dyn std::io::Read + Send>, Box::new(stdout)] {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                if line.contains("listening") {
-                    let _ = tx.send(());
-                }
-            }
-        });
-    }
-    rx.recv_timeout(std::time::Duration::from_secs(120)).expect("server-everything did not start");
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let server = ListeningServer::start(cmd, std::time::Duration::from_secs(120));
+    let port = server.port;
     let p = Project::new();
     p.write(
         "mcp-pin.toml",

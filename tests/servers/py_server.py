@@ -2,7 +2,7 @@
 tests: it speaks the stateless 2026-07-28 revision (`server/discover`) and the legacy ones.
 
     python py_server.py stdio
-    python py_server.py http PORT
+    python py_server.py http PORT      (0: a port of its own, which the tests read from the kernel)
 """
 import sys
 
