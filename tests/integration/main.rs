@@ -21,6 +21,7 @@ mod fuzz_regressions;
 mod hostile;
 mod https;
 mod interop;
+mod layers;
 mod no_panic;
 mod oauth;
 mod probe_args;
