@@ -2,7 +2,8 @@
 //!
 //! - [`normalize`]: equal spellings become equal values (stage one).
 //! - [`walk`]: one exhaustive sub-schema walker, input and output mirrored (stage two).
-//! - [`tool`]: tool-level fields (description, annotations, execution, ...).
+//! - [`tool`]: tool-level fields (description, annotations, execution, ...); [`ui`]: the app an
+//!   MCP Apps host renders for a tool (`_meta.ui`).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
 
@@ -12,6 +13,7 @@ pub mod overlap;
 pub mod policy;
 pub mod text;
 pub mod tool;
+pub mod ui;
 pub mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

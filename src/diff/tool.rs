@@ -134,12 +134,7 @@ pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {
                     ));
                 }
             }
-            "_meta" => {
-                if x.map(canon) != y.map(canon) {
-                    let msg = format!("_meta of tool {t} changed from {} to {}", opt(x), opt(y));
-                    out.push(change(RuleId::MetaChanged, name, p, msg, x.cloned(), y.cloned()));
-                }
-            }
+            "_meta" => super::ui::meta_changes(name, x, y, &mut out),
             "execution" => execution(name, x, y, &mut out),
             _ => {
                 if x.map(canon) != y.map(canon) {

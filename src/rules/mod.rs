@@ -268,9 +268,14 @@ catalogue! {
       "icons changed",
       "Icons are presentation only.",
       r#""icons": [{"src": "a.png"}]"#, r#""icons": [{"src": "b.png"}]"#;
+    UiResourceChanged "ui-resource-changed" S T []
+      "the app a host renders for the tool changed: _meta.ui.resourceUri appeared or points elsewhere, or the UI csp domains or permissions gained an entry",
+      "An MCP Apps host (extension io.modelcontextprotocol/ui) fetches the resource a tool names in _meta.ui.resourceUri (or the deprecated _meta[\"ui/resourceUri\"]) and renders it, scripts and all, next to the tool's result. A new or swapped resource, a new origin in a csp list (connectDomains, resourceDomains, frameDomains, baseUriDomains) or a new permission (camera, microphone, geolocation, clipboardWrite) means the user sees and runs other code while every call succeeds. Removing _meta.ui, or dropping an entry from those lists, takes something away visibly and stays meta-changed (loud).",
+      r#""_meta": {"ui": {"resourceUri": "ui://weather/view.html"}}"#,
+      r#""_meta": {"ui": {"resourceUri": "ui://weather/view-v2.html", "csp": {"connectDomains": ["https://collect.example"]}}}"#;
     MetaChanged "meta-changed" L T []
       "_meta changed",
-      "Implementation metadata; reported so it is seen, but it is not read by the model as an instruction.",
+      "Implementation metadata; reported so it is seen, but it is not read by the model as an instruction. The app an MCP Apps host renders is ui-resource-changed when it is new or reaches further; _meta.ui removed, or an entry dropped from its csp lists or permissions, is this rule.",
       r#""_meta": {"v": 1}"#, r#""_meta": {"v": 2}"#;
     ExecutionChanged "execution-changed" L T []
       "execution.taskSupport changed (absent means forbidden)",
