@@ -91,7 +91,14 @@ fn listed(set: &BTreeSet<String>) -> String {
     set.iter().map(|s| short(&Value::String(s.clone()))).collect::<Vec<_>>().join(", ")
 }
 
-fn change(rule: RuleId, tool: &str, pointer: String, message: String, before: Option<Value>, after: Option<Value>) -> Change {
+fn change(
+    rule: RuleId,
+    tool: &str,
+    pointer: String,
+    message: String,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Change {
     Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
 }
 
@@ -143,7 +150,8 @@ pub fn meta_changes(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut 
         if gained.is_empty() {
             continue;
         }
-        let as_list = |s: Option<&BTreeSet<String>>| s.map(|s| Value::Array(s.iter().cloned().map(Value::String).collect()));
+        let as_list =
+            |s: Option<&BTreeSet<String>>| s.map(|s| Value::Array(s.iter().cloned().map(Value::String).collect()));
         out.push(change(
             RuleId::UiResourceChanged,
             name,
@@ -224,7 +232,9 @@ fn rest(
             csp.retain(|_, v| !v.as_array().is_some_and(Vec::is_empty));
         }
         match ui.get_mut("permissions") {
-            Some(Value::Object(p)) => p.retain(|k, v| !minus_perms.contains(k) && !matches!(v, Value::Null | Value::Bool(false))),
+            Some(Value::Object(p)) => {
+                p.retain(|k, v| !minus_perms.contains(k) && !matches!(v, Value::Null | Value::Bool(false)))
+            }
             Some(v @ Value::Array(_)) => {
                 let mut set = permissions(Some(v));
                 set.retain(|p| !minus_perms.contains(p));
@@ -261,7 +271,10 @@ mod tests {
         let at = "/_meta/ui/resourceUri".to_string();
         assert_eq!(run(Value::Null, json!({"ui": {"resourceUri": "ui://a"}})), vec![(UI, at.clone())]);
         assert_eq!(run(json!({}), json!({"ui": {"resourceUri": "ui://a"}})), vec![(UI, at.clone())]);
-        assert_eq!(run(json!({"ui": {"resourceUri": "ui://a"}}), json!({"ui": {"resourceUri": "ui://b"}})), vec![(UI, at.clone())]);
+        assert_eq!(
+            run(json!({"ui": {"resourceUri": "ui://a"}}), json!({"ui": {"resourceUri": "ui://b"}})),
+            vec![(UI, at.clone())]
+        );
         // Removed: loud.
         assert_eq!(run(json!({"ui": {"resourceUri": "ui://a"}}), json!({})), vec![(META, "/_meta".into())]);
         assert_eq!(run(json!({"ui": {"resourceUri": "ui://a"}}), Value::Null), vec![(META, "/_meta".into())]);
@@ -269,8 +282,14 @@ mod tests {
         let flat = "/_meta/ui~1resourceUri".to_string();
         assert_eq!(run(json!({}), json!({"ui/resourceUri": "ui://a"})), vec![(UI, flat.clone())]);
         assert_eq!(run(json!({"ui/resourceUri": "ui://a"}), json!({"ui/resourceUri": "ui://b"})), vec![(UI, flat)]);
-        assert_eq!(run(json!({"ui/resourceUri": "ui://a"}), json!({"ui": {"resourceUri": "ui://a"}})), vec![(META, "/_meta".into())]);
-        assert_eq!(run(json!({"ui/resourceUri": "ui://a"}), json!({"ui": {"resourceUri": "ui://b"}})), vec![(UI, at.clone())]);
+        assert_eq!(
+            run(json!({"ui/resourceUri": "ui://a"}), json!({"ui": {"resourceUri": "ui://a"}})),
+            vec![(META, "/_meta".into())]
+        );
+        assert_eq!(
+            run(json!({"ui/resourceUri": "ui://a"}), json!({"ui": {"resourceUri": "ui://b"}})),
+            vec![(UI, at.clone())]
+        );
         // Another key changing beside it is its own loud change.
         assert_eq!(
             run(json!({"ui": {"resourceUri": "ui://a"}, "v": 1}), json!({"ui": {"resourceUri": "ui://b"}, "v": 2})),
@@ -278,7 +297,10 @@ mod tests {
         );
         // Visibility is another key of `ui`.
         assert_eq!(
-            run(json!({"ui": {"resourceUri": "ui://a"}}), json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}})),
+            run(
+                json!({"ui": {"resourceUri": "ui://a"}}),
+                json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}})
+            ),
             vec![(META, "/_meta".into())]
         );
     }
@@ -287,7 +309,10 @@ mod tests {
     fn csp_and_permissions_gained_are_silent_dropped_loud() {
         let csp = |c: Value| json!({"ui": {"resourceUri": "ui://a", "csp": c}});
         assert_eq!(
-            run(csp(json!({"connectDomains": ["https://api.example"]})), csp(json!({"connectDomains": ["https://api.example", "https://evil.example"]}))),
+            run(
+                csp(json!({"connectDomains": ["https://api.example"]})),
+                csp(json!({"connectDomains": ["https://api.example", "https://evil.example"]}))
+            ),
             vec![(UI, "/_meta/ui/csp/connectDomains".into())]
         );
         assert_eq!(
@@ -296,11 +321,17 @@ mod tests {
         );
         // Moved from one list to another: gained by the second, dropped from the first.
         assert_eq!(
-            run(csp(json!({"resourceDomains": ["https://x.example"]})), csp(json!({"connectDomains": ["https://x.example"]}))),
+            run(
+                csp(json!({"resourceDomains": ["https://x.example"]})),
+                csp(json!({"connectDomains": ["https://x.example"]}))
+            ),
             vec![(UI, "/_meta/ui/csp/connectDomains".into()), (META, "/_meta".into())]
         );
         assert_eq!(
-            run(csp(json!({"connectDomains": ["https://a.example", "https://b.example"]})), csp(json!({"connectDomains": ["https://a.example"]}))),
+            run(
+                csp(json!({"connectDomains": ["https://a.example", "https://b.example"]})),
+                csp(json!({"connectDomains": ["https://a.example"]}))
+            ),
             vec![(META, "/_meta".into())]
         );
         // Order, letter case, a trailing slash, an empty list: no change.
@@ -310,9 +341,18 @@ mod tests {
         )
         .is_empty());
         let perms = |p: Value| json!({"ui": {"resourceUri": "ui://a", "permissions": p}});
-        assert_eq!(run(perms(json!({"clipboardWrite": {}})), perms(json!({"clipboardWrite": {}, "camera": {}}))), vec![(UI, "/_meta/ui/permissions".into())]);
-        assert_eq!(run(json!({"ui": {"resourceUri": "ui://a"}}), perms(json!(["microphone"]))), vec![(UI, "/_meta/ui/permissions".into())]);
-        assert_eq!(run(perms(json!({"camera": {}, "geolocation": {}})), perms(json!({"camera": {}}))), vec![(META, "/_meta".into())]);
+        assert_eq!(
+            run(perms(json!({"clipboardWrite": {}})), perms(json!({"clipboardWrite": {}, "camera": {}}))),
+            vec![(UI, "/_meta/ui/permissions".into())]
+        );
+        assert_eq!(
+            run(json!({"ui": {"resourceUri": "ui://a"}}), perms(json!(["microphone"]))),
+            vec![(UI, "/_meta/ui/permissions".into())]
+        );
+        assert_eq!(
+            run(perms(json!({"camera": {}, "geolocation": {}})), perms(json!({"camera": {}}))),
+            vec![(META, "/_meta".into())]
+        );
         assert!(run(perms(json!({"camera": {}})), perms(json!({"camera": {}, "microphone": false}))).is_empty());
         // The whole `ui` removed: loud, once.
         assert_eq!(run(perms(json!({"camera": {}})), json!({})), vec![(META, "/_meta".into())]);

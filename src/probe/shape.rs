@@ -122,9 +122,9 @@ pub fn new_conflict(result: &Value, pinned: Option<&Value>) -> bool {
     }
     // The earlier reading: any text parsing as JSON equal to the structure was agreement.
     let sc = structured(result);
-    !texts(result).iter().any(|t| {
-        serde_json::from_str::<Value>(t.trim()).is_ok_and(|v| sc.is_some_and(|sc| json_eq(&v, sc)))
-    })
+    !texts(result)
+        .iter()
+        .any(|t| serde_json::from_str::<Value>(t.trim()).is_ok_and(|v| sc.is_some_and(|sc| json_eq(&v, sc))))
 }
 
 /// Whether `text` (or its trimmed form) is a string somewhere inside `v`.
@@ -377,20 +377,21 @@ pub const CONTRACT_VERSION: u64 = 2;
 pub fn shape(result: &Value, deep: bool) -> Value {
     let mut m = Map::new();
     m.insert("content".into(), Value::Array(content_kinds(result).into_iter().map(Value::String).collect()));
-    let all: Vec<Value> = blocks(result).iter().map(block_atoms).collect();
-    let head = &all[..all.len().min(MAX_BLOCKS)];
-    let mut entries = runs(head);
+    let all = blocks(result);
+    let head: Vec<Value> = all.iter().take(MAX_BLOCKS).map(block_atoms).collect();
+    let mut entries = runs(&head);
     if all.len() > MAX_BLOCKS {
         // Past the cap, only atoms not pinned yet are kept, so every kind and value that occurs
-        // is pinned at its first appearance.
+        // is pinned at its first appearance (atoms made one at a time: memory stays bounded).
         let mut seen: std::collections::HashSet<String> = head.iter().map(Value::to_string).collect();
         let mut extra = 0;
-        for a in &all[MAX_BLOCKS..] {
+        for b in &all[MAX_BLOCKS..] {
             if extra >= MAX_EXTRA_ATOMS {
                 break;
             }
+            let a = block_atoms(b);
             if seen.insert(a.to_string()) {
-                entries.push(a.clone());
+                entries.push(a);
                 extra += 1;
             }
         }
@@ -495,7 +496,7 @@ fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -922,7 +923,10 @@ mod tests {
         assert_eq!(uri_scheme("UI://widget"), "ui:");
         // `audience: []` is read as absent: both.
         assert_eq!(audience(&json!({"type": "text", "annotations": {"audience": []}})), BOTH.to_vec());
-        assert_eq!(block_atoms(&json!({"type": "text", "text": "", "annotations": {"audience": []}})), json!({"kind": "text"}));
+        assert_eq!(
+            block_atoms(&json!({"type": "text", "text": "", "annotations": {"audience": []}})),
+            json!({"kind": "text"})
+        );
     }
 
     fn res(content: Value, sc: Option<Value>) -> Value {
@@ -970,14 +974,16 @@ mod tests {
     fn skeleton_at_every_depth_without_an_output_schema() {
         let lock =
             res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": 1}], "note": null})));
-        let typed = res(json!([]), Some(json!({"stock": {"on_hand": "3", "sku": "b"}, "items": [{"id": 2}], "note": null})));
+        let typed =
+            res(json!([]), Some(json!({"stock": {"on_hand": "3", "sku": "b"}, "items": [{"id": 2}], "note": null})));
         assert_eq!(
             diff(&lock, &typed, false),
             vec![(CH, "structuredContent.stock.on_hand of tool t: integer is now string".to_string())]
         );
         // and back
         assert_eq!(rules_of(&diff(&typed, &lock, false)), vec![CH]);
-        let deep = res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": "x"}], "note": null})));
+        let deep =
+            res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": "x"}], "note": null})));
         assert_eq!(diff(&lock, &deep, false)[0].1, "structuredContent.items[].id of tool t: integer is now string");
         // A pinned key absent now is reduced; a new key is no change.
         let fewer = res(json!([]), Some(json!({"stock": {"on_hand": 3}, "items": [], "note": "n", "extra": true})));
@@ -1219,7 +1225,11 @@ mod tests {
         let odd = res(json!([{"type": "resource_link", "uri": "ui://x", "name": "n"}]), None);
         let d = compare("t", &s, &shape(&odd, true), false);
         assert_eq!(d.len(), 2, "{d:?}");
-        assert!(d.iter().all(|f| f.message.ends_with("(more than 4,096 blocks: content compared by first appearance only)")), "{d:?}");
+        assert!(
+            d.iter()
+                .all(|f| f.message.ends_with("(more than 4,096 blocks: content compared by first appearance only)")),
+            "{d:?}"
+        );
         assert_eq!(
             content_note(&s, &shape(&odd, true)).as_deref(),
             Some("more than 4,096 blocks: content compared by first appearance only")
@@ -1249,7 +1259,11 @@ mod tests {
         assert_eq!(rules_of(&d), vec![CH], "{d:?}");
         assert!(d[0].1.starts_with("content of tool t: block order changed from [text, resource_link, "), "{d:?}");
         assert!(diff(&build(41), &build(41), false).is_empty());
-        assert_eq!(shape(&build(41), true)["blocks"].as_array().unwrap().len(), 4, "runs: text, 40 links, image, 39 links");
+        assert_eq!(
+            shape(&build(41), true)["blocks"].as_array().unwrap().len(),
+            4,
+            "runs: text, 40 links, image, 39 links"
+        );
         // Past 4,096 blocks, a move is not compared, a kind first appearing past the cap is.
         let big = |image_at: usize, extra: Option<Value>| {
             let mut v: Vec<Value> = (0..5000).map(l).collect();
@@ -1300,7 +1314,10 @@ mod tests {
         let some = res(json!([link(Some("text/plain")), link(None)]), None);
         assert!(diff(&some, &res(json!([link(None), link(Some("text/plain")), link(None)]), None), false).is_empty());
         let d = diff(&some, &res(json!([link(None), link(None), link(None)]), None), false);
-        assert_eq!(d, vec![(RE, "resource links of tool t: MIME type `text/plain` does not appear this time".to_string())]);
+        assert_eq!(
+            d,
+            vec![(RE, "resource links of tool t: MIME type `text/plain` does not appear this time".to_string())]
+        );
         let d = diff(&some, &res(json!([link(Some("text/html")), link(None), link(None)]), None), false);
         assert_eq!(rules_of(&d), vec![CH, RE], "{d:?}");
         assert_eq!(d[0].1, "resource links of tool t: MIME type `text/html` never seen at lock (pinned: `text/plain`)");
@@ -1312,7 +1329,12 @@ mod tests {
             }
             r
         };
-        assert!(diff(&res(json!([emb(None)]), None), &res(json!([emb(Some("text/markdown")), emb(None)]), None), false).is_empty());
+        assert!(diff(
+            &res(json!([emb(None)]), None),
+            &res(json!([emb(Some("text/markdown")), emb(None)]), None),
+            false
+        )
+        .is_empty());
         let d = diff(&res(json!([emb(Some("text/markdown"))]), None), &res(json!([emb(None), emb(None)]), None), false);
         assert_eq!(rules_of(&d), vec![RE], "{d:?}");
         // Letter case, quotes around a profile: the same value.
@@ -1331,7 +1353,8 @@ mod tests {
             None => json!({"type": "text", "text": "x"}),
         };
         let lock = res(json!([t(Some(json!(["user"]))), t(None)]), None);
-        assert!(diff(&lock, &res(json!([t(Some(json!(["user"]))), t(None), t(Some(json!(["user"])))]), None), false).is_empty());
+        assert!(diff(&lock, &res(json!([t(Some(json!(["user"]))), t(None), t(Some(json!(["user"])))]), None), false)
+            .is_empty());
         let d = diff(&lock, &res(json!([t(Some(json!(["assistant"]))), t(None), t(None)]), None), false);
         assert_eq!(
             d,
@@ -1351,7 +1374,10 @@ mod tests {
     #[test]
     fn a_pin_of_an_earlier_release_compares_mime_and_scheme_case_insensitively() {
         let old_pin = json!({"blocks": [{"kind": "resource(text)", "scheme": "UI:", "mimeType": "text/html;profile=MCP-App"}], "content": ["resource"], "isError": false, "textStructure": "no-text"});
-        let now = res(json!([{"type": "resource", "resource": {"uri": "ui://w", "mimeType": "text/html;profile=mcp-app", "text": "<p>"}}]), None);
+        let now = res(
+            json!([{"type": "resource", "resource": {"uri": "ui://w", "mimeType": "text/html;profile=mcp-app", "text": "<p>"}}]),
+            None,
+        );
         assert!(compare("t", &old_pin, &shape(&now, true), false).is_empty());
     }
 
@@ -1407,6 +1433,9 @@ mod tests {
         assert_eq!(rules_of(&d), vec![CH, RE], "{d:?}");
         assert!(d[0].1.contains("`x-chart` block never seen at lock"), "{d:?}");
         let d = diff(&lock, &res(json!([w("x-widget"), text]), None), false);
-        assert_eq!(d, vec![(CH, "content of tool t: block order changed from [text, x-widget] to [x-widget, text]".to_string())]);
+        assert_eq!(
+            d,
+            vec![(CH, "content of tool t: block order changed from [text, x-widget] to [x-widget, text]".to_string())]
+        );
     }
 }

@@ -290,7 +290,10 @@ mod tests {
         assert_eq!(skeleton(&json!([null, "x"])), json!(["string"]));
         assert_eq!(skeleton(&json!([null])), json!([]));
         assert_eq!(skeleton(&json!([[], [1]])), json!([["integer"]]));
-        assert_eq!(skeleton(&json!([{"id": 1}, {"id": "x"}, {"id": null}])), json!([{"id": ["|", "integer", "string"]}]));
+        assert_eq!(
+            skeleton(&json!([{"id": 1}, {"id": "x"}, {"id": null}])),
+            json!([{"id": ["|", "integer", "string"]}])
+        );
         // The set is sorted: the order of elements (values) never shows.
         assert_eq!(skeleton(&json!([1, "x", true, {}, []])), skeleton(&json!([[], {}, true, "y", 3])));
         // `integer` and `number` are one type; both seen is `number`.
@@ -300,20 +303,50 @@ mod tests {
     #[test]
     fn a_type_never_seen_is_changed_one_no_longer_seen_reduced() {
         let d = diff(json!({"v": [1, 2]}), json!({"v": [1, "x"]}));
-        assert_eq!(d, vec![(Diff::Changed, "structuredContent.v[] of tool t: string never seen at lock (pinned: integer)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Changed,
+                "structuredContent.v[] of tool t: string never seen at lock (pinned: integer)".into()
+            )]
+        );
         let d = diff(json!({"v": [1, "x"]}), json!({"v": [3]}));
-        assert_eq!(d, vec![(Diff::Reduced, "structuredContent.v[] of tool t: string does not occur this time (now: integer)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Reduced,
+                "structuredContent.v[] of tool t: string does not occur this time (now: integer)".into()
+            )]
+        );
         // One type replaced by another is one change, not a change and a reduction.
         let d = diff(json!({"v": [1]}), json!({"v": ["x"]}));
         assert_eq!(d, vec![(Diff::Changed, "structuredContent.v[] of tool t: integer is now string".into())]);
         // Objects merged key by key: a key's type set compares the same way.
         let d = diff(json!({"v": [{"id": 1}, {"id": 2}]}), json!({"v": [{"id": 1}, {"id": "x"}]}));
-        assert_eq!(d, vec![(Diff::Changed, "structuredContent.v[].id of tool t: string never seen at lock (pinned: integer)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Changed,
+                "structuredContent.v[].id of tool t: string never seen at lock (pinned: integer)".into()
+            )]
+        );
         let d = diff(json!({"v": [{"id": 1}, {"id": "x"}]}), json!({"v": [{"id": 1}]}));
-        assert_eq!(d, vec![(Diff::Reduced, "structuredContent.v[].id of tool t: string does not occur this time (now: integer)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Reduced,
+                "structuredContent.v[].id of tool t: string does not occur this time (now: integer)".into()
+            )]
+        );
         // Objects with different keys merge: a key some element carries is pinned.
         let d = diff(json!({"v": [{"a": 1}, {"b": "x"}]}), json!({"v": [{"a": 2}]}));
-        assert_eq!(d, vec![(Diff::Reduced, "structuredContent.v[].b of tool t: pinned key is absent this time (pinned: string)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Reduced,
+                "structuredContent.v[].b of tool t: pinned key is absent this time (pinned: string)".into()
+            )]
+        );
         assert!(diff(json!({"v": [{"a": 1}]}), json!({"v": [{"b": "x"}, {"a": 2}]})).is_empty());
     }
 
@@ -335,7 +368,13 @@ mod tests {
     #[test]
     fn null_then_absent_is_reduced() {
         let d = diff(json!({"a": null, "b": 1}), json!({"b": 2}));
-        assert_eq!(d, vec![(Diff::Reduced, "structuredContent.a of tool t: pinned key is absent this time (pinned: null)".into())]);
+        assert_eq!(
+            d,
+            vec![(
+                Diff::Reduced,
+                "structuredContent.a of tool t: pinned key is absent this time (pinned: null)".into()
+            )]
+        );
         // Absent at lock, null now: a new key, no change.
         assert!(diff(json!({"b": 1}), json!({"a": null, "b": 2})).is_empty());
     }
@@ -344,7 +383,13 @@ mod tests {
     fn pins_from_before_element_sets_read_as_before() {
         let mut out = Vec::new();
         // `mixed` had no type; a one-entry array is the set of one type.
-        compare("t", "structuredContent", &json!({"v": ["mixed"], "w": [{"id": "mixed"}]}), &skeleton(&json!({"v": [true], "w": [{"id": [1]}]})), &mut out);
+        compare(
+            "t",
+            "structuredContent",
+            &json!({"v": ["mixed"], "w": [{"id": "mixed"}]}),
+            &skeleton(&json!({"v": [true], "w": [{"id": [1]}]})),
+            &mut out,
+        );
         assert!(out.is_empty(), "{out:?}");
         compare("t", "structuredContent", &json!({"v": ["integer"]}), &skeleton(&json!({"v": [1, 2.5]})), &mut out);
         assert!(out.is_empty(), "{out:?}");

@@ -677,7 +677,10 @@ fn decided_cases_of_the_result_contract() {
         pin["blocks"],
         json!([{"kind": "resource_link", "scheme": "file:", "repeat": 41}, {"kind": "image", "mimeType": "image/png"}, {"kind": "resource_link", "scheme": "file:", "repeat": 39}])
     );
-    assert_eq!(v["servers"]["fx"]["probes"]["elem_mixed_same"]["structuredContent"], json!({"v": ["integer", {"a": "integer"}, "string"]}));
+    assert_eq!(
+        v["servers"]["fx"]["probes"]["elem_mixed_same"]["structuredContent"],
+        json!({"v": ["integer", {"a": "integer"}, "string"]})
+    );
 }
 
 #[test]
@@ -697,7 +700,8 @@ fn past_4096_blocks_only_first_appearance_is_compared_and_the_probe_line_says_so
     let (p, code, report) = run_cases(&cases);
     assert_eq!(code, 1, "{report:#}");
     assert_cases(&cases, &report);
-    let pass = report["servers"][0]["probes"].as_array().unwrap().iter().find(|p| p["tool"] == "moved_past_cap").unwrap();
+    let pass =
+        report["servers"][0]["probes"].as_array().unwrap().iter().find(|p| p["tool"] == "moved_past_cap").unwrap();
     let msg = pass["message"].as_str().unwrap();
     assert!(msg.contains("more than 4,096 blocks: content compared by first appearance only"), "{msg}");
     // The lock holds runs, the first appearance past the cap, and the mark.
