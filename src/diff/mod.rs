@@ -26,6 +26,18 @@ use crate::surface::ServerSurface;
 
 pub use tool::diff_tool;
 
+/// A change of one tool, with the rule's default class.
+pub(crate) fn tool_change(
+    rule: RuleId,
+    tool: &str,
+    pointer: String,
+    message: String,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Change {
+    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
+}
+
 /// How deep the walker follows nested schemas before it stops (`schema-too-deep`).
 pub const MAX_DEPTH: usize = 128;
 

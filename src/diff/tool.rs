@@ -8,20 +8,10 @@ use serde_json::{Map, Value};
 use super::normalize::{canon, normalize_schema};
 use super::num::canonicalize_numbers;
 use super::text::{escape_hidden, new_hidden, same_words};
+use super::tool_change as change;
 use super::walk::{esc, short, Mode, Walker};
 use crate::change::Change;
 use crate::rules::RuleId;
-
-fn change(
-    rule: RuleId,
-    tool: &str,
-    pointer: String,
-    message: String,
-    before: Option<Value>,
-    after: Option<Value>,
-) -> Change {
-    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
-}
 
 /// Every change between two definitions of one tool (named `name` in the new surface).
 pub fn diff_tool(name: &str, old: &Value, new: &Value) -> Vec<Change> {

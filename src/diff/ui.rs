@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::normalize::canon;
 use super::text::escape_hidden;
+use super::tool_change as change;
 use super::walk::{esc, short};
 use crate::change::Change;
 use crate::rules::RuleId;
@@ -91,17 +92,6 @@ fn listed(set: &BTreeSet<String>) -> String {
     set.iter().map(|s| short(&Value::String(s.clone()))).collect::<Vec<_>>().join(", ")
 }
 
-fn change(
-    rule: RuleId,
-    tool: &str,
-    pointer: String,
-    message: String,
-    before: Option<Value>,
-    after: Option<Value>,
-) -> Change {
-    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
-}
-
 /// Every change of a tool's `_meta`: `ui-resource-changed` for what the host renders that is new
 /// (see the module documentation), and one `meta-changed` when anything else differs.
 pub fn meta_changes(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Change>) {
@@ -110,38 +100,32 @@ pub fn meta_changes(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut 
     }
     let t = escape_hidden(name);
     let (old, new) = (read(x), read(y));
-    let mut uri_reported = false;
-    match (&old.uri, &new.uri) {
-        (None, Some((u, at))) => {
-            uri_reported = true;
-            out.push(change(
-                RuleId::UiResourceChanged,
-                name,
-                at.clone(),
-                format!(
-                    "tool {t} now names an app for hosts to render next to its results: {}",
-                    short(&Value::String(u.clone()))
-                ),
-                None,
-                Some(Value::String(u.clone())),
-            ));
-        }
-        (Some((a, _)), Some((b, at))) if a != b => {
-            uri_reported = true;
-            out.push(change(
-                RuleId::UiResourceChanged,
-                name,
-                at.clone(),
-                format!(
-                    "the app tool {t} names for hosts to render changed from {} to {}",
-                    short(&Value::String(a.clone())),
-                    short(&Value::String(b.clone()))
-                ),
-                Some(Value::String(a.clone())),
-                Some(Value::String(b.clone())),
-            ));
-        }
-        _ => {}
+    let uri = |u: &str| short(&Value::String(u.to_string()));
+    let swapped = match (&old.uri, &new.uri) {
+        (None, Some((u, at))) => Some((
+            at,
+            None,
+            u,
+            format!("tool {t} now names an app for hosts to render next to its results: {}", uri(u)),
+        )),
+        (Some((a, _)), Some((b, at))) if a != b => Some((
+            at,
+            Some(Value::String(a.clone())),
+            b,
+            format!("the app tool {t} names for hosts to render changed from {} to {}", uri(a), uri(b)),
+        )),
+        _ => None,
+    };
+    let uri_reported = swapped.is_some();
+    if let Some((at, before, after, message)) = swapped {
+        out.push(change(
+            RuleId::UiResourceChanged,
+            name,
+            at.clone(),
+            message,
+            before,
+            Some(Value::String(after.clone())),
+        ));
     }
     let mut gained_csp: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for (key, now) in &new.csp {
