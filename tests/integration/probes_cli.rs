@@ -655,6 +655,7 @@ fn decided_cases_of_the_result_contract() {
         // A blob declared JSON must decode and parse; magic numbers only where a type has one.
         case("json_blob_ok", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/vnd.x+json", "eyJhIjoyfQ==")], None), &[CHANGED],
              "MIME type changed from `application/json` to `application/vnd.x+json`"),
+        case("json_blob_valid", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/json; charset=utf-8", "WzEsIDIsIDNd")], None), &[], ""),
         case("json_blob_bad", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/json", "e29vcHM=")], None),
              &["result-payload-invalid"], "embedded resource of tool json_blob_bad: declares `application/json` but its bytes are not JSON"),
         case("svg_no_magic", result(vec![image("PHN2Zy8+", "image/svg+xml")], None), result(vec![image("PHN2ZyB2aWV3Qm94PSIwIDAgMSAxIi8+", "image/svg+xml")], None), &[], ""),
