@@ -88,8 +88,13 @@ fn read(meta: Option<&Value>) -> Ui {
     Ui { uri, csp, permissions: permissions(ui.and_then(|u| u.get("permissions"))) }
 }
 
+/// Entries for a message: the first 8, then how many more (a server's list can be long).
 fn listed(set: &BTreeSet<String>) -> String {
-    set.iter().map(|s| short(&Value::String(s.clone()))).collect::<Vec<_>>().join(", ")
+    let mut out = set.iter().take(8).map(|s| short(&Value::String(s.clone()))).collect::<Vec<_>>().join(", ");
+    if set.len() > 8 {
+        out.push_str(&format!(" and {} more", set.len() - 8));
+    }
+    out
 }
 
 /// Every change of a tool's `_meta`: `ui-resource-changed` for what the host renders that is new
@@ -166,8 +171,8 @@ pub fn meta_changes(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut 
         ));
     }
     // What is left once the gains are taken out (as if they had not happened): a removal, a
-    // dropped entry, any other key.
-    // Once a gain is reported, an empty `_meta` and none are the same: the gain was the difference.
+    // dropped entry, any other key. Once a gain is reported, an empty `_meta` and none are the
+    // same: the gain was the difference.
     let reported = uri_reported || !gained_csp.is_empty() || !gained_perms.is_empty();
     let left = |v: Option<Value>| v.filter(|v| !(reported && v.as_object().is_some_and(Map::is_empty)));
     let rest_old = left(rest(x, uri_reported, &BTreeMap::new(), &BTreeSet::new()));
@@ -340,5 +345,16 @@ mod tests {
         assert!(run(perms(json!({"camera": {}})), perms(json!({"camera": {}, "microphone": false}))).is_empty());
         // The whole `ui` removed: loud, once.
         assert_eq!(run(perms(json!({"camera": {}})), json!({})), vec![(META, "/_meta".into())]);
+        // A long list is named in part.
+        let many: Vec<String> = (0..20).map(|i| format!("https://h{i:02}.example")).collect();
+        let mut out = Vec::new();
+        meta_changes("t", Some(&csp(json!({}))), Some(&csp(json!({"connectDomains": many}))), &mut out);
+        assert!(
+            out[0].message.ends_with(
+                "\"https://h07.example\" and 12 more: the app it renders may now load from or connect to more origins"
+            ),
+            "{}",
+            out[0].message
+        );
     }
 }
