@@ -103,6 +103,34 @@ pub fn synth(data: &[u8]) {
     let _ = crate::probe::synthesize_args(&json!({"type": "object", "properties": {"a": v}, "required": ["a"]}));
 }
 
+/// The result contract on arbitrary results: `[lock result, live result]`, or one result held
+/// against itself; the lock result is also read as a pin as it stands (a lockfile is hostile
+/// input too). Never panics; a result against itself is no change, with or without an
+/// `outputSchema`; a pin expands to a bounded number of blocks.
+pub fn result(data: &[u8]) {
+    use crate::probe::shape;
+    let Ok(v) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let (a, b) = match &v {
+        Value::Array(x) if x.len() == 2 => (x[0].clone(), x[1].clone()),
+        other => (other.clone(), other.clone()),
+    };
+    for deep in [true, false] {
+        let (sa, sb) = (shape::shape(&a, deep), shape::shape(&b, deep));
+        let same = shape::compare("t", &sa, &sa, !deep);
+        assert!(same.is_empty(), "a result against itself: {same:?}");
+        let blocks = sa["blocks"].as_array().map_or(0, Vec::len);
+        assert!(blocks <= shape::MAX_BLOCKS + shape::MAX_EXTRA_ATOMS, "{blocks} block entries");
+        let _ = shape::compare("t", &sa, &sb, !deep);
+        let _ = shape::content_note(&sa, &sb);
+        let _ = shape::compare("t", &a, &sb, !deep);
+        let _ = shape::content_note(&a, &sb);
+    }
+    let _ = shape::payload_problems("t", &b);
+    let _ = shape::new_conflict(&b, Some(&a));
+}
+
 /// `report merge` on arbitrary JSON reports never panics, and merging a merged report again
 /// changes nothing.
 pub fn merge(data: &[u8]) {

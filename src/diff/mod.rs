@@ -3,7 +3,8 @@
 //! - [`canonical`]: numbers in one spelling, made once per value the diff reads (stage zero).
 //! - [`normalize`]: equal spellings become equal values (stage one).
 //! - [`walk`]: one exhaustive sub-schema walker, input and output mirrored (stage two).
-//! - [`tool`]: tool-level fields (description, annotations, execution, ...).
+//! - [`tool`]: tool-level fields (description, annotations, execution, ...); [`ui`]: the app an
+//!   MCP Apps host renders for a tool (`_meta.ui`).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
 
@@ -14,6 +15,7 @@ pub mod overlap;
 pub mod policy;
 pub mod text;
 pub mod tool;
+pub mod ui;
 pub mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -26,6 +28,18 @@ use crate::surface::ServerSurface;
 use canonical::Canonical;
 
 pub use tool::{diff_canonical, diff_tool};
+
+/// A change of one tool, with the rule's default class.
+pub(crate) fn tool_change(
+    rule: RuleId,
+    tool: &str,
+    pointer: String,
+    message: String,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Change {
+    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
+}
 
 /// How deep the walker follows nested schemas before it stops (`schema-too-deep`).
 pub const MAX_DEPTH: usize = 128;

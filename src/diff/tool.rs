@@ -8,20 +8,10 @@ use serde_json::{Map, Value};
 use super::canonical::Canonical;
 use super::normalize::{canon, normalize_schema};
 use super::text::{escape_hidden, new_hidden, same_words};
+use super::tool_change as change;
 use super::walk::{esc, short, Mode, Walker};
 use crate::change::Change;
 use crate::rules::RuleId;
-
-fn change(
-    rule: RuleId,
-    tool: &str,
-    pointer: String,
-    message: String,
-    before: Option<Value>,
-    after: Option<Value>,
-) -> Change {
-    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
-}
 
 /// Every change between two definitions of one tool (named `name` in the new surface), as sent.
 /// A caller that diffs many tools makes each [`Canonical`] once and calls [`diff_canonical`].
@@ -137,12 +127,7 @@ pub fn diff_canonical(name: &str, a: &Canonical, b: &Canonical) -> Vec<Change> {
                     ));
                 }
             }
-            "_meta" => {
-                if x.map(canon) != y.map(canon) {
-                    let msg = format!("_meta of tool {t} changed from {} to {}", opt(x), opt(y));
-                    out.push(change(RuleId::MetaChanged, name, p, msg, x.cloned(), y.cloned()));
-                }
-            }
+            "_meta" => super::ui::meta_changes(name, x, y, &mut out),
             "execution" => execution(name, x, y, &mut out),
             _ => {
                 if x.map(canon) != y.map(canon) {

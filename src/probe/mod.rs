@@ -9,6 +9,7 @@
 pub mod args;
 pub mod regexgen;
 pub mod shape;
+pub mod skeleton;
 pub mod validate;
 
 use std::collections::BTreeMap;
@@ -318,8 +319,8 @@ pub fn header_mapping_problem(def: &Value) -> Option<String> {
 
 /// Which required argument the incomplete call leaves out: exactly one, everything else of
 /// the valid call kept. Never a flag (a boolean, such as a required `dryRun: true` or
-/// `confirm: false`), whose absence a lenient server could read as "go ahead": the first, by
-/// name, of the others. `None` when every required argument of the call is a flag.
+/// `confirm: false`), whose absence a lenient server could read as "go ahead": the first of the
+/// others in `required` order. `None` when every required argument of the call is a flag.
 pub fn left_out_argument(required: &[String], args: &Map<String, Value>) -> Option<String> {
     required.iter().find(|r| matches!(args.get(*r), Some(v) if !v.is_boolean())).cloned()
 }
@@ -367,13 +368,12 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
             }
         },
     };
-    let mut required: Vec<String> = schema
+    // In `required` order (RULES.md, probes): the first that is not a flag is left out.
+    let required: Vec<String> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
-    required.sort();
-    required.dedup();
     let incomplete = left_out_argument(&required, &args).map(|left_out| {
         let mut a = args.clone();
         a.remove(&left_out);
@@ -559,9 +559,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
         }
     }
     // A conflict is drift only when the pin did not conflict already.
-    let pinned_conflict = ctx.pinned.and_then(|p| p.get("textStructure")).and_then(Value::as_str)
-        == Some(Relation::ConflictingJson.as_str());
-    if shape::relation(result) == Relation::ConflictingJson && !pinned_conflict {
+    if shape::new_conflict(result, ctx.pinned) {
         probes.push(fail(
             tool,
             k,
@@ -590,6 +588,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
         if shape::pinned_failure(p) {
             notes.push("it failed at lock: run `mcp-pin lock` to pin its result".into());
         }
+        notes.extend(shape::content_note(p, &live_shape));
     }
     if probes.is_empty() {
         let mut msg = format!("ok ({})", summary(result));

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
+use super::skeleton::{self, skeleton, top_skeleton};
 use super::validate::json_eq;
 use crate::rules::RuleId;
 
@@ -60,6 +61,10 @@ pub fn structured(result: &Value) -> Option<&Value> {
     result.get("structuredContent").filter(|v| !v.is_null())
 }
 
+/// How the text blocks relate to `structuredContent` (RULES.md, the result contract, 6 and 8).
+/// A text block "is JSON" when its whole trimmed text parses as an object or an array (a bare
+/// scalar, or JSON inside a fenced block, is text), and every such block is held against the
+/// structure: one that differs makes the result `conflicting-json`, even beside one that agrees.
 pub fn relation(result: &Value) -> Relation {
     let texts = texts(result);
     let Some(sc) = structured(result) else {
@@ -68,25 +73,58 @@ pub fn relation(result: &Value) -> Relation {
     if texts.is_empty() {
         return Relation::StructureOnly;
     }
-    let mut conflict = false;
-    for t in &texts {
-        let Ok(parsed) = serde_json::from_str::<Value>(t.trim()) else {
-            continue;
-        };
+    let (mut agree, mut conflict) = (false, false);
+    for (t, parsed) in json_texts(&texts) {
         if json_eq(&parsed, sc) {
-            return Relation::EquivalentJson;
-        }
-        // A structure that carries the text itself as a string (server-filesystem's
-        // `{"content": "<the text>"}`) wraps it; it does not contradict it.
-        if (parsed.is_object() || parsed.is_array()) && !contains_text(sc, t) {
+            agree = true;
+        } else if !contains_text(sc, t) {
+            // A structure that carries the text itself as a string (server-filesystem's
+            // `{"content": "<the text>"}`) wraps it; it does not contradict it.
             conflict = true;
         }
     }
-    if conflict {
-        Relation::ConflictingJson
-    } else {
-        Relation::TextAndStructure
+    match (conflict, agree) {
+        (true, _) => Relation::ConflictingJson,
+        (false, true) => Relation::EquivalentJson,
+        (false, false) => Relation::TextAndStructure,
     }
+}
+
+/// The text blocks that are JSON (an object or an array, the whole trimmed text), parsed.
+fn json_texts<'a>(texts: &[&'a str]) -> Vec<(&'a str, Value)> {
+    texts
+        .iter()
+        .filter_map(|t| {
+            let trimmed = t.trim();
+            if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+                return None;
+            }
+            serde_json::from_str::<Value>(trimmed).ok().filter(|v| v.is_object() || v.is_array()).map(|v| (*t, v))
+        })
+        .collect()
+}
+
+/// Whether the result's text and structure disagree now while the pin did not conflict
+/// (`text-structure-conflict`): at `lock` (no pin) a conflict is reported. A pin written before
+/// every JSON block was held against the structure (contract version below 2) took one agreeing
+/// block for agreement; its result is judged that way until the next `lock`, so an upgrade
+/// reports nothing the server did not change.
+pub fn new_conflict(result: &Value, pinned: Option<&Value>) -> bool {
+    if relation(result) != Relation::ConflictingJson {
+        return false;
+    }
+    let Some(p) = pinned else { return true };
+    if p.get("textStructure").and_then(Value::as_str) == Some(Relation::ConflictingJson.as_str()) {
+        return false;
+    }
+    if contract_version(p) >= 2 {
+        return true;
+    }
+    // The earlier reading: any text parsing as JSON equal to the structure was agreement.
+    let sc = structured(result);
+    !texts(result)
+        .iter()
+        .any(|t| serde_json::from_str::<Value>(t.trim()).is_ok_and(|v| sc.is_some_and(|sc| json_eq(&v, sc))))
 }
 
 /// Whether `text` (or its trimmed form) is a string somewhere inside `v`.
@@ -96,154 +134,6 @@ fn contains_text(v: &Value, text: &str) -> bool {
         Value::Array(a) => a.iter().any(|x| contains_text(x, text)),
         Value::Object(m) => m.values().any(|x| contains_text(x, text)),
         _ => false,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The type skeleton of structuredContent
-
-/// The JSON type skeleton of a value: objects keep their keys, arrays the merged skeleton of all
-/// their elements (`[]` when empty), scalars become their type name. Elements of one array that
-/// disagree on a type give `"mixed"` there.
-pub fn skeleton(v: &Value) -> Value {
-    match v {
-        Value::Null => json!("null"),
-        Value::Bool(_) => json!("boolean"),
-        Value::Number(n) => {
-            if n.is_i64() || n.is_u64() {
-                json!("integer")
-            } else {
-                json!("number")
-            }
-        }
-        Value::String(_) => json!("string"),
-        Value::Array(a) => {
-            let mut merged: Option<Value> = None;
-            for x in a {
-                let s = skeleton(x);
-                merged = Some(match merged {
-                    None => s,
-                    Some(m) => merge(m, s),
-                });
-            }
-            Value::Array(merged.into_iter().collect())
-        }
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), skeleton(v))).collect()),
-    }
-}
-
-/// Only the top-level type (for a tool with an `outputSchema`: nothing deeper is compared).
-pub fn top_skeleton(v: &Value) -> Value {
-    match v {
-        Value::Array(_) => json!([]),
-        Value::Object(_) => json!({}),
-        other => skeleton(other),
-    }
-}
-
-/// Two skeletons as one: `null` and `[]` give way to the other side, `integer` and `number` are
-/// `number`, objects take the union of their keys, anything else that disagrees is `mixed`.
-fn merge(a: Value, b: Value) -> Value {
-    match (a, b) {
-        (Value::String(s), other) | (other, Value::String(s)) if s == "null" => other,
-        (Value::Array(x), Value::Array(y)) => match (x.into_iter().next(), y.into_iter().next()) {
-            (None, None) => json!([]),
-            (Some(e), None) | (None, Some(e)) => Value::Array(vec![e]),
-            (Some(e), Some(f)) => Value::Array(vec![merge(e, f)]),
-        },
-        (Value::Object(mut x), Value::Object(y)) => {
-            for (k, v) in y {
-                let merged = match x.remove(&k) {
-                    Some(w) => merge(w, v),
-                    None => v,
-                };
-                x.insert(k, merged);
-            }
-            Value::Object(x)
-        }
-        (Value::String(s), Value::String(t)) if s == t => Value::String(s),
-        (Value::String(s), Value::String(t)) if is_numeric(&s) && is_numeric(&t) => json!("number"),
-        _ => json!("mixed"),
-    }
-}
-
-fn is_numeric(s: &str) -> bool {
-    s == "integer" || s == "number"
-}
-
-/// The JSON type of a skeleton as a consumer reads it (`integer` and `number` are one type).
-fn kind(skel: &Value) -> &'static str {
-    match skel {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(s) => match s.as_str() {
-            "integer" | "number" => "number",
-            "string" => "string",
-            "boolean" => "boolean",
-            "null" => "null",
-            "mixed" => "mixed",
-            _ => "unknown",
-        },
-        _ => "unknown",
-    }
-}
-
-/// The type name shown in a message (`integer` stays `integer`).
-fn type_name(skel: &Value) -> &str {
-    match skel {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(s) => s.as_str(),
-        _ => "unknown",
-    }
-}
-
-/// A skeleton with no type to compare: `null`, `[]` (its elements are unknown) or `mixed`.
-fn matches_anything(skel: &Value) -> bool {
-    matches!(skel, Value::String(s) if s == "null" || s == "mixed") || skel.as_array().is_some_and(Vec::is_empty)
-}
-
-/// `structuredContent.a.b[]`: where a key sits, for a message.
-fn child(path: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
-        && !key.starts_with(|c: char| c.is_ascii_digit());
-    if plain {
-        format!("{path}.{key}")
-    } else {
-        format!("{path}[{}]", Value::String(key.to_string()))
-    }
-}
-
-fn walk(tool: &str, path: &str, pinned: &Value, live: &Value, out: &mut Vec<Finding>) {
-    if matches_anything(pinned) || (matches_anything(live) && kind(live) != "mixed") {
-        return;
-    }
-    if kind(pinned) != kind(live) {
-        out.push(Finding::changed(format!("{path} of tool {tool}: {} is now {}", type_name(pinned), type_name(live))));
-        return;
-    }
-    match (pinned, live) {
-        (Value::Object(p), Value::Object(l)) => {
-            for (k, pv) in p {
-                let at = child(path, k);
-                match l.get(k) {
-                    Some(lv) => walk(tool, &at, pv, lv, out),
-                    // A key pinned as `null` may as well be absent (both read as "no value").
-                    None if pv == "null" => {}
-                    None => out.push(Finding::reduced(format!(
-                        "{at} of tool {tool}: pinned key is absent this time (pinned: {})",
-                        type_name(pv)
-                    ))),
-                }
-            }
-        }
-        (Value::Array(p), Value::Array(l)) => {
-            if let (Some(pe), Some(le)) = (p.first(), l.first()) {
-                walk(tool, &format!("{path}[]"), pe, le, out);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -320,8 +210,10 @@ pub fn uri_scheme(uri: &str) -> String {
     "(none)".into()
 }
 
-/// A MIME type without its parameters, except `profile` (`text/html;profile=mcp-app`);
-/// lowercased, `charset` and everything else dropped.
+/// A MIME type without its parameters, except `profile` (`text/html;profile=mcp-app`): the whole
+/// lowercased (MIME types compare case-insensitively), a quoted `profile` unquoted, `charset` and
+/// every other parameter dropped. Applied to pinned values too, so a lock written before case
+/// was folded compares the same.
 pub fn mime_essence(m: &str) -> String {
     let mut parts = m.split(';');
     let mut out = parts.next().unwrap_or("").trim().to_ascii_lowercase();
@@ -329,28 +221,68 @@ pub fn mime_essence(m: &str) -> String {
         if let Some((name, value)) = p.split_once('=') {
             if name.trim().eq_ignore_ascii_case("profile") {
                 out.push_str(";profile=");
-                out.push_str(value.trim().trim_matches('"'));
+                out.push_str(&unquote(value.trim()).to_ascii_lowercase());
             }
         }
     }
     token(&out, 160)
 }
 
+/// A parameter value without its quotes (RFC 9110 quoted-string: `\x` is `x`).
+fn unquote(v: &str) -> String {
+    match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        Some(inner) => {
+            let mut out = String::new();
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                out.push(if c == '\\' { chars.next().unwrap_or('\\') } else { c });
+            }
+            out
+        }
+        None => v.to_string(),
+    }
+}
+
+/// A pinned URI scheme as compared: lowercased (schemes compare case-insensitively).
+fn norm_scheme(s: &str) -> String {
+    if s == "(none)" || s == "(invalid)" {
+        s.to_string()
+    } else {
+        token(&s.to_ascii_lowercase(), 40)
+    }
+}
+
+/// A pinned MIME type as compared (see [`mime_essence`]).
+fn norm_mime(s: &str) -> String {
+    if s == "(invalid)" {
+        s.to_string()
+    } else {
+        mime_essence(s)
+    }
+}
+
 const BOTH: [&str; 2] = ["assistant", "user"];
 
-/// The effective `annotations.audience`: sorted, distinct; absent means both `assistant` and
-/// `user` (an explicit empty list is kept: meant for nobody).
-pub fn audience(b: &Value) -> Vec<String> {
-    match b.pointer("/annotations/audience").and_then(Value::as_array) {
-        Some(a) => {
-            let mut v: Vec<String> = a.iter().filter_map(Value::as_str).map(|r| token(r, 40)).collect();
-            v.sort();
-            v.dedup();
-            v.truncate(8);
-            v
-        }
-        None => BOTH.iter().map(|s| s.to_string()).collect(),
+/// An audience list as read: its roles sorted and distinct; none at all (absent, `[]`, or no
+/// role that is a string) means both `assistant` and `user` (RULES.md, the result contract, 8).
+fn effective_audience(list: Option<&Value>) -> Vec<String> {
+    let mut v: Vec<String> = list
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(|r| token(r, 40)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v.dedup();
+    v.truncate(8);
+    if v.is_empty() {
+        BOTH.iter().map(|s| s.to_string()).collect()
+    } else {
+        v
     }
+}
+
+/// The effective `annotations.audience` of a block (see [`effective_audience`]).
+pub fn audience(b: &Value) -> Vec<String> {
+    effective_audience(b.pointer("/annotations/audience"))
 }
 
 /// The atoms of one block a consumer reads: kind, URI scheme, MIME type, effective audience.
@@ -380,11 +312,10 @@ pub fn block_atoms(b: &Value) -> Value {
     Value::Object(m)
 }
 
+/// The audience of a pinned block's atoms (a pin's `audience: []`, written before `[]` was read
+/// as absent, is both).
 fn atom_audience(a: &Value) -> Vec<String> {
-    match a.get("audience").and_then(Value::as_array) {
-        Some(v) => v.iter().filter_map(Value::as_str).map(str::to_string).collect(),
-        None => BOTH.iter().map(|s| s.to_string()).collect(),
-    }
+    effective_audience(a.get("audience"))
 }
 
 fn show_audience(a: &[String]) -> String {
@@ -425,38 +356,92 @@ fn counts(kinds: &[String]) -> BTreeMap<&str, usize> {
 // ---------------------------------------------------------------------------------------------
 // The shape
 
-/// Most blocks pinned one by one (a result with more is pinned per kind, see [`shape`]).
-pub const MAX_BLOCKS: usize = 64;
+/// Blocks compared one by one (RULES.md, the result contract, 8). A result with more is pinned
+/// with its first `MAX_BLOCKS` blocks and then only atoms not pinned yet, and compared by first
+/// appearance; the probe line says so.
+pub const MAX_BLOCKS: usize = 4096;
+/// Most atoms pinned past [`MAX_BLOCKS`] (each the first appearance of a kind or value there).
+pub const MAX_EXTRA_ATOMS: usize = 256;
+/// The cap of the releases before the decided cases (a pin of contract version 1).
+const OLD_MAX_BLOCKS: usize = 64;
+/// The version of the result contract a pin is written under (`contractVersion`): 1 for a pin
+/// with `blocks` and no version (the first whole contract), 0 for one without `blocks`. Version 2
+/// holds every JSON text block against the structure and pins up to [`MAX_BLOCKS`] blocks.
+pub const CONTRACT_VERSION: u64 = 2;
 
 /// The result contract recorded for a result (never a value). `deep`: the tool declares no
 /// `outputSchema`, so the type skeleton of `structuredContent` is kept at every depth.
+///
+/// `blocks` holds the atoms of each block in order; a run of equal atoms is written once with
+/// `repeat` (a search of 4,000 links is one entry, not 4,000).
 pub fn shape(result: &Value, deep: bool) -> Value {
     let mut m = Map::new();
     m.insert("content".into(), Value::Array(content_kinds(result).into_iter().map(Value::String).collect()));
-    let all: Vec<Value> = blocks(result).iter().map(block_atoms).collect();
+    let all = blocks(result);
+    let head: Vec<Value> = all.iter().take(MAX_BLOCKS).map(block_atoms).collect();
+    let mut entries = runs(&head);
     if all.len() > MAX_BLOCKS {
-        // Past the cap, only atoms not pinned yet are kept (the per-kind sets stay whole), and
-        // the sequence is compared per kind, as when counts differ.
-        let mut kept: Vec<Value> = all[..MAX_BLOCKS].to_vec();
-        for a in &all[MAX_BLOCKS..] {
-            if kept.len() >= 2 * MAX_BLOCKS {
+        // Past the cap, only atoms not pinned yet are kept, so every kind and value that occurs
+        // is pinned at its first appearance (atoms made one at a time: memory stays bounded).
+        let mut seen: std::collections::HashSet<String> = head.iter().map(Value::to_string).collect();
+        let mut extra = 0;
+        for b in &all[MAX_BLOCKS..] {
+            if extra >= MAX_EXTRA_ATOMS {
                 break;
             }
-            if !kept.contains(a) {
-                kept.push(a.clone());
+            let a = block_atoms(b);
+            if seen.insert(a.to_string()) {
+                entries.push(a);
+                extra += 1;
             }
         }
-        m.insert("blocks".into(), Value::Array(kept));
         m.insert("blocksTruncated".into(), json!(true));
-    } else {
-        m.insert("blocks".into(), Value::Array(all));
     }
+    m.insert("blocks".into(), Value::Array(entries));
     if let Some(sc) = structured(result) {
         m.insert("structuredContent".into(), if deep { skeleton(sc) } else { top_skeleton(sc) });
     }
     m.insert("textStructure".into(), json!(relation(result).as_str()));
     m.insert("isError".into(), json!(is_error(result)));
+    m.insert("contractVersion".into(), json!(CONTRACT_VERSION));
     Value::Object(m)
+}
+
+/// Equal atoms in a row as one entry with `repeat`.
+fn runs(atoms: &[Value]) -> Vec<Value> {
+    let mut out: Vec<(Value, u64)> = Vec::new();
+    for a in atoms {
+        match out.last_mut() {
+            Some((last, n)) if last == a => *n += 1,
+            _ => out.push((a.clone(), 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(mut a, n)| {
+            if let (Value::Object(m), true) = (&mut a, n > 1) {
+                m.insert("repeat".into(), json!(n));
+            }
+            a
+        })
+        .collect()
+}
+
+/// A pin's blocks one by one (runs expanded), at most [`MAX_BLOCKS`] + [`MAX_EXTRA_ATOMS`]
+/// whatever a lockfile says.
+fn each_block(shape: &Value) -> Vec<&Value> {
+    let limit = MAX_BLOCKS + MAX_EXTRA_ATOMS;
+    let mut out = Vec::new();
+    for e in shape.get("blocks").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+        let n = e.get("repeat").and_then(Value::as_u64).unwrap_or(1).max(1);
+        let room = (limit - out.len()) as u64;
+        for _ in 0..n.min(room) {
+            out.push(e);
+        }
+        if out.len() >= limit {
+            break;
+        }
+    }
+    out
 }
 
 /// Whether a pin was written by a release that pins the whole result contract (its `blocks`
@@ -465,11 +450,21 @@ pub fn pins_whole_contract(pinned: &Value) -> bool {
     pinned.get("blocks").is_some()
 }
 
+/// The version of the result contract a pin was written under (see [`CONTRACT_VERSION`]).
+pub fn contract_version(pinned: &Value) -> u64 {
+    match pinned.get("contractVersion").and_then(Value::as_u64) {
+        Some(v) => v,
+        None if pins_whole_contract(pinned) => 1,
+        None => 0,
+    }
+}
+
 /// The shape pinned for a call that got a JSON-RPC error.
 pub fn rpc_error_shape(code: i64) -> Value {
     json!({"rpcError": code})
 }
 
+/// Only a declared boolean `isError: true` is an error: `"true"`, `1` or `null` are not.
 pub fn is_error(result: &Value) -> bool {
     result.get("isError") == Some(&Value::Bool(true))
 }
@@ -496,38 +491,76 @@ impl Finding {
     }
 }
 
+/// `4,096`.
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Why the content blocks of a result are compared by first appearance only although every kind
+/// occurs as often as at lock, when a cap is the reason: the result (now or at lock) has more
+/// than [`MAX_BLOCKS`] blocks, or the pin holds only the first 64 (the cap of an earlier
+/// mcp-pin). The probe line says it (RULES.md, the result contract, 8).
+pub fn content_note(pinned: &Value, live: &Value) -> Option<String> {
+    if !pinned.is_object() || !pins_whole_contract(pinned) || pinned_failure(pinned) || pinned_failure(live) {
+        return None;
+    }
+    let truncated = |v: &Value| v.get("blocksTruncated") == Some(&Value::Bool(true));
+    let cap = thousands(MAX_BLOCKS);
+    if truncated(live) || (truncated(pinned) && contract_version(pinned) >= 2) {
+        Some(format!("more than {cap} blocks: content compared by first appearance only"))
+    } else if truncated(pinned) {
+        Some(format!(
+            "the lock holds the first {OLD_MAX_BLOCKS} blocks (an earlier mcp-pin's cap): content compared by first appearance only; run `mcp-pin lock` to pin every block up to {cap}"
+        ))
+    } else {
+        None
+    }
+}
+
 /// What changed between a pinned shape and a live one. `has_output_schema`: the tool declares
 /// one now (then `structuredContent` is compared by presence and top-level type only, and its
 /// absence is `structured-content-missing`, not reported again here). A failed call on either
 /// side is not compared. A pinned shape from before an atom existed compares nothing for it:
 /// shapes without `blocks` (mcp-pin before the result contract) compare only what they were
 /// compared on then (presence and top-level type of `structuredContent`, the distinct block
-/// kinds), with the contract's classes.
+/// kinds), with the contract's classes. `structuredContent` absent at lock and present now is no
+/// change (from then on the text and the structure must agree).
 pub fn compare(tool: &str, pinned: &Value, live: &Value, has_output_schema: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     if !pinned.is_object() || pinned_failure(pinned) || pinned_failure(live) {
         return out;
     }
-    let v2 = pins_whole_contract(pinned);
+    let whole = pins_whole_contract(pinned);
+    let top = |v: &Value| skeleton::kind(v).map(str::to_string).unwrap_or_else(|| skeleton::type_name(v));
     match (pinned.get("structuredContent"), live.get("structuredContent")) {
         (Some(p), None) if !has_output_schema => out.push(Finding::changed(format!(
             "structuredContent of tool {tool}: present at lock ({}), absent now",
-            kind(p)
+            top(p)
         ))),
-        (Some(p), Some(l)) if kind(p) != kind(l) => out.push(Finding::changed(format!(
+        (Some(p), Some(l)) if top(p) != top(l) => out.push(Finding::changed(format!(
             "structuredContent of tool {tool}: {} is now {}",
-            type_name(p),
-            type_name(l)
+            skeleton::type_name(p),
+            skeleton::type_name(l)
         ))),
-        (Some(p), Some(l)) if v2 && !has_output_schema => match (p, l) {
-            (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_)) => {
-                walk(tool, "structuredContent", p, l, &mut out)
-            }
-            _ => {}
-        },
+        (Some(p), Some(l)) if whole && !has_output_schema => {
+            let mut found = Vec::new();
+            skeleton::compare(tool, "structuredContent", p, l, &mut found);
+            out.extend(found.into_iter().map(|(d, m)| match d {
+                skeleton::Diff::Changed => Finding::changed(m),
+                skeleton::Diff::Reduced => Finding::reduced(m),
+            }));
+        }
         _ => {}
     }
-    if v2 {
+    if whole {
         compare_blocks(tool, pinned, live, &mut out);
     } else if let Some(pc) = pinned.get("content").and_then(Value::as_array) {
         let strings = |v: &[Value]| -> Vec<String> {
@@ -571,14 +604,13 @@ fn compare_first_appearance(tool: &str, pinned: &[String], live: &[String], out:
 }
 
 fn compare_blocks(tool: &str, pinned: &Value, live: &Value, out: &mut Vec<Finding>) {
-    let empty = Vec::new();
-    let pb = pinned.get("blocks").and_then(Value::as_array).unwrap_or(&empty);
-    let lb = live.get("blocks").and_then(Value::as_array).unwrap_or(&empty);
+    let pb = each_block(pinned);
+    let lb = each_block(live);
     let kind_of = |a: &Value| a.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
-    let pk: Vec<String> = pb.iter().map(kind_of).collect();
-    let lk: Vec<String> = lb.iter().map(kind_of).collect();
-    let truncated = |v: &Value| v.get("blocksTruncated") == Some(&Value::Bool(true));
-    if counts(&pk) == counts(&lk) && !truncated(pinned) && !truncated(live) {
+    let pk: Vec<String> = pb.iter().map(|a| kind_of(a)).collect();
+    let lk: Vec<String> = lb.iter().map(|a| kind_of(a)).collect();
+    let capped = content_note(pinned, live);
+    if counts(&pk) == counts(&lk) && capped.is_none() {
         if pk != lk {
             out.push(Finding::changed(format!(
                 "content of tool {tool}: block order changed from {} to {}",
@@ -589,8 +621,8 @@ fn compare_blocks(tool: &str, pinned: &Value, live: &Value, out: &mut Vec<Findin
         // Block by block: the i-th block of each kind against the i-th of that kind at lock.
         let n = counts(&pk);
         for (kind, total) in n {
-            let ps: Vec<&Value> = pb.iter().filter(|a| kind_of(a) == kind).collect();
-            let ls: Vec<&Value> = lb.iter().filter(|a| kind_of(a) == kind).collect();
+            let ps: Vec<&Value> = pb.iter().copied().filter(|a| kind_of(a) == kind).collect();
+            let ls: Vec<&Value> = lb.iter().copied().filter(|a| kind_of(a) == kind).collect();
             for (i, (p, l)) in ps.iter().zip(&ls).enumerate() {
                 let who = if total == 1 {
                     format!("{} of tool {tool}", label(kind))
@@ -601,32 +633,43 @@ fn compare_blocks(tool: &str, pinned: &Value, live: &Value, out: &mut Vec<Findin
             }
         }
     } else {
+        let start = out.len();
         compare_first_appearance(tool, &first_appearance(&pk), &first_appearance(&lk), out);
-        // Over all blocks of each kind together.
+        // Over all blocks of each kind together: each atom is a set of the values declared.
         for kind in first_appearance(&pk).iter().filter(|k| lk.contains(k)) {
-            let ps: Vec<&Value> = pb.iter().filter(|a| &kind_of(a) == kind).collect();
-            let ls: Vec<&Value> = lb.iter().filter(|a| &kind_of(a) == kind).collect();
+            let ps: Vec<&Value> = pb.iter().copied().filter(|a| &kind_of(a) == kind).collect();
+            let ls: Vec<&Value> = lb.iter().copied().filter(|a| &kind_of(a) == kind).collect();
             let who = format!("{}s of tool {tool}", label(kind));
-            compare_sets(&who, "URI scheme", &values(&ps, "scheme"), &values(&ls, "scheme"), out);
-            compare_sets(&who, "MIME type", &values(&ps, "mimeType"), &values(&ls, "mimeType"), out);
+            let (sp, sl) = (values(&ps, "scheme", norm_scheme), values(&ls, "scheme", norm_scheme));
+            compare_sets(&who, "URI scheme", &sp, &sl, out);
+            let (mp, ml) = (values(&ps, "mimeType", norm_mime), values(&ls, "mimeType", norm_mime));
+            compare_sets(&who, "MIME type", &mp, &ml, out);
             let pa: BTreeSet<String> = ps.iter().map(|a| show_audience(&atom_audience(a))).collect();
             let la: BTreeSet<String> = ls.iter().map(|a| show_audience(&atom_audience(a))).collect();
             compare_sets(&who, "audience", &pa, &la, out);
         }
+        if let Some(why) = capped {
+            for f in &mut out[start..] {
+                f.message.push_str(&format!(" ({why})"));
+            }
+        }
     }
 }
 
-fn values(atoms: &[&Value], key: &str) -> BTreeSet<String> {
-    atoms.iter().filter_map(|a| a.get(key).and_then(Value::as_str)).map(str::to_string).collect()
+/// The values of one atom declared among `atoms` ("not declared" is no value).
+fn values(atoms: &[&Value], key: &str, norm: fn(&str) -> String) -> BTreeSet<String> {
+    atoms.iter().filter_map(|a| a.get(key).and_then(Value::as_str)).map(norm).collect()
 }
 
+/// One atom over the blocks of a kind, as sets of values: a value never seen at lock is a
+/// change, a pinned value that does not occur this time is reduced. Where no block of the kind
+/// declared the atom at lock (a link's optional `mimeType`), one that appears is no change.
 fn compare_sets(who: &str, what: &str, pinned: &BTreeSet<String>, live: &BTreeSet<String>, out: &mut Vec<Finding>) {
     let quote = |s: &BTreeSet<String>| s.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ");
-    for v in live.difference(pinned) {
-        out.push(Finding::changed(format!(
-            "{who}: {what} `{v}` never seen at lock (pinned: {})",
-            if pinned.is_empty() { "none".to_string() } else { quote(pinned) }
-        )));
+    if !pinned.is_empty() {
+        for v in live.difference(pinned) {
+            out.push(Finding::changed(format!("{who}: {what} `{v}` never seen at lock (pinned: {})", quote(pinned))));
+        }
     }
     for v in pinned.difference(live) {
         out.push(Finding::reduced(format!("{who}: {what} `{v}` does not appear this time")));
@@ -634,13 +677,14 @@ fn compare_sets(who: &str, what: &str, pinned: &BTreeSet<String>, live: &BTreeSe
 }
 
 fn compare_atoms(who: &str, p: &Value, l: &Value, out: &mut Vec<Finding>) {
-    if let Some(ps) = p.get("scheme").and_then(Value::as_str) {
-        let ls = l.get("scheme").and_then(Value::as_str).unwrap_or("(none)");
+    if let Some(ps) = p.get("scheme").and_then(Value::as_str).map(norm_scheme) {
+        let ls = l.get("scheme").and_then(Value::as_str).map(norm_scheme).unwrap_or_else(|| "(none)".into());
         if ps != ls {
             out.push(Finding::changed(format!("{who}: URI scheme changed from `{ps}` to `{ls}`")));
         }
     }
-    match (p.get("mimeType").and_then(Value::as_str), l.get("mimeType").and_then(Value::as_str)) {
+    let mime = |a: &Value| a.get("mimeType").and_then(Value::as_str).map(norm_mime);
+    match (mime(p), mime(l)) {
         (Some(pm), Some(lm)) if pm != lm => {
             out.push(Finding::changed(format!("{who}: MIME type changed from `{pm}` to `{lm}`")))
         }
@@ -844,7 +888,8 @@ mod tests {
                 "blocks": [{"kind": "text"}, {"kind": "image", "mimeType": "image/png"}, {"kind": "text"}, {"kind": "x-custom"}],
                 "structuredContent": {"name": "string", "n": "integer", "f": "number", "tags": ["string"], "none": [], "ok": true_type(), "z": "null"},
                 "textStructure": "text-and-structure",
-                "isError": false
+                "isError": false,
+                "contractVersion": 2
             })
         );
         assert!(!s.to_string().contains("secret"));
@@ -873,7 +918,15 @@ mod tests {
         assert_eq!(uri_scheme("/relative/path"), "(none)");
         assert_eq!(uri_scheme("ui://widget"), "ui:");
         assert_eq!(mime_essence("Text/Plain; Charset=UTF-8"), "text/plain");
-        assert_eq!(audience(&json!({"type": "text", "annotations": {"audience": []}})), Vec::<String>::new());
+        // Case-insensitive, and a quoted profile is the unquoted one.
+        assert_eq!(mime_essence("TEXT/HTML; Profile=\"MCP-App\""), "text/html;profile=mcp-app");
+        assert_eq!(uri_scheme("UI://widget"), "ui:");
+        // `audience: []` is read as absent: both.
+        assert_eq!(audience(&json!({"type": "text", "annotations": {"audience": []}})), BOTH.to_vec());
+        assert_eq!(
+            block_atoms(&json!({"type": "text", "text": "", "annotations": {"audience": []}})),
+            json!({"kind": "text"})
+        );
     }
 
     fn res(content: Value, sc: Option<Value>) -> Value {
@@ -921,17 +974,19 @@ mod tests {
     fn skeleton_at_every_depth_without_an_output_schema() {
         let lock =
             res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": 1}], "note": null})));
-        let typed = res(json!([]), Some(json!({"stock": {"on_hand": "3", "sku": "b"}, "items": [{"id": 2}]})));
+        let typed =
+            res(json!([]), Some(json!({"stock": {"on_hand": "3", "sku": "b"}, "items": [{"id": 2}], "note": null})));
         assert_eq!(
             diff(&lock, &typed, false),
             vec![(CH, "structuredContent.stock.on_hand of tool t: integer is now string".to_string())]
         );
         // and back
         assert_eq!(rules_of(&diff(&typed, &lock, false)), vec![CH]);
-        let deep = res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": "x"}]})));
+        let deep =
+            res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": "x"}], "note": null})));
         assert_eq!(diff(&lock, &deep, false)[0].1, "structuredContent.items[].id of tool t: integer is now string");
         // A pinned key absent now is reduced; a new key is no change.
-        let fewer = res(json!([]), Some(json!({"stock": {"on_hand": 3}, "items": [], "extra": true})));
+        let fewer = res(json!([]), Some(json!({"stock": {"on_hand": 3}, "items": [], "note": "n", "extra": true})));
         assert_eq!(
             diff(&lock, &fewer, false),
             vec![(
@@ -945,6 +1000,13 @@ mod tests {
         let nulls = res(json!([]), Some(json!({"stock": null, "items": null, "note": {"x": 1}})));
         assert!(diff(&lock, &nulls, false).is_empty(), "{:?}", diff(&lock, &nulls, false));
         assert!(diff(&nulls, &lock, false).is_empty());
+        // A key that was null at lock and is absent now is reduced (RULES.md 8).
+        let no_note = res(json!([]), Some(json!({"stock": {"on_hand": 3, "sku": "a"}, "items": [{"id": 1}]})));
+        assert_eq!(
+            diff(&lock, &no_note, false),
+            vec![(RE, "structuredContent.note of tool t: pinned key is absent this time (pinned: null)".to_string())]
+        );
+        assert!(diff(&no_note, &lock, false).is_empty());
     }
 
     #[test]
@@ -1149,27 +1211,231 @@ mod tests {
     }
 
     #[test]
-    fn many_blocks_are_pinned_per_kind_and_hostile_atoms_are_bounded() {
+    fn many_blocks_are_pinned_in_runs_and_hostile_atoms_are_bounded() {
         let link = |i: usize| json!({"type": "resource_link", "uri": format!("file:///{i}"), "name": "n"});
         let many = res(Value::Array((0..10_000).map(link).collect()), None);
         let s = shape(&many, true);
-        assert_eq!(s["blocks"].as_array().unwrap().len(), MAX_BLOCKS);
+        // 4,096 equal atoms are one run; past the cap nothing new appeared.
+        assert_eq!(s["blocks"], json!([{"kind": "resource_link", "scheme": "file:", "repeat": 4096}]));
         assert_eq!(s["blocksTruncated"], true);
-        // Compared per kind: fewer links now is no change, another scheme is.
+        assert_eq!(each_block(&s).len(), MAX_BLOCKS);
+        // Past the cap, first appearance only: fewer links now is no change, another scheme is
+        // (and `file:` not there reduced), and each such line says why.
         assert!(compare("t", &s, &shape(&res(json!([link(1)]), None), true), false).is_empty());
         let odd = res(json!([{"type": "resource_link", "uri": "ui://x", "name": "n"}]), None);
-        assert_eq!(compare("t", &s, &shape(&odd, true), false).len(), 2);
+        let d = compare("t", &s, &shape(&odd, true), false);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(
+            d.iter()
+                .all(|f| f.message.ends_with("(more than 4,096 blocks: content compared by first appearance only)")),
+            "{d:?}"
+        );
+        assert_eq!(
+            content_note(&s, &shape(&odd, true)).as_deref(),
+            Some("more than 4,096 blocks: content compared by first appearance only")
+        );
         let hostile = json!({"type": "image", "data": "", "mimeType": format!("image/png; profile={}", "x".repeat(10_000)), "annotations": {"audience": ["user\u{202e}"]}});
         let a = block_atoms(&hostile);
         assert_eq!(a, json!({"kind": "image", "mimeType": "(invalid)", "audience": ["(invalid)"]}));
         assert_eq!(uri_scheme(&format!("{}:x", "a".repeat(100))), "(invalid)");
+        // A lockfile cannot make mcp-pin expand a run without bound.
+        let forged = json!({"blocks": [{"kind": "text", "repeat": u64::MAX}, {"kind": "image", "repeat": 3}]});
+        assert_eq!(each_block(&forged).len(), MAX_BLOCKS + MAX_EXTRA_ATOMS);
     }
 
     #[test]
-    fn mixed_arrays_merge() {
-        assert_eq!(skeleton(&json!([{"a": 1}, {"b": "x"}, {"a": 2.5}])), json!([{"a": "number", "b": "string"}]));
-        assert_eq!(skeleton(&json!([1, "x"])), json!(["mixed"]));
-        assert_eq!(skeleton(&json!([null, "x"])), json!(["string"]));
-        assert_eq!(skeleton(&json!([[], [1]])), json!([["integer"]]));
+    fn every_block_up_to_the_cap_is_one_sequence() {
+        // 81 blocks whose order changed: the third suite's miss under a cap of 64.
+        let t = json!({"type": "text", "text": "81 hits"});
+        let i = json!({"type": "image", "data": "", "mimeType": "image/png"});
+        let l = |n: usize| json!({"type": "resource_link", "uri": format!("file:///{n}"), "name": "n"});
+        let build = |image_at: usize| {
+            let mut v = vec![t.clone()];
+            v.extend((0..79).map(l));
+            v.insert(image_at, i.clone());
+            res(Value::Array(v), None)
+        };
+        let d = diff(&build(41), &build(40), false);
+        assert_eq!(rules_of(&d), vec![CH], "{d:?}");
+        assert!(d[0].1.starts_with("content of tool t: block order changed from [text, resource_link, "), "{d:?}");
+        assert!(diff(&build(41), &build(41), false).is_empty());
+        assert_eq!(
+            shape(&build(41), true)["blocks"].as_array().unwrap().len(),
+            4,
+            "runs: text, 40 links, image, 39 links"
+        );
+        // Past 4,096 blocks, a move is not compared, a kind first appearing past the cap is.
+        let big = |image_at: usize, extra: Option<Value>| {
+            let mut v: Vec<Value> = (0..5000).map(l).collect();
+            v.insert(image_at, i.clone());
+            v.extend(extra);
+            res(Value::Array(v), None)
+        };
+        assert!(diff(&big(4500, None), &big(4600, None), false).is_empty());
+        let audio = json!({"type": "audio", "data": "", "mimeType": "audio/wav"});
+        let d = diff(&big(4500, None), &big(4500, Some(audio)), false);
+        assert_eq!(rules_of(&d), vec![CH], "{d:?}");
+        assert!(d[0].1.contains("audio block never seen at lock"), "{d:?}");
+        let d = diff(&big(4500, None), &big(10, None), false);
+        assert!(d.is_empty(), "the image still first appears after the first link: {d:?}");
+    }
+
+    #[test]
+    fn a_pin_capped_at_64_by_an_earlier_release_is_compared_by_first_appearance() {
+        let l = |n: usize| json!({"type": "resource_link", "uri": format!("file:///{n}"), "name": "n"});
+        let i = json!({"type": "image", "data": "", "mimeType": "image/png"});
+        // What the previous release pinned for [link x 40, image, link x 40]: 64 atoms in a row and
+        // `blocksTruncated`, no version.
+        let mut old_blocks: Vec<Value> = (0..40).map(|_| json!({"kind": "resource_link", "scheme": "file:"})).collect();
+        old_blocks.push(json!({"kind": "image", "mimeType": "image/png"}));
+        old_blocks.extend((0..23).map(|_| json!({"kind": "resource_link", "scheme": "file:"})));
+        let old = json!({"blocks": old_blocks, "blocksTruncated": true, "content": ["resource_link", "image"], "isError": false, "textStructure": "no-text"});
+        let mut now: Vec<Value> = (0..80).map(l).collect();
+        now.insert(39, i);
+        let live = shape(&res(Value::Array(now), None), true);
+        assert!(compare("t", &old, &live, false).is_empty());
+        let note = content_note(&old, &live).unwrap();
+        assert!(note.starts_with("the lock holds the first 64 blocks"), "{note}");
+    }
+
+    #[test]
+    fn per_kind_atoms_are_sets_and_not_declared_is_no_value() {
+        let link = |mime: Option<&str>| {
+            let mut l = json!({"type": "resource_link", "uri": "file:///a", "name": "n"});
+            if let Some(m) = mime {
+                l["mimeType"] = json!(m);
+            }
+            l
+        };
+        let none2 = res(json!([link(None), link(None)]), None);
+        // A MIME type that appears on some links where none declared one: no change.
+        assert!(diff(&none2, &res(json!([link(Some("text/plain")), link(None), link(None)]), None), false).is_empty());
+        // Some declared at lock: a value never seen is a change, a pinned one not there reduced.
+        let some = res(json!([link(Some("text/plain")), link(None)]), None);
+        assert!(diff(&some, &res(json!([link(None), link(Some("text/plain")), link(None)]), None), false).is_empty());
+        let d = diff(&some, &res(json!([link(None), link(None), link(None)]), None), false);
+        assert_eq!(
+            d,
+            vec![(RE, "resource links of tool t: MIME type `text/plain` does not appear this time".to_string())]
+        );
+        let d = diff(&some, &res(json!([link(Some("text/html")), link(None), link(None)]), None), false);
+        assert_eq!(rules_of(&d), vec![CH, RE], "{d:?}");
+        assert_eq!(d[0].1, "resource links of tool t: MIME type `text/html` never seen at lock (pinned: `text/plain`)");
+        // Embedded resources follow the link rule.
+        let emb = |mime: Option<&str>| {
+            let mut r = json!({"type": "resource", "resource": {"uri": "file:///a", "text": "x"}});
+            if let Some(m) = mime {
+                r["resource"]["mimeType"] = json!(m);
+            }
+            r
+        };
+        assert!(diff(
+            &res(json!([emb(None)]), None),
+            &res(json!([emb(Some("text/markdown")), emb(None)]), None),
+            false
+        )
+        .is_empty());
+        let d = diff(&res(json!([emb(Some("text/markdown"))]), None), &res(json!([emb(None), emb(None)]), None), false);
+        assert_eq!(rules_of(&d), vec![RE], "{d:?}");
+        // Letter case, quotes around a profile: the same value.
+        assert!(diff(
+            &res(json!([emb(Some("text/html;profile=mcp-app")), emb(None)]), None),
+            &res(json!([emb(Some("TEXT/HTML; profile=\"MCP-APP\""))]), None),
+            false
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn the_audience_atom_is_the_set_of_per_block_audiences() {
+        let t = |aud: Option<Value>| match aud {
+            Some(a) => json!({"type": "text", "text": "x", "annotations": {"audience": a}}),
+            None => json!({"type": "text", "text": "x"}),
+        };
+        let lock = res(json!([t(Some(json!(["user"]))), t(None)]), None);
+        assert!(diff(&lock, &res(json!([t(Some(json!(["user"]))), t(None), t(Some(json!(["user"])))]), None), false)
+            .is_empty());
+        let d = diff(&lock, &res(json!([t(Some(json!(["assistant"]))), t(None), t(None)]), None), false);
+        assert_eq!(
+            d,
+            vec![
+                (CH, "text blocks of tool t: audience `[assistant]` never seen at lock (pinned: `[assistant, user]`, `[user]`)".to_string()),
+                (RE, "text blocks of tool t: audience `[user]` does not appear this time".to_string())
+            ]
+        );
+        // `audience: []` is absent, block by block and over a kind; so is a pin of `[]`.
+        assert!(diff(&res(json!([t(None)]), None), &res(json!([t(Some(json!([])))]), None), false).is_empty());
+        assert!(diff(&res(json!([t(Some(json!([])))]), None), &res(json!([t(None), t(None)]), None), false).is_empty());
+        let old_pin = json!({"blocks": [{"kind": "text", "audience": []}], "content": ["text"], "isError": false, "textStructure": "text-only"});
+        assert!(compare("t", &old_pin, &shape(&res(json!([t(None)]), None), true), false).is_empty());
+        assert!(compare("t", &old_pin, &shape(&res(json!([t(None), t(None)]), None), true), false).is_empty());
+    }
+
+    #[test]
+    fn a_pin_of_an_earlier_release_compares_mime_and_scheme_case_insensitively() {
+        let old_pin = json!({"blocks": [{"kind": "resource(text)", "scheme": "UI:", "mimeType": "text/html;profile=MCP-App"}], "content": ["resource"], "isError": false, "textStructure": "no-text"});
+        let now = res(
+            json!([{"type": "resource", "resource": {"uri": "ui://w", "mimeType": "text/html;profile=mcp-app", "text": "<p>"}}]),
+            None,
+        );
+        assert!(compare("t", &old_pin, &shape(&now, true), false).is_empty());
+    }
+
+    #[test]
+    fn text_is_json_only_as_a_whole_object_or_array_and_every_such_block_counts() {
+        let r = |texts: &[&str], sc: Value| {
+            let content: Vec<Value> = texts.iter().map(|t| json!({"type": "text", "text": t})).collect();
+            json!({"content": content, "structuredContent": sc})
+        };
+        // One block agrees, another is JSON that differs: a conflict.
+        assert_eq!(relation(&r(&["{\"a\": 1}", "[1, 2]"], json!({"a": 1}))), Relation::ConflictingJson);
+        // A bare scalar, a fenced block, JSON with text around it: text.
+        assert_eq!(relation(&r(&["{\"a\": 1}", "2"], json!({"a": 1}))), Relation::EquivalentJson);
+        assert_eq!(relation(&r(&["```json\n{\"a\": 2}\n```"], json!({"a": 1}))), Relation::TextAndStructure);
+        assert_eq!(relation(&r(&["Result: {\"a\": 2}"], json!({"a": 1}))), Relation::TextAndStructure);
+        assert_eq!(relation(&r(&["  {\"a\": 2}\n"], json!({"a": 1}))), Relation::ConflictingJson);
+        assert_eq!(relation(&r(&["\"x\""], json!("x"))), Relation::TextAndStructure);
+        // The conflict is new against a pin that agreed, not against one that conflicted.
+        let both = r(&["{\"a\": 1}", "[1, 2]"], json!({"a": 1}));
+        let pin = |rel: &str, version: Option<u64>| {
+            let mut p = json!({"blocks": [], "content": ["text"], "isError": false, "textStructure": rel});
+            if let Some(v) = version {
+                p["contractVersion"] = json!(v);
+            }
+            p
+        };
+        assert!(new_conflict(&both, None));
+        assert!(new_conflict(&both, Some(&pin("equivalent-json", Some(2)))));
+        assert!(!new_conflict(&both, Some(&pin("conflicting-json", Some(2)))));
+        // A pin of an earlier release took one agreeing block for agreement: not reported until
+        // the next lock, unless no block agrees at all.
+        assert!(!new_conflict(&both, Some(&pin("equivalent-json", None))));
+        assert!(new_conflict(&r(&["[1, 2]"], json!({"a": 1})), Some(&pin("equivalent-json", None))));
+    }
+
+    #[test]
+    fn is_error_is_only_the_boolean_true() {
+        for v in [json!("true"), json!(1), json!(null), json!({}), json!(false)] {
+            let r = json!({"content": [{"type": "text", "text": "x"}], "isError": v});
+            assert!(!is_error(&r), "{v}");
+            assert_eq!(shape(&r, true)["isError"], false);
+        }
+        assert!(is_error(&json!({"content": [], "isError": true})));
+    }
+
+    #[test]
+    fn an_unknown_block_type_is_a_kind_of_its_own() {
+        let w = |t: &str| json!({"type": t, "payload": 1});
+        let text = json!({"type": "text", "text": "x"});
+        let lock = res(json!([text, w("x-widget")]), None);
+        assert!(diff(&lock, &res(json!([text, w("x-widget")]), None), false).is_empty());
+        let d = diff(&lock, &res(json!([text, w("x-chart")]), None), false);
+        assert_eq!(rules_of(&d), vec![CH, RE], "{d:?}");
+        assert!(d[0].1.contains("`x-chart` block never seen at lock"), "{d:?}");
+        let d = diff(&lock, &res(json!([w("x-widget"), text]), None), false);
+        assert_eq!(
+            d,
+            vec![(CH, "content of tool t: block order changed from [text, x-widget] to [x-widget, text]".to_string())]
+        );
     }
 }

@@ -101,15 +101,16 @@ fn unsynthesisable_args_skip_with_a_fixture_hint() {
 }
 
 #[test]
-fn incomplete_leaves_out_the_first_required_argument_sorted() {
+fn incomplete_leaves_out_the_first_required_argument_in_required_order() {
     let s = server(ProbePolicy::All);
     let schema = json!({"type": "object", "required": ["zeta", "alpha"], "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}}});
     match plan(&s, "t", &tool(true, schema)) {
         Plan::Call { args, incomplete, .. } => {
             assert_eq!(Value::Object(args), json!({"alpha": 0, "zeta": ""}));
             let inc = incomplete.unwrap();
-            assert_eq!(inc.left_out, "alpha");
-            assert_eq!(Value::Object(inc.args), json!({"zeta": ""}));
+            // `required` order, not name order (RULES.md, probes).
+            assert_eq!(inc.left_out, "zeta");
+            assert_eq!(Value::Object(inc.args), json!({"alpha": 0}));
         }
         other => panic!("{other:?}"),
     }

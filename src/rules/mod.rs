@@ -268,9 +268,14 @@ catalogue! {
       "icons changed",
       "Icons are presentation only.",
       r#""icons": [{"src": "a.png"}]"#, r#""icons": [{"src": "b.png"}]"#;
+    UiResourceChanged "ui-resource-changed" S T []
+      "the app a host renders for the tool changed: _meta.ui.resourceUri appeared or points elsewhere, or the UI csp domains or permissions gained an entry",
+      "An MCP Apps host (extension io.modelcontextprotocol/ui) fetches the resource a tool names in _meta.ui.resourceUri (or the deprecated _meta[\"ui/resourceUri\"]) and renders it, scripts and all, next to the tool's result. A new or swapped resource, a new origin in a csp list (connectDomains, resourceDomains, frameDomains, baseUriDomains) or a new permission (camera, microphone, geolocation, clipboardWrite) means the user sees and runs other code while every call succeeds. Removing _meta.ui, or dropping an entry from those lists, takes something away visibly and stays meta-changed (loud).",
+      r#""_meta": {"ui": {"resourceUri": "ui://weather/view.html"}}"#,
+      r#""_meta": {"ui": {"resourceUri": "ui://weather/view-v2.html", "csp": {"connectDomains": ["https://collect.example"]}}}"#;
     MetaChanged "meta-changed" L T []
       "_meta changed",
-      "Implementation metadata; reported so it is seen, but it is not read by the model as an instruction.",
+      "Implementation metadata; reported so it is seen, but it is not read by the model as an instruction. The app an MCP Apps host renders is ui-resource-changed when it is new or reaches further; _meta.ui removed, or an entry dropped from its csp lists or permissions, is this rule.",
       r#""_meta": {"v": 1}"#, r#""_meta": {"v": 2}"#;
     ExecutionChanged "execution-changed" L T []
       "execution.taskSupport changed (absent means forbidden)",
@@ -487,22 +492,22 @@ catalogue! {
       r#"{"isError": true}"#, r#"{"isError": false}"#;
     TextStructureConflict "text-structure-conflict" S P []
       "a text block is JSON that now differs from the result's structuredContent",
-      "A reader of the text and a reader of structuredContent now get different answers from the same call, and nothing errors. Fires only when they agreed at lock time (or the result did not carry both then): a pin that already conflicted is not drift. Numbers compare by value (4.0 agrees with 4).",
+      "A reader of the text and a reader of structuredContent now get different answers from the same call, and nothing errors. A text block is JSON when its whole trimmed text is an object or an array (a bare scalar or a fenced block is text), and every such block is held against structuredContent. Fires only when they agreed at lock time (or the result did not carry both then): a pin that already conflicted is not drift. Numbers compare by value (4.0 agrees with 4).",
       r#"{"content": [{"type": "text", "text": "{\"total\": 3}"}], "structuredContent": {"total": 3}}"#,
       r#"{"content": [{"type": "text", "text": "{\"total\": 4}"}], "structuredContent": {"total": 3}}"#;
     ResultShapeChanged "result-shape-changed" S P []
       "the result contract pinned at lock time changed in a way a consumer reads",
-      "An atom a consumer reads from the result is different: structuredContent gone or of another type (at any depth without an outputSchema), another sequence of block kinds (or, when counts differ, another first-appearance order or a kind never seen at lock), another URI scheme, MIME type or audience of a block. The call succeeds and the consumer silently reads something else. Values are never compared.",
+      "An atom a consumer reads from the result is different: structuredContent gone or of another type (at any depth without an outputSchema; among an array's elements, a type never seen at lock), another sequence of block kinds (every block up to 4,096; when counts differ or past that cap, another first-appearance order or a kind never seen at lock), another URI scheme, MIME type or audience of a block (when counts differ, a value never seen at lock among the blocks of its kind). The call succeeds and the consumer silently reads something else. Values are never compared; letter case of MIME types and schemes is no change, nor is structuredContent that appears.",
       r#"{"type": "resource", "resource": {"uri": "file:///docs/a.md", ...}}"#,
       r#"{"type": "resource", "resource": {"uri": "https://cdn.example/a.md", ...}}"#;
     ResultShapeReduced "result-shape-reduced" L P []
       "something pinned is simply not there this time",
-      "A block kind that does not occur at all, a pinned key of structuredContent that is absent, a link's MIME type no longer declared. Counts and optional parts vary from call to call (a search with no hits returns no links), so this is reported and passes the default gate; a consumer that needs the part handles its absence the way it handles any empty answer.",
+      "A block kind that does not occur at all, a pinned key of structuredContent that is absent (also one that was null), a type no longer seen among an array's elements, a pinned scheme, MIME type or audience that no longer occurs among the blocks of its kind, a link's or embedded resource's MIME type no longer declared. Counts and optional parts vary from call to call (a search with no hits returns no links), so this is reported and passes the default gate; a consumer that needs the part handles its absence the way it handles any empty answer.",
       r#"{"content": [{"type": "text", ...}, {"type": "resource_link", ...}]}"#,
       r#"{"content": [{"type": "text", ...}]}"#;
     ResultPayloadInvalid "result-payload-invalid" S P []
       "a block contradicts its own declaration",
-      "An application/json (or +json) resource whose text does not parse, image, audio or blob data that is not base64 or whose magic number is not the declared MIME type: a consumer that trusts the declaration decodes garbage, and the call itself succeeded. Checked on every result, pinned or not.",
+      "An application/json (or +json) resource whose text, or decoded blob, does not parse, image, audio or blob data that is not base64 or whose magic number is not the declared MIME type (for types that have a signature; SVG or octet-stream are not checked): a consumer that trusts the declaration decodes garbage, and the call itself succeeded. Checked on every result, pinned or not.",
       r#"{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo..."}"#,
       r#"{"type": "image", "mimeType": "image/png", "data": "/9j/4AAQSkZJRg..."}"#;
 }

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 5] = [
+const TARGETS: [(&str, Target); 6] = [
     ("lockfile", mcp_pin::fuzzing::lockfile),
     ("config", mcp_pin::fuzzing::config),
     ("diff", mcp_pin::fuzzing::diff),
     ("synth", mcp_pin::fuzzing::synth),
     ("merge", mcp_pin::fuzzing::merge),
+    ("result", mcp_pin::fuzzing::result),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -135,7 +135,7 @@ async fn server_everything_passes_end_to_end() {
     assert!(s["get-structured-content"]["structuredContent"].is_object(), "{}", s["get-structured-content"]);
     assert_eq!(
         s["echo"],
-        json!({"content": ["text"], "blocks": [{"kind": "text"}], "textStructure": "text-only", "isError": false})
+        json!({"content": ["text"], "blocks": [{"kind": "text"}], "textStructure": "text-only", "isError": false, "contractVersion": 2})
     );
     assert!(s["get-resource-links"]["content"].as_array().unwrap().contains(&json!("resource_link")));
     // Shapes never carry values.

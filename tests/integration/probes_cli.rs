@@ -566,3 +566,220 @@ fn the_fixture_scripts_results_per_call() {
     }
     assert_eq!(p.read("surface.json.calls-t").trim(), "3");
 }
+
+// ---- The decided cases of the result contract (RULES.md, the result contract, 8) --------------
+
+/// The case `tool`, whose tool declares `def` (an outputSchema, say).
+fn with_def(mut c: Case, def: Value) -> Case {
+    c.def = def;
+    c
+}
+
+fn blob(mime: &str, b64: &str) -> Value {
+    json!({"type": "resource", "resource": {"uri": "file:///a.bin", "mimeType": mime, "blob": b64}})
+}
+
+/// A bare embedded resource: no `mimeType`.
+fn embedded_bare(uri: &str) -> Value {
+    json!({"type": "resource", "resource": {"uri": uri, "text": "# doc"}})
+}
+
+#[test]
+fn decided_cases_of_the_result_contract() {
+    let t = || text_block("some text");
+    let l = |n: usize| link(&format!("file:///docs/{n}.md"), None);
+    // 81 blocks, the image at `at`: one sequence, whatever its length up to 4,096.
+    let long = |at: usize| {
+        let mut v: Vec<Value> = (0..80).map(l).collect();
+        v.insert(at, image(PNG, "image/png"));
+        result(v, None)
+    };
+    let os = json!({"outputSchema": {"type": "object", "properties": {"total": {"type": "integer"}}}});
+    let aud = with_audience;
+    let cases = vec![
+        // Every block is compared: a long result is still one sequence.
+        case("long_order", long(41), long(40), &[CHANGED], "block order changed from [resource_link, "),
+        case("long_values", long(41), result({ let mut v: Vec<Value> = (0..80).map(|n| link(&format!("file:///other/{n}.txt"), None)).collect(); v.insert(41, image(PNG, "image/png")); v }, None), &[], ""),
+        // Over the blocks of a kind when counts differ, each atom is a set of values.
+        case("set_scheme_new", result(vec![l(1), l(2)], None), result(vec![l(3), link("https://cdn.example/x", None), l(4)], None), &[CHANGED],
+             "resource links of tool set_scheme_new: URI scheme `https:` never seen at lock (pinned: `file:`)"),
+        case("set_scheme_gone", result(vec![l(1), link("https://cdn.example/x", None)], None), result(vec![l(3), l(4), l(5)], None), &[REDUCED],
+             "resource links of tool set_scheme_gone: URI scheme `https:` does not appear this time"),
+        // "Not declared" is no value: a MIME type on some links, where none declared one.
+        case("set_mime_appears", result(vec![l(1), l(2)], None),
+             result(vec![link("file:///a", Some("text/plain")), l(2), l(3)], None), &[], ""),
+        case("set_mime_new", result(vec![link("file:///a", Some("text/plain")), l(2)], None),
+             result(vec![link("file:///a", Some("text/html")), l(2), l(3)], None), &[CHANGED, REDUCED],
+             "resource links of tool set_mime_new: MIME type `text/html` never seen at lock (pinned: `text/plain`)"),
+        case("set_mime_gone", result(vec![link("file:///a", Some("text/plain")), l(2)], None), result(vec![l(1), l(2), l(3)], None), &[REDUCED],
+             "MIME type `text/plain` does not appear this time"),
+        // The audience atom is the set of per-block effective audiences; `audience: []` is absent.
+        case("aud_set_same", result(vec![aud(t(), json!(["user"])), t()], None), result(vec![aud(t(), json!(["user"])), t(), aud(t(), json!(["user"]))], None), &[], ""),
+        case("aud_set_new", result(vec![aud(t(), json!(["user"])), t()], None), result(vec![aud(t(), json!(["assistant"])), t(), t()], None), &[CHANGED, REDUCED],
+             "text blocks of tool aud_set_new: audience `[assistant]` never seen at lock"),
+        case("aud_empty_now", result(vec![t()], None), result(vec![aud(t(), json!([]))], None), &[], ""),
+        case("aud_empty_then", result(vec![aud(t(), json!([]))], None), result(vec![t(), t()], None), &[], ""),
+        // Embedded resources follow the link rule for an optional mimeType.
+        case("emb_mime_appears", result(vec![embedded_bare("file:///a.md")], None), result(vec![embedded("file:///a.md", "text/markdown")], None), &[], ""),
+        case("emb_mime_gone", result(vec![embedded("file:///a.md", "text/markdown")], None), result(vec![embedded_bare("file:///a.md")], None), &[REDUCED],
+             "embedded resource of tool emb_mime_gone: MIME type `text/markdown` is no longer declared"),
+        // MIME types and schemes compare case-insensitively; a quoted profile is the unquoted one.
+        case("mime_case", result(vec![embedded("ui://w/app", "text/html;profile=mcp-app")], None),
+             result(vec![embedded("UI://w/app", "Text/HTML; charset=utf-8; profile=\"MCP-App\"")], None), &[], ""),
+        // structuredContent: appearing is no change; gone under an outputSchema is reported once.
+        case("sc_appears_now", result(vec![t()], None), result(vec![t()], Some(json!({"total": 1}))), &[], ""),
+        with_def(case("sc_gone_schema", result(vec![t()], Some(json!({"total": 1}))), result(vec![t()], None), &["structured-content-missing"],
+             "the tool declares an outputSchema but the result has no structuredContent"), os),
+        // Without an outputSchema, an array's element type is the set of its elements' types.
+        case("elem_type_new", result(vec![], Some(json!({"v": [1, 2]}))), result(vec![], Some(json!({"v": [3, "x"]}))), &[CHANGED],
+             "structuredContent.v[] of tool elem_type_new: string never seen at lock (pinned: integer)"),
+        case("elem_type_gone", result(vec![], Some(json!({"v": [1, "x"]}))), result(vec![], Some(json!({"v": [3, 4]}))), &[REDUCED],
+             "structuredContent.v[] of tool elem_type_gone: string does not occur this time (now: integer)"),
+        case("elem_mixed_same", result(vec![], Some(json!({"v": [1, "x", {"a": 1}]}))), result(vec![], Some(json!({"v": [{"a": 2}, "y", 2.5, "z"]}))), &[], ""),
+        case("elem_key_type_new", result(vec![], Some(json!({"v": [{"id": 1}, {"id": 2}]}))), result(vec![], Some(json!({"v": [{"id": 1}, {"id": "b"}]}))), &[CHANGED],
+             "structuredContent.v[].id of tool elem_key_type_new: string never seen at lock (pinned: integer)"),
+        case("elem_keys_merge", result(vec![], Some(json!({"v": [{"a": 1}, {"b": "x"}]}))), result(vec![], Some(json!({"v": [{"b": "y"}, {"a": 2, "c": true}]}))), &[], ""),
+        // A key that was null at lock and is absent now is reduced; the reverse is a new key.
+        case("null_then_absent", result(vec![], Some(json!({"a": null, "b": 1}))), result(vec![], Some(json!({"b": 2}))), &[REDUCED],
+             "structuredContent.a of tool null_then_absent: pinned key is absent this time (pinned: null)"),
+        case("absent_then_null", result(vec![], Some(json!({"b": 1}))), result(vec![], Some(json!({"a": null, "b": 2}))), &[], ""),
+        // Text "is JSON" when its whole trimmed text is an object or array; every such block counts.
+        case("json_second_block", result(vec![text_block("{\"total\": 3}")], Some(json!({"total": 3}))),
+             result(vec![text_block("{\"total\": 3}"), text_block("[{\"total\": 9}]")], Some(json!({"total": 3}))), &["text-structure-conflict"], "differs from structuredContent"),
+        case("json_scalar_text", result(vec![text_block("{\"total\": 3}")], Some(json!({"total": 3}))), result(vec![text_block("4")], Some(json!({"total": 3}))), &[], ""),
+        case("json_fenced_text", result(vec![text_block("{\"total\": 3}")], Some(json!({"total": 3}))),
+             result(vec![text_block("```json\n{\"total\": 5}\n```")], Some(json!({"total": 3}))), &[], ""),
+        // isError other than the boolean true is no error.
+        case("is_error_string", result(vec![t()], None), json!({"content": [t()], "isError": "true"}), &[], ""),
+        case("is_error_number", result(vec![t()], None), json!({"content": [t()], "isError": 1}), &[], ""),
+        // A blob declared JSON must decode and parse; magic numbers only where a type has one.
+        case("json_blob_ok", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/vnd.x+json", "eyJhIjoyfQ==")], None), &[CHANGED],
+             "MIME type changed from `application/json` to `application/vnd.x+json`"),
+        case("json_blob_valid", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/json; charset=utf-8", "WzEsIDIsIDNd")], None), &[], ""),
+        case("json_blob_bad", result(vec![blob("application/json", "eyJhIjoxfQ==")], None), result(vec![blob("application/json", "e29vcHM=")], None),
+             &["result-payload-invalid"], "embedded resource of tool json_blob_bad: declares `application/json` but its bytes are not JSON"),
+        case("svg_no_magic", result(vec![image("PHN2Zy8+", "image/svg+xml")], None), result(vec![image("PHN2ZyB2aWV3Qm94PSIwIDAgMSAxIi8+", "image/svg+xml")], None), &[], ""),
+        case("octet_no_magic", result(vec![blob("application/octet-stream", "AAEC")], None), result(vec![blob("application/octet-stream", "/9j/")], None), &[], ""),
+        case("gif_wrong_magic", result(vec![image("R0lGODlhAQABAAAAACw=", "image/gif")], None), result(vec![image(PNG, "image/gif")], None), &["result-payload-invalid"],
+             "image block of tool gif_wrong_magic: declares `image/gif` but its bytes do not start with that type's magic number"),
+        // A block type outside the six kinds is a kind of its own (and reaches mcp-pin raw).
+        case("unknown_same", result(vec![t(), json!({"type": "x-widget", "payload": {"n": 1}})], None), result(vec![t(), json!({"type": "x-widget", "payload": {"n": 2}})], None), &[], ""),
+        case("unknown_swapped", result(vec![t(), json!({"type": "x-widget", "payload": 1})], None), result(vec![t(), json!({"type": "x-chart", "payload": 1})], None), &[CHANGED, REDUCED],
+             "`x-chart` block never seen at lock"),
+    ];
+    let (p, code, report) = run_cases(&cases);
+    assert_eq!(code, 1, "{report:#}");
+    assert_cases(&cases, &report);
+    // The pin is atoms in runs, never values.
+    let v: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let pin = &v["servers"]["fx"]["probes"]["long_order"];
+    assert_eq!(pin["contractVersion"], 2);
+    assert_eq!(
+        pin["blocks"],
+        json!([{"kind": "resource_link", "scheme": "file:", "repeat": 41}, {"kind": "image", "mimeType": "image/png"}, {"kind": "resource_link", "scheme": "file:", "repeat": 39}])
+    );
+    assert_eq!(
+        v["servers"]["fx"]["probes"]["elem_mixed_same"]["structuredContent"],
+        json!({"v": ["integer", {"a": "integer"}, "string"]})
+    );
+}
+
+#[test]
+fn past_4096_blocks_only_first_appearance_is_compared_and_the_probe_line_says_so() {
+    let l = |n: usize| link(&format!("file:///docs/{n}.md"), None);
+    let big = |image_at: usize, extra: Option<Value>| {
+        let mut v: Vec<Value> = (0..5000).map(l).collect();
+        v.insert(image_at, image(PNG, "image/png"));
+        v.extend(extra);
+        result(v, None)
+    };
+    let cases = vec![
+        case("moved_past_cap", big(4500, None), big(4700, None), &[], ""),
+        case("new_kind_past_cap", big(4500, None), big(4500, Some(text_block("truncated"))), &[CHANGED],
+             "text block never seen at lock (pinned kinds: [resource_link, image]) (more than 4,096 blocks: content compared by first appearance only)"),
+    ];
+    let (p, code, report) = run_cases(&cases);
+    assert_eq!(code, 1, "{report:#}");
+    assert_cases(&cases, &report);
+    let pass =
+        report["servers"][0]["probes"].as_array().unwrap().iter().find(|p| p["tool"] == "moved_past_cap").unwrap();
+    let msg = pass["message"].as_str().unwrap();
+    assert!(msg.contains("more than 4,096 blocks: content compared by first appearance only"), "{msg}");
+    // The lock holds runs, the first appearance past the cap, and the mark.
+    let v: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let pin = &v["servers"]["fx"]["probes"]["moved_past_cap"];
+    assert_eq!(pin["blocksTruncated"], true);
+    assert_eq!(
+        pin["blocks"],
+        json!([{"kind": "resource_link", "scheme": "file:", "repeat": 4096}, {"kind": "image", "mimeType": "image/png"}])
+    );
+}
+
+#[test]
+fn the_incomplete_call_leaves_out_the_first_required_argument_in_required_order() {
+    let p = Project::new();
+    let tool = |name: &str, required: Value| {
+        json!({"name": name, "description": "Reads.", "annotations": {"readOnlyHint": true},
+               "inputSchema": {"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}, "confirm": {"type": "boolean"}}, "required": required}})
+    };
+    p.write_json(
+        "surface.json",
+        &json!({"tools": [tool("ordered", json!(["zeta", "alpha"])), tool("flag_first", json!(["confirm", "alpha", "zeta"]))]}),
+    );
+    p.stdio_config(&[("fx", "surface.json")]);
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let incomplete = |tool: &str| -> String {
+        let ps = report["servers"][0]["probes"].as_array().unwrap();
+        let p = ps.iter().find(|p| p["tool"] == tool && p["kind"] == "incomplete").unwrap();
+        p["message"].as_str().unwrap().to_string()
+    };
+    assert!(incomplete("ordered").contains("without `zeta`"), "{}", incomplete("ordered"));
+    assert!(incomplete("flag_first").contains("without `alpha`"), "{}", incomplete("flag_first"));
+}
+
+/// `tests/fixtures/result-contract-v1/mcp.lock` was written by the release before the decided
+/// cases (blocks capped at 64, `audience: []` kept, `mixed` element types, one agreeing JSON
+/// block taken for agreement) from `surface.json` there, whose tools answer the lock's result,
+/// then the check's (values changed, the 81-block result's image moved by one place), then the
+/// same two again.
+#[test]
+fn a_lock_of_the_previous_release_does_not_fail_the_first_check_after_the_upgrade() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/result-contract-v1");
+    let p = Project::new();
+    std::fs::copy(format!("{dir}/surface.json"), p.path("surface.json")).unwrap();
+    std::fs::copy(format!("{dir}/mcp.lock"), p.path("mcp.lock")).unwrap();
+    p.stdio_config(&[("upgrade", "surface.json")]);
+    let surface: Value = serde_json::from_str(&p.read("surface.json")).unwrap();
+    let tools: Vec<String> =
+        surface["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    // The old release's lock took each tool's first result.
+    for t in &tools {
+        p.write(&format!("surface.json.calls-{t}"), "1");
+    }
+    let (code, report) = p.check_json(&["--fail-on", "loud"]);
+    assert_eq!(code, 0, "{report:#}");
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), tools.len(), "{report:#}");
+    assert!(probes.iter().all(|p| p["outcome"] == "pass"), "{report:#}");
+    assert!(report["servers"][0]["changes"].as_array().unwrap().is_empty(), "{report:#}");
+    let many = probes.iter().find(|p| p["tool"] == "many_blocks").unwrap()["message"].as_str().unwrap();
+    assert!(many.contains("the lock holds the first 64 blocks (an earlier mcp-pin's cap)"), "{many}");
+    // The next lock pins the whole contract; the check after it compares every block.
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let v: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let pin = &v["servers"]["upgrade"]["probes"]["many_blocks"];
+    assert_eq!(pin["contractVersion"], 2);
+    assert!(pin.get("blocksTruncated").is_none(), "{pin:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 1, "{report:#}");
+    let fails: Vec<(String, String)> = report["servers"][0]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["outcome"] == "fail")
+        .map(|p| (p["tool"].as_str().unwrap().to_string(), p["rule"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(fails, vec![("many_blocks".to_string(), CHANGED.to_string())], "{report:#}");
+}
