@@ -542,10 +542,9 @@ pub(crate) fn read_env_file(dir: &Path, file: &str, key: &str) -> Result<Vec<(St
         .map_err(|e| format!("cannot read `{key}` {}: {e}", path.display()))?;
     let pairs = clients::parse_dotenv(&text)
         .map_err(|line| format!("`{key}` {}: line {line} is not `NAME=value`", path.display()))?;
+    // Each value that is a secret (not `true`, `8080`, nor too short: `secrets::kind_of`).
     for (_, v) in &pairs {
-        if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
-            crate::secrets::register(v);
-        }
+        crate::secrets::register(v);
     }
     Ok(pairs)
 }
