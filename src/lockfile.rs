@@ -93,17 +93,24 @@ impl Lockfile {
         ScannedLock::scan(text, path)?.build(keep)
     }
 
-    /// The lock as a JSON value, as it is written: every secret masked in its strings
-    /// ([`ServerSurface::mask_secrets`], [`crate::secrets::mask_json`]), wherever it came from
-    /// (a server echoing another server's secret, an entry pinned by a run that did not read that
-    /// secret), and the digests computed from the tools exactly as pinned.
+    /// The lock as a JSON value (as held, nothing masked: see [`Lockfile::written_text`]).
     pub fn to_value(&self) -> Value {
+        self.value(false)
+    }
+
+    /// The lock as a JSON value; with `masked`, as it is written: every secret masked in its
+    /// strings ([`ServerSurface::mask_secrets`], [`crate::secrets::mask_json`]) wherever it came
+    /// from (a server echoing another server's secret, an entry pinned by a run that had not
+    /// read that secret), and the digests computed from the tools exactly as pinned.
+    fn value(&self, masked: bool) -> Value {
         let mut servers = Map::new();
         for (name, e) in &self.servers {
             let mut surface = e.surface.clone();
             // Names are masked too; `take` refuses a live surface with one, so only an entry
             // pinned before its secret was read gets here with a masked name.
-            surface.mask_secrets();
+            if masked {
+                surface.mask_secrets();
+            }
             let ServerSurface { protocol_version, server_info, instructions, capabilities, tools } = surface;
             let mut m = Map::new();
             m.insert("source".into(), e.source.clone());
@@ -124,7 +131,9 @@ impl Lockfile {
                 );
             }
             let mut m = Value::Object(m);
-            crate::secrets::mask_json(&mut m);
+            if masked {
+                crate::secrets::mask_json(&mut m);
+            }
             let Value::Object(mut m) = m else { unreachable!("built as an object") };
             // Derived from the tools as pinned (never read back): SHA-256 over RFC 8785 JSON.
             if !tools.is_empty() {
@@ -136,7 +145,8 @@ impl Lockfile {
                 );
             }
             m.insert("tools".into(), Value::Object(tools.into_iter().collect()));
-            servers.insert(crate::secrets::mask(name).into_owned(), Value::Object(m));
+            let name = if masked { crate::secrets::mask(name).into_owned() } else { name.clone() };
+            servers.insert(name, Value::Object(m));
         }
         let mut root = Map::new();
         root.insert("lockfileVersion".into(), Value::from(LOCKFILE_VERSION));
@@ -145,7 +155,13 @@ impl Lockfile {
         Value::Object(root)
     }
 
-    /// The lock's canonical text, as it is written (every secret masked: [`Lockfile::to_value`]).
+    /// The lock's text as it is written: canonical, every secret masked in its strings, the
+    /// digests of the tools as pinned ([`Lockfile::value`]).
+    pub fn written_text(&self) -> String {
+        crate::json::to_canonical_string(&self.value(true))
+    }
+
+    /// The lock's canonical text (as held, nothing masked).
     pub fn to_text(&self) -> String {
         crate::json::to_canonical_string(&self.to_value())
     }
@@ -153,10 +169,10 @@ impl Lockfile {
     /// Write atomically: a temp file in the same folder, fsync, rename over the old lock, fsync
     /// the folder. A crash at any moment leaves the old lock or the new one, never a mix.
     pub fn write(&self, path: &Path) -> Result<(), LockfileError> {
-        self.write_text(path, &self.to_text())
+        self.write_text(path, &self.written_text())
     }
 
-    /// Write `text`, this lock's [`Lockfile::to_text`] already in hand, as [`Lockfile::write`] does.
+    /// Write `text`, this lock's [`Lockfile::written_text`] already in hand, as [`Lockfile::write`] does.
     pub fn write_text(&self, path: &Path, text: &str) -> Result<(), LockfileError> {
         write_atomic(path, text.as_bytes()).map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
     }

@@ -189,7 +189,54 @@ struct Registry {
     longest: usize,
 }
 
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry { values: BTreeSet::new(), matcher: None, longest: 0 });
+static REGISTRY: RwLock<Registry> = RwLock::new(Registry::EMPTY);
+
+impl Registry {
+    const EMPTY: Registry = Registry { values: BTreeSet::new(), matcher: None, longest: 0 };
+}
+
+thread_local! {
+    /// A registry of this thread's own while [`scoped`] runs (the fuzz targets: every input
+    /// starts with no secret, and registers none for the rest of the process).
+    static SCOPED: std::cell::RefCell<Option<Registry>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `f` with the registry in force: this thread's scoped one, else the process's.
+fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
+    let mut f = Some(f);
+    let scoped = SCOPED.with(|s| s.borrow().as_ref().map(|reg| (f.take().expect("called once"))(reg)));
+    match scoped {
+        Some(r) => r,
+        None => (f.take().expect("called once"))(&REGISTRY.read().unwrap_or_else(|e| e.into_inner())),
+    }
+}
+
+fn with_registry_mut(f: impl FnOnce(&mut Registry)) {
+    let mut f = Some(f);
+    SCOPED.with(|s| {
+        if let Some(reg) = s.borrow_mut().as_mut() {
+            (f.take().expect("called once"))(reg);
+        }
+    });
+    if let Some(f) = f {
+        f(&mut REGISTRY.write().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+/// Run `f` with a registry of this thread's own, empty at the start and dropped at the end:
+/// what `f` registers is masked only in this thread, while `f` runs. For the fuzz targets.
+#[doc(hidden)]
+pub fn scoped<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SCOPED.with(|s| *s.borrow_mut() = None);
+        }
+    }
+    SCOPED.with(|s| *s.borrow_mut() = Some(Registry::EMPTY));
+    let _reset = Reset;
+    f()
+}
 
 /// The literal spellings a value can take in mcp-pin's outputs: as is, inside a JSON string,
 /// in a one-line display (`\u{..}` escapes), percent-encoded (a URL), in XML/HTML text. Other
@@ -240,25 +287,28 @@ pub fn register(value: &str) {
     if new.is_empty() {
         return;
     }
-    let mut reg = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    let mut added = false;
-    for v in new {
-        added |= reg.values.insert(v.to_string());
-    }
-    if !added {
-        return;
-    }
-    let mut patterns: Vec<String> = reg.values.iter().flat_map(|v| spellings(v)).collect();
-    patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    patterns.dedup();
-    reg.longest = patterns.first().map_or(0, String::len);
-    reg.matcher =
-        aho_corasick::AhoCorasick::builder().match_kind(aho_corasick::MatchKind::LeftmostLongest).build(&patterns).ok();
+    with_registry_mut(|reg| {
+        let mut added = false;
+        for v in new {
+            added |= reg.values.insert(v.to_string());
+        }
+        if !added {
+            return;
+        }
+        let mut patterns: Vec<String> = reg.values.iter().flat_map(|v| spellings(v)).collect();
+        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        patterns.dedup();
+        reg.longest = patterns.first().map_or(0, String::len);
+        reg.matcher = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .ok();
+    })
 }
 
 /// Whether any secret is registered (the masking functions do nothing until one is).
 pub fn any_registered() -> bool {
-    REGISTRY.read().unwrap_or_else(|e| e.into_inner()).matcher.is_some()
+    with_registry(|reg| reg.matcher.is_some())
 }
 
 /// The spans of `text` that hold a registered value, in any spelling, merged and in order.
@@ -283,24 +333,10 @@ fn secret_spans(m: &aho_corasick::AhoCorasick, text: &str) -> Vec<(usize, usize)
 
 /// Free text with every registered secret, in any spelling, replaced by [`MASK`].
 pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
-    let reg = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-    let Some(m) = &reg.matcher else {
-        return std::borrow::Cow::Borrowed(text);
-    };
-    let spans = secret_spans(m, text);
-    if spans.is_empty() {
-        return std::borrow::Cow::Borrowed(text);
+    match with_registry(|reg| reg.matcher.as_ref().and_then(|m| masked_string(m, text))) {
+        Some(masked) => std::borrow::Cow::Owned(masked),
+        None => std::borrow::Cow::Borrowed(text),
     }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (s, e) in spans {
-        // Spans start and end on character boundaries (see `crate::spelling`).
-        out.push_str(&text[at..s]);
-        out.push_str(MASK);
-        at = e;
-    }
-    out.push_str(&text[at..]);
-    std::borrow::Cow::Owned(out)
 }
 
 /// What [`mask_json`] did.
@@ -318,15 +354,17 @@ pub struct Masked {
 /// is serialised: never its syntax, `true`/`false`/`null` or numbers, so the result is as valid
 /// as the input. See [`Masked`].
 pub fn mask_json(value: &mut serde_json::Value) -> Masked {
-    let reg = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-    let mut out = Masked::default();
-    if let Some(m) = &reg.matcher {
-        let mut pointer = String::new();
-        mask_value(m, value, &mut pointer, &mut out);
-    }
-    out
+    with_registry(|reg| {
+        let mut out = Masked::default();
+        if let Some(m) = &reg.matcher {
+            let mut pointer = String::new();
+            mask_value(m, value, &mut pointer, &mut out);
+        }
+        out
+    })
 }
 
+/// `s` with every registered value replaced by [`MASK`], or `None` when it holds none.
 fn masked_string(m: &aho_corasick::AhoCorasick, s: &str) -> Option<String> {
     let spans = secret_spans(m, s);
     if spans.is_empty() {
@@ -335,6 +373,7 @@ fn masked_string(m: &aho_corasick::AhoCorasick, s: &str) -> Option<String> {
     let mut out = String::with_capacity(s.len());
     let mut at = 0;
     for (a, b) in spans {
+        // Spans start and end on character boundaries (see `crate::spelling`).
         out.push_str(&s[at..a]);
         out.push_str(MASK);
         at = b;
@@ -433,7 +472,7 @@ pub fn safe_cut_from(bytes: &[u8], at: usize) -> usize {
     match bytes[at..].iter().position(|&b| b == b'\n') {
         Some(i) => at + i + 1,
         None => {
-            let longest = REGISTRY.read().unwrap_or_else(|e| e.into_inner()).longest;
+            let longest = with_registry(|reg| reg.longest);
             (at + longest).min(bytes.len())
         }
     }
@@ -454,58 +493,66 @@ mod tests {
 
     #[test]
     fn literals_numbers_and_short_values_are_not_secrets() {
-        for plain in ["true", "FALSE", "null", " True ", "8080", "-1", "0.5", "1e3", "+2.", "123456789012345"] {
-            assert_eq!(kind_of(plain), ValueKind::Plain, "{plain}");
-        }
-        for short in ["ab", "a1", "x.y"] {
-            assert_eq!(kind_of(short), ValueKind::TooShort, "{short}");
-        }
-        for secret in ["1234567890123456", "info", "hunter2", "sk-abc", "1.2.3", "1e10x", "0x1F"] {
-            assert_eq!(kind_of(secret), ValueKind::Secret, "{secret}");
-        }
-        assert_eq!(kind_of(""), ValueKind::Empty);
-        register("true");
-        register("8080");
-        assert_eq!(mask("true 8080"), "true 8080", "never registered");
+        scoped(|| {
+            for plain in ["true", "FALSE", "null", " True ", "8080", "-1", "0.5", "1e3", "+2.", "123456789012345"] {
+                assert_eq!(kind_of(plain), ValueKind::Plain, "{plain}");
+            }
+            for short in ["ab", "a1", "x.y"] {
+                assert_eq!(kind_of(short), ValueKind::TooShort, "{short}");
+            }
+            for secret in ["1234567890123456", "info", "hunter2", "sk-abc", "1.2.3", "1e10x", "0x1F"] {
+                assert_eq!(kind_of(secret), ValueKind::Secret, "{secret}");
+            }
+            assert_eq!(kind_of(""), ValueKind::Empty);
+            register("true");
+            register("8080");
+            assert_eq!(mask("true 8080"), "true 8080", "never registered");
+        });
     }
 
     #[test]
     fn a_multi_line_secret_is_masked_line_by_line_too() {
-        let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nZm9v\n-----END PRIVATE KEY-----\n";
-        register(pem);
-        assert_eq!(mask("stderr: BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"), "stderr: ***");
-        assert_eq!(mask(pem), "***");
-        assert_eq!(mask("Zm9v"), "Zm9v", "a line too short to be unique is not masked alone");
+        scoped(|| {
+            let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nZm9v\n-----END PRIVATE KEY-----\n";
+            register(pem);
+            assert_eq!(mask("stderr: BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"), "stderr: ***");
+            assert_eq!(mask(pem), "***");
+            assert_eq!(mask("Zm9v"), "Zm9v", "a line too short to be unique is not masked alone");
+        });
     }
 
     #[test]
     fn any_spelling_is_masked_in_text_and_only_strings_in_json() {
-        register("k+ey/secret&1");
-        // JSON's \u escape of one character, as ASP.NET's ProblemDetails write `+`.
-        assert_eq!(mask(r#"{"detail":"bad key k\u002Bey\/secret\u00261"}"#), r#"{"detail":"bad key ***"}"#);
-        assert_eq!(mask("k%2bey%2Fsecret%261"), "***");
-        assert_eq!(mask("k&#43;ey/secret&amp;1 and k\\+ey/secret&1"), "*** and ***");
-        let mut v = serde_json::json!({"a": "x k+ey/secret&1 y", "k+ey/secret&1": true, "n": 8080, "b": [null, "k+ey/secret&1"]});
-        let m = mask_json(&mut v);
-        assert_eq!(v, serde_json::json!({"a": "x *** y", "***": true, "n": 8080, "b": [null, "***"]}));
-        assert_eq!(m.keys, vec!["/***".to_string()]);
-        assert!(m.changed);
-        let mut clean = serde_json::json!({"a": "nothing"});
-        assert_eq!(mask_json(&mut clean), Masked::default());
+        scoped(|| {
+            register("k+ey/secret&1");
+            // JSON's \u escape of one character, as ASP.NET's ProblemDetails write `+`.
+            assert_eq!(mask(r#"{"detail":"bad key k\u002Bey\/secret\u00261"}"#), r#"{"detail":"bad key ***"}"#);
+            assert_eq!(mask("k%2bey%2Fsecret%261"), "***");
+            assert_eq!(mask("k&#43;ey/secret&amp;1 and k\\+ey/secret&1"), "*** and ***");
+            let mut v = serde_json::json!({"a": "x k+ey/secret&1 y", "k+ey/secret&1": true, "n": 8080, "b": [null, "k+ey/secret&1"]});
+            let m = mask_json(&mut v);
+            assert_eq!(v, serde_json::json!({"a": "x *** y", "***": true, "n": 8080, "b": [null, "***"]}));
+            assert_eq!(m.keys, vec!["/***".to_string()]);
+            assert!(m.changed);
+            let mut clean = serde_json::json!({"a": "nothing"});
+            assert_eq!(mask_json(&mut clean), Masked::default());
+        });
     }
 
     #[test]
     fn excerpts_mask_before_they_cut() {
-        register("straddling-secret-0123");
-        let line = format!("{}straddling-secret-0123 tail", "x".repeat(190));
-        let e = excerpt(&line, 200);
-        assert!(!e.contains("straddling"), "{e}");
-        assert!(e.ends_with("***…") || e.ends_with("*** tail"), "{e}");
-        let tail = format!("ab straddling-secret-0123 and more {}", "y".repeat(50));
-        let cut = safe_cut_from(tail.as_bytes(), 5);
-        assert!(cut >= 5 + "straddling-secret-0123".len(), "an endless line loses what straddled the cut");
-        let lines = "aaaa straddling-secret-0123\nnext line";
-        assert_eq!(&lines[safe_cut_from(lines.as_bytes(), 8)..], "next line");
+        scoped(|| {
+            register("straddling-secret-0123");
+            let line = format!("{}straddling-secret-0123 tail", "x".repeat(190));
+            let e = excerpt(&line, 200);
+            assert!(!e.contains("straddling"), "{e}");
+            assert!(e.ends_with("***…") || e.ends_with("*** tail"), "{e}");
+            let tail = format!("ab straddling-secret-0123 and more {}", "y".repeat(50));
+            let cut = safe_cut_from(tail.as_bytes(), 5);
+            assert!(cut >= 5 + "straddling-secret-0123".len(), "an endless line loses what straddled the cut");
+            let lines = "aaaa straddling-secret-0123\nnext line";
+            assert_eq!(&lines[safe_cut_from(lines.as_bytes(), 8)..], "next line");
+        });
     }
 
     #[test]

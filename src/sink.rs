@@ -10,7 +10,7 @@
 //! - every write to stdout, stderr or a file goes through [`print_out`], [`print_err`],
 //!   [`write_file`] or [`append_file`], which mask every secret in free text
 //!   ([`crate::secrets::mask`]), or [`print_report`] and [`write_report`], which write what
-//!   [`crate::report::render`] made: masked there, in the report's data before a structured
+//!   [`crate::report::render_masked`] made: masked there, in the report's data before a structured
 //!   format is serialised (masking its text would break its syntax); messages (`say!`, `tell!`)
 //!   are neutralised as terminal text there. `std::println!` and friends are disallowed by
 //!   `clippy.toml`, so a new message cannot bypass this module.
@@ -96,7 +96,7 @@ pub fn print_out(text: &str) {
     let _ = out.flush();
 }
 
-/// Write a rendered report to stdout as [`crate::report::render`] made it (masked and escaped
+/// Write a rendered report to stdout as [`crate::report::render_masked`] made it (masked and escaped
 /// there); a closed pipe is not an error.
 pub fn print_report(text: &str) {
     let mut out = std::io::stdout().lock();
@@ -117,7 +117,7 @@ pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     crate::lockfile::write_atomic(path, crate::secrets::mask(text).as_bytes())
 }
 
-/// Write a rendered report (as [`crate::report::render`] made it) to the path a user named: written,
+/// Write a rendered report (as [`crate::report::render_masked`] made it) to the path a user named: written,
 /// not replaced. A symlink writes its target, a FIFO or a device is written to, this process's
 /// own stdout (`/dev/stdout`, `/proc/self/fd/1`, or any path to the same file) is written through
 /// the stdout; nothing is renamed over the path (which would fail in `/dev` for a user who is not

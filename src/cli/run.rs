@@ -183,7 +183,7 @@ fn emit(report: &Report, out: &Output, ctx: &report::RenderContext) -> ExitStatu
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);
         }
-        if let Err(e) = crate::sink::write_report(&path, &report::render(report, f, ctx)) {
+        if let Err(e) = crate::sink::write_report(&path, &report::render_masked(report, f, ctx)) {
             return print_error(&AppError::Io(format!("cannot write report {}: {e}", path.display())));
         }
     }
@@ -199,11 +199,14 @@ fn emit(report: &Report, out: &Output, ctx: &report::RenderContext) -> ExitStatu
     if report_on_stdout {
         // Already there.
     } else if out.output.is_some() || out.format == Format::Human {
-        let human =
-            if out.quiet { report::render_quiet(report, ctx) } else { report::render(report, Format::Human, ctx) };
+        let human = if out.quiet {
+            report::render_quiet(report, ctx)
+        } else {
+            report::render_masked(report, Format::Human, ctx)
+        };
         crate::sink::print_out(&human);
     } else {
-        crate::sink::print_report(&report::render(report, out.format, ctx));
+        crate::sink::print_report(&report::render_masked(report, out.format, ctx));
     }
     report.exit_status()
 }

@@ -365,14 +365,17 @@ fn slashes(p: &Path) -> String {
     s.to_string()
 }
 
-/// Render `report` in `format`, every secret masked: in the report's data before any renderer
-/// runs ([`masked::masked`]), so a structured format is masked in its strings only and always
-/// parses; a text format is masked once more as text (what mcp-pin's own words and the
-/// renderer's escapes make of it). What this returns is written as is.
+/// Render `report` in `format` (as it is: [`render_masked`] is what is written).
 pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
-    let report = masked::masked(report);
-    let ctx = masked_context(ctx);
-    let text = crate::sink::finish(format, render_raw(&report, format, &ctx));
+    crate::sink::finish(format, render_raw(report, format, ctx))
+}
+
+/// Render `report` in `format` for output, every secret masked: in the report's data before any
+/// renderer runs ([`masked::masked`]), so a structured format is masked in its strings only and
+/// always parses; a text format is masked once more as text (what mcp-pin's own words and the
+/// renderer's escapes make of it). What this returns is written as is.
+pub fn render_masked(report: &Report, format: Format, ctx: &RenderContext) -> String {
+    let text = render(&masked::masked(report), format, &masked_context(ctx));
     if format.is_structured() {
         text
     } else {
@@ -380,7 +383,8 @@ pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
     }
 }
 
-/// The human report under `--quiet`: server errors and the verdict, through the same layers.
+/// The human report under `--quiet` (server errors and the verdict), for output as
+/// [`render_masked`] makes it.
 pub fn render_quiet(report: &Report, ctx: &RenderContext) -> String {
     let text = crate::sink::finish(Format::Human, human::render_quiet(&masked::masked(report), &ctx.style));
     crate::secrets::mask(&text).into_owned()

@@ -21,8 +21,10 @@ mod fuzz_regressions;
 mod hostile;
 mod https;
 mod interop;
+mod masking;
 mod no_panic;
 mod oauth;
+mod pr_files;
 mod probe_args;
 mod probe_servers;
 mod probes_cli;
@@ -30,4 +32,5 @@ mod real_servers;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;
+mod secret_text;
 mod secrets;
