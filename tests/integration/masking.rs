@@ -277,7 +277,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A user id other than root's, and whether this process may run a command as it.
+/// A user id other than root's to run a command as, when this process is root.
 fn unprivileged() -> Option<u32> {
     let root = Command::new("id").arg("-u").output().ok()?;
     if String::from_utf8_lossy(&root.stdout).trim() != "0" {
@@ -318,37 +318,28 @@ fn output_to_dev_stdout_works_for_a_user_who_is_not_root() {
     }
     std::fs::set_permissions(p.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(p.path("mcp.lock"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    let out = Command::new(pin_bin())
-        .args(["diff", "mcp.lock", "mcp.lock", "--format", "json", "--output", "/dev/stdout"])
-        .current_dir(p.dir.path())
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .uid(uid)
-        .gid(uid)
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) => {
-            skip(&format!("cannot run as uid {uid}: {e}"));
-            return;
-        }
-    };
-    assert_eq!(out.status.code(), Some(0), "as uid {uid}: {}", text(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
-    assert_eq!(v["verdict"], "pass");
-    // And through a symlink to the stdout.
     std::os::unix::fs::symlink("/dev/stdout", p.path("out.json")).unwrap();
-    let out = Command::new(pin_bin())
-        .args(["diff", "mcp.lock", "mcp.lock", "--format", "json", "--output", "out.json"])
-        .current_dir(p.dir.path())
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .uid(uid)
-        .gid(uid)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "as uid {uid}: {}", text(&out));
-    serde_json::from_slice::<Value>(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    // To /dev/stdout, and through a symlink to it.
+    for target in ["/dev/stdout", "out.json"] {
+        let out = Command::new(pin_bin())
+            .args(["diff", "mcp.lock", "mcp.lock", "--format", "json", "--output", target])
+            .current_dir(p.dir.path())
+            .env("NO_COLOR", "1")
+            .env_remove("CI")
+            .uid(uid)
+            .gid(uid)
+            .output();
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => {
+                skip(&format!("cannot run as uid {uid}: {e}"));
+                return;
+            }
+        };
+        assert_eq!(out.status.code(), Some(0), "{target} as uid {uid}: {}", text(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+        assert_eq!(v["verdict"], "pass");
+    }
     assert!(std::fs::symlink_metadata(p.path("out.json")).unwrap().file_type().is_symlink());
     assert!(leftovers(Path::new("/dev")).is_empty());
 }
