@@ -125,7 +125,8 @@ pub fn merge(data: &[u8]) {
 /// are registered as secrets: JSON literals, numbers, and pieces of the input's own text picked
 /// by its bytes (so they fall on strings, keys, numbers and syntax alike). Then:
 /// - the lockfile as written parses, reads back to the same text (a second `lock` is a no-op),
-///   holds no registered value in any string but the digests, and its digests are those of its
+///   holds no registered value in any string value but the digests (keys are structure, never
+///   masked: `lock` refuses a surface with a secret in one), and its digests are those of its
 ///   tools as written;
 /// - the live surface masked as `take` masks it is no change against what the lock pinned;
 /// - the JSON, SARIF and JUnit reports of the diff (with the input's text in an error and a
@@ -210,7 +211,7 @@ pub fn mask(data: &[u8]) {
     });
 }
 
-/// Every string of `v` (keys too), with its JSON pointer.
+/// Every string value of `v`, with its JSON pointer.
 fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
     fn walk(v: &Value, at: &mut String, f: &mut dyn FnMut(&str, &str)) {
         match v {
@@ -228,7 +229,6 @@ fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
                     let len = at.len();
                     at.push('/');
                     at.push_str(k);
-                    f(at, k);
                     walk(x, at, f);
                     at.truncate(len);
                 }

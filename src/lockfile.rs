@@ -106,8 +106,7 @@ impl Lockfile {
         let mut servers = Map::new();
         for (name, e) in &self.servers {
             let mut surface = e.surface.clone();
-            // Names are masked too; `take` refuses a live surface with one, so only an entry
-            // pinned before its secret was read gets here with a masked name.
+            // Names are never masked: `take` refuses a live surface with a secret in one.
             if masked {
                 surface.mask_secrets();
             }
@@ -130,11 +129,11 @@ impl Lockfile {
                     Value::Object(e.probes.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
                 );
             }
-            let mut m = Value::Object(m);
             if masked {
-                crate::secrets::mask_json(&mut m);
+                m.values_mut().for_each(|v| {
+                    crate::secrets::mask_json(v);
+                });
             }
-            let Value::Object(mut m) = m else { unreachable!("built as an object") };
             // Derived from the tools as pinned (never read back): SHA-256 over RFC 8785 JSON.
             if !tools.is_empty() {
                 m.insert(
@@ -145,8 +144,7 @@ impl Lockfile {
                 );
             }
             m.insert("tools".into(), Value::Object(tools.into_iter().collect()));
-            let name = if masked { crate::secrets::mask(name).into_owned() } else { name.clone() };
-            servers.insert(name, Value::Object(m));
+            servers.insert(name.clone(), Value::Object(m));
         }
         let mut root = Map::new();
         root.insert("lockfileVersion".into(), Value::from(LOCKFILE_VERSION));

@@ -17,9 +17,9 @@
 //!     reference: [`crate::spelling`]), becomes [`MASK`]; [`crate::sink`] applies it to every
 //!     stream write;
 //!   - [`mask_json`] for structured outputs (the lockfile, JSON, SARIF and JUnit reports, a
-//!     server's surface before it is pinned or compared): the same on every string of a JSON
-//!     value before it is serialised, never on its syntax, literals or numbers, so the output
-//!     always parses;
+//!     server's surface before it is pinned or compared): the same on every string value of a
+//!     JSON value before it is serialised, never on its keys, syntax, literals or numbers, so the
+//!     output always parses and keeps its structure;
 //!   - [`excerpt`] wherever text is cut or split: masked first, cut afterwards.
 
 use std::collections::BTreeSet;
@@ -342,17 +342,17 @@ pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
 /// What [`mask_json`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Masked {
-    /// Whether any string (or key) was masked.
+    /// Whether any string was masked.
     pub changed: bool,
-    /// The JSON pointers (as masked) of the object keys that held a secret. A key is masked like
-    /// a string, and when two keys of one object mask to the same text the second is dropped;
-    /// a caller for whom a masked name is no name (a tool, a property) refuses the value.
+    /// The JSON pointers of the object keys that hold a secret (unmasked: mask them before they
+    /// are shown). Keys are never masked: a key is structure (a masked `type` is no keyword, a
+    /// masked property name no name), so a caller that must not keep a secret refuses the value.
     pub keys: Vec<String>,
 }
 
-/// Mask every string of a structured value (string values and object keys) in place, before it
-/// is serialised: never its syntax, `true`/`false`/`null` or numbers, so the result is as valid
-/// as the input. See [`Masked`].
+/// Mask every string value of a structured value in place, before it is serialised: never its
+/// keys, syntax, `true`/`false`/`null` or numbers, so the result is as valid, and means as much,
+/// as the input. Keys that hold a secret are reported ([`Masked`]).
 pub fn mask_json(value: &mut serde_json::Value) -> Masked {
     with_registry(|reg| {
         let mut out = Masked::default();
@@ -400,18 +400,13 @@ fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer:
             }
         }
         Value::Object(map) => {
-            let renamed: Vec<(String, String)> =
-                map.keys().filter_map(|k| masked_string(m, k).map(|masked| (k.clone(), masked))).collect();
-            for (old, new) in renamed {
-                let Some(item) = map.remove(&old) else { continue };
-                out.changed = true;
-                out.keys.push(format!("{pointer}/{}", new.replace('~', "~0").replace('/', "~1")));
-                map.entry(new).or_insert(item);
-            }
             for (k, item) in map.iter_mut() {
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                if !secret_spans(m, k).is_empty() {
+                    out.keys.push(pointer.clone());
+                }
                 mask_value(m, item, pointer, out);
                 pointer.truncate(len);
             }
@@ -531,8 +526,8 @@ mod tests {
             assert_eq!(mask("k&#43;ey/secret&amp;1 and k\\+ey/secret&1"), "*** and ***");
             let mut v = serde_json::json!({"a": "x k+ey/secret&1 y", "k+ey/secret&1": true, "n": 8080, "b": [null, "k+ey/secret&1"]});
             let m = mask_json(&mut v);
-            assert_eq!(v, serde_json::json!({"a": "x *** y", "***": true, "n": 8080, "b": [null, "***"]}));
-            assert_eq!(m.keys, vec!["/***".to_string()]);
+            assert_eq!(v, serde_json::json!({"a": "x *** y", "k+ey/secret&1": true, "n": 8080, "b": [null, "***"]}));
+            assert_eq!(m.keys, vec!["/k+ey~1secret&1".to_string()], "a key is reported, never masked");
             assert!(m.changed);
             let mut clean = serde_json::json!({"a": "nothing"});
             assert_eq!(mask_json(&mut clean), Masked::default());

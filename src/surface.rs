@@ -21,33 +21,35 @@ pub struct ServerSurface {
 }
 
 /// A name in a surface (a tool's, a property's, a key of `serverInfo`) that holds the value of a
-/// configured secret. Strings are pinned masked; a masked name is no name, so [`crate::app`]
-/// refuses the surface instead ([`ServerSurface::mask_secrets`]).
+/// configured secret. Strings are pinned masked; a masked name is no name, and names are never
+/// masked, so [`crate::app`] refuses the surface instead ([`ServerSurface::mask_secrets`]).
+/// Displayed masked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretName {
-    /// The tool, masked; `None` for a server-level field.
+    /// The tool; `None` for a server-level field.
     pub tool: Option<String>,
-    /// JSON pointer to the key, masked (into the tool, or from the server entry's top).
+    /// JSON pointer to the key (into the tool, or from the server entry's top).
     pub pointer: String,
 }
 
 impl std::fmt::Display for SecretName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mask = crate::secrets::mask;
         match &self.tool {
-            Some(t) if self.pointer.is_empty() => write!(f, "the name of tool `{t}`"),
-            Some(t) => write!(f, "tool `{t}`, the key at {}", self.pointer),
-            None => write!(f, "the key at {}", self.pointer),
+            Some(t) if self.pointer.is_empty() => write!(f, "the name of tool `{}`", mask(t)),
+            Some(t) => write!(f, "tool `{}`, the key at {}", mask(t), mask(&self.pointer)),
+            None => write!(f, "the key at {}", mask(&self.pointer)),
         }
     }
 }
 
 impl ServerSurface {
     /// Mask every secret in the surface, as it is pinned and compared (so a secret's value in a
-    /// description is `***` on both sides and never drift): every string of every tool and of
-    /// the server-level fields ([`crate::secrets::mask_json`]). A tool in which anything was
-    /// masked has its own digest claims (`schemaHash`, `contentHash`) masked too: a claim is a
-    /// hash of the text with the secret, and would confirm a guess of it offline. Returns the
-    /// names that held a secret (they are masked as well).
+    /// description is `***` on both sides and never drift): every string value of every tool
+    /// and of the server-level fields ([`crate::secrets::mask_json`]). A tool in which anything
+    /// was masked has its own digest claims (`schemaHash`, `contentHash`) masked too: a claim is
+    /// a hash of the text with the secret, and would confirm a guess of it offline. Returns the
+    /// names (tool names, keys) that hold a secret: names are never masked.
     pub fn mask_secrets(&mut self) -> Vec<SecretName> {
         let mut names = Vec::new();
         if !crate::secrets::any_registered() {
@@ -64,22 +66,18 @@ impl ServerSurface {
         if let Some(i) = &mut self.instructions {
             *i = crate::secrets::mask(i).into_owned();
         }
-        let mut tools = BTreeMap::new();
-        for (name, mut tool) in std::mem::take(&mut self.tools) {
-            let masked_name = crate::secrets::mask(&name).into_owned();
-            if masked_name != name {
-                names.push(SecretName { tool: Some(masked_name.clone()), pointer: String::new() });
+        for (name, tool) in self.tools.iter_mut() {
+            if crate::secrets::mask(name) != name.as_str() {
+                names.push(SecretName { tool: Some(name.clone()), pointer: String::new() });
             }
-            let masked = crate::secrets::mask_json(&mut tool);
+            let masked = crate::secrets::mask_json(tool);
             for p in masked.keys {
-                names.push(SecretName { tool: Some(masked_name.clone()), pointer: p });
+                names.push(SecretName { tool: Some(name.clone()), pointer: p });
             }
             if masked.changed {
-                mask_claims(&mut tool);
+                mask_claims(tool);
             }
-            tools.entry(masked_name).or_insert(tool);
         }
-        self.tools = tools;
         names
     }
 }
