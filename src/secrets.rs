@@ -394,7 +394,7 @@ fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer:
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 let len = pointer.len();
-                pointer.push_str(&format!("/{i}"));
+                let _ = std::fmt::Write::write_fmt(pointer, format_args!("/{i}"));
                 mask_value(m, item, pointer, out);
                 pointer.truncate(len);
             }
@@ -403,7 +403,13 @@ fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer:
             for (k, item) in map.iter_mut() {
                 let len = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                for c in k.chars() {
+                    match c {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        c => pointer.push(c),
+                    }
+                }
                 if !secret_spans(m, k).is_empty() {
                     out.keys.push(pointer.clone());
                 }
