@@ -525,7 +525,9 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
         return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
     }
     let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
-    let live_shape = shape::shape(result, output_schema.is_none());
+    // Masked as the pinned shape is when the lock is written, so the two compare masked to masked.
+    let mut live_shape = shape::shape(result, output_schema.is_none());
+    crate::secrets::mask_json(&mut live_shape);
     if shape::is_error(result) {
         let text = shape::texts(result).join(" ");
         let msg = if text.trim().is_empty() {

@@ -80,9 +80,11 @@ const ORG: &str = "acme-widgets-7f3e";
 fn a_secret_inside_a_description_is_pinned_masked_and_never_drift() {
     let p = Project::new();
     let description = format!("Search the issues of {ORG} (only {ORG}).");
+    // The probe's result pins a URI scheme that is the secret too.
+    let calls = json!({"search": {"result": {"content": [{"type": "resource_link", "uri": format!("{ORG}://issues/1"), "name": "issue"}]}}});
     p.write_json(
         "s.json",
-        &json!({"tools": [settings_tool(&description)], "instructions": format!("Work for {ORG}.")}),
+        &json!({"tools": [settings_tool(&description)], "instructions": format!("Work for {ORG}."), "calls": calls}),
     );
     p.write(".env", &format!("ORG={ORG}\nDEBUG=true\n"));
     config_with_env_file(&p);
@@ -93,10 +95,13 @@ fn a_secret_inside_a_description_is_pinned_masked_and_never_drift() {
     let lock = lock_json(&p);
     assert_eq!(lock["servers"]["s"]["tools"]["search"]["description"], "Search the issues of *** (only ***).");
     assert_eq!(lock["servers"]["s"]["instructions"], "Work for ***.");
+    assert!(lock["servers"]["s"]["probes"]["search"].to_string().contains("\"***:\""), "{lock:#}");
     for _ in 0..2 {
         let (code, report) = p.check_json(&[]);
         assert_eq!(code, 0, "{report:#}");
         assert!(changes(&report).is_empty(), "masked on both sides, so no drift: {report:#}");
+        let probes = report["servers"][0]["probes"].as_array().unwrap();
+        assert!(probes.iter().all(|p| p["outcome"] == "pass"), "the pinned result compares masked too: {report:#}");
     }
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -104,7 +109,10 @@ fn a_secret_inside_a_description_is_pinned_masked_and_never_drift() {
     assert_eq!(p.read("mcp.lock"), lock_text, "a second lock is a no-op");
     // A real change next to the secret is still seen, and shown masked.
     let changed = description.replace("Search", "Delete");
-    p.write_json("s.json", &json!({"tools": [settings_tool(&changed)], "instructions": format!("Work for {ORG}.")}));
+    p.write_json(
+        "s.json",
+        &json!({"tools": [settings_tool(&changed)], "instructions": format!("Work for {ORG}."), "calls": calls}),
+    );
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 1, "{report:#}");
     let found = changes(&report);
