@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz mcp-pin's untrusted-input code for a bounded time: lockfile parsing, config parsing (TOML
-# and every client JSON format), the diff engine, argument synthesis, `report merge` and the
-# result contract of probe results.
+# and every client JSON format), the diff engine, argument synthesis, `report merge`, the
+# result contract of probe results and masking (registered values never break a structured output).
 # Each target asserts invariants beyond "no panic" (see src/fuzzing.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, every target)
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(lockfile config diff synth merge result)
+[ ${#targets[@]} -gt 0 ] || targets=(lockfile config diff synth merge result mask)
 export RUSTC_BOOTSTRAP=1 CARGO_TERM_COLOR=never
 flags=(-s none -O -a)
 
@@ -49,6 +49,7 @@ for case in sorted(glob.glob("tests/cases/*/")):
     before = json.load(open(case + "before.json"))
     after = json.load(open(case + "after.json"))
     put("diff", json.dumps([before, after]))
+    put("mask", json.dumps([before, after]))
     for side in (before, after):
         for tool in side.get("tools", []):
             if isinstance(tool, dict) and "inputSchema" in tool:

@@ -148,3 +148,180 @@ pub fn merge(data: &[u8]) {
     let again = crate::report::merge_json(std::slice::from_ref(&json), None).expect("a merged report merges");
     assert_eq!(crate::report::json::to_value(&again), json, "merge is idempotent");
 }
+
+/// Masking never corrupts what it masks. From a surface (or a `[before, after]` pair), values
+/// are registered as secrets: JSON literals, numbers, and pieces of the input's own text picked
+/// by its bytes (so they fall on strings, keys, numbers and syntax alike). Then:
+/// - the lockfile as written parses, reads back to the same text (a second `lock` is a no-op),
+///   holds no registered value in any string value but the digests (keys are structure, never
+///   masked: `lock` refuses a surface with a secret in one), and its digests are those of its
+///   tools as written;
+/// - the live surface masked as `take` masks it is no change against what the lock pinned;
+/// - the JSON, SARIF and JUnit reports of the diff (with the input's text in an error and a
+///   note) parse.
+pub fn mask(data: &[u8]) {
+    use crate::report::{FailOn, Format, RenderContext, Report, ServerReport};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    let (a, b) = match &v {
+        Value::Array(pair) if pair.len() == 2 => (pair[0].clone(), pair[1].clone()),
+        _ => (v.clone(), v.clone()),
+    };
+    crate::secrets::scoped(|| {
+        let mut values: Vec<String> = ["true", "false", "null", "8080", "0", "-1.5", "1e3"].map(String::from).to_vec();
+        let chars: Vec<char> = text.chars().collect();
+        for pick in data.chunks(2).take(8) {
+            let start = (pick[0] as usize * 31) % chars.len().max(1);
+            let len = 4 + pick.get(1).map_or(0, |b| *b as usize % 20);
+            values.push(chars.iter().skip(start).take(len).collect());
+        }
+        // A value holding the mask itself could be made by masking: not a secret anyone has.
+        values.retain(|v| !v.contains('*'));
+        for v in &values {
+            crate::secrets::register(v);
+        }
+        let secrets: Vec<&String> =
+            values.iter().filter(|v| crate::secrets::kind_of(v) == crate::secrets::ValueKind::Secret).collect();
+
+        let (old, new) = (surface_from_json(&a), surface_from_json(&b));
+        let mut lock = Lockfile::new();
+        lock.servers.insert(
+            "s".into(),
+            crate::lockfile::ServerEntry {
+                surface: old.clone(),
+                source: json!({"args": [text]}),
+                ..Default::default()
+            },
+        );
+        let written = lock.written_text();
+        let path = Path::new("mcp.lock");
+        let pinned = Lockfile::parse(&written, path).expect("the lockfile as written parses");
+        assert_eq!(pinned.written_text(), written, "a second lock writes the same text");
+        let tree: Value = serde_json::from_str(&written).expect("the lockfile is JSON");
+        let entry = &tree["servers"]["s"];
+        for_each_string(entry, &mut |at, s| {
+            if !at.starts_with("/digests") {
+                if let Some(v) = secrets.iter().find(|v| s.contains(v.as_str())) {
+                    panic!("the lock holds the registered value {v:?} at {at}: {s:?}");
+                }
+            }
+        });
+        if let (Some(tools), Some(digests)) = (entry["tools"].as_object(), entry["digests"].as_object()) {
+            for (name, tool) in tools {
+                assert_eq!(digests.get(name).and_then(Value::as_str), Some(crate::digest::tool_digest(tool).as_str()));
+            }
+        }
+        let mut live = old.clone();
+        if live.mask_secrets().is_empty() {
+            let d = diff_surfaces(&pinned.servers["s"].surface, &live);
+            assert!(d.is_empty(), "the masked live surface drifts from the lock: {d:?}");
+        }
+
+        let mut server = ServerReport::error("s", text.to_string());
+        server.changes = diff_surfaces(&old, &new);
+        server.notes.push(text.to_string());
+        let report = Report { fail_on: FailOn::Silent, servers: vec![server] };
+        let ctx = RenderContext { lock_text: crate::report::LazyText::text(written.clone()), ..Default::default() };
+        for f in [Format::Json, Format::Sarif] {
+            let out = crate::report::render_masked(&report, f, &ctx);
+            if let Err(e) = serde_json::from_str::<Value>(&out) {
+                panic!("the {f} report does not parse ({e}):\n{out}");
+            }
+        }
+        let xml = crate::report::render_masked(&report, Format::Junit, &ctx);
+        if let Err(e) = xml_well_formed(&xml) {
+            panic!("the JUnit report is not well-formed XML ({e}):\n{xml}");
+        }
+    });
+}
+
+/// Every string value of `v`, with its JSON pointer.
+fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
+    fn walk(v: &Value, at: &mut String, f: &mut dyn FnMut(&str, &str)) {
+        match v {
+            Value::String(s) => f(at, s),
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let len = at.len();
+                    at.push_str(&format!("/{i}"));
+                    walk(x, at, f);
+                    at.truncate(len);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(k);
+                    walk(x, at, f);
+                    at.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(v, &mut String::new(), f);
+}
+
+/// Whether `xml` is well-formed as far as masking could break it: every element closed in
+/// order, attribute values quoted, every `&` a character or entity reference, no `<` in text or
+/// in an attribute value.
+fn xml_well_formed(xml: &str) -> Result<(), String> {
+    let reference = regex::Regex::new(r"^&(?:[A-Za-z]+|#[0-9]+|#x[0-9A-Fa-f]+);").expect("valid regex");
+    let at = |s: &str| s.chars().take(30).collect::<String>();
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find(['<', '&']) {
+        let tail = &rest[i..];
+        if tail.starts_with('&') {
+            let m = reference.find(tail).ok_or_else(|| format!("a bare `&` at {:?}", at(tail)))?;
+            rest = &tail[m.end()..];
+            continue;
+        }
+        // The tag ends at the first `>` outside a quoted attribute value.
+        let mut quote = None;
+        let mut end = None;
+        for (j, c) in tail.char_indices().skip(1) {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), '<') => return Err(format!("a `<` in an attribute value at {:?}", at(tail))),
+                (Some(_), '&') if !reference.is_match(&tail[j..]) => {
+                    return Err(format!("a bare `&` in an attribute value at {:?}", at(tail)))
+                }
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '<') => return Err(format!("a `<` inside a tag at {:?}", at(tail))),
+                (None, '>') => {
+                    end = Some(j);
+                    break;
+                }
+                (None, _) => {}
+            }
+        }
+        let end = end.ok_or_else(|| format!("a tag that never closes at {:?}", at(tail)))?;
+        let tag = &tail[1..end];
+        rest = &tail[end + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match open.pop() {
+                Some(o) if o == name.trim() => {}
+                other => return Err(format!("`</{name}>` closes {other:?}")),
+            }
+            continue;
+        }
+        let name = tag.trim_end_matches('/').split_whitespace().next().ok_or("an empty tag")?;
+        if !tag.ends_with('/') {
+            open.push(name.to_string());
+        }
+    }
+    match open.last() {
+        Some(o) => Err(format!("`<{o}>` is never closed")),
+        None => Ok(()),
+    }
+}

@@ -18,11 +18,13 @@ pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;
+pub mod json_read;
 pub mod lockfile;
 pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod secrets;
 pub mod sink;
+pub mod spelling;
 pub mod suggest;
 pub mod surface;

@@ -93,44 +93,57 @@ impl Lockfile {
         ScannedLock::scan(text, path)?.build(keep)
     }
 
-    /// The lock as a JSON value.
+    /// The lock as a JSON value (as held, nothing masked: see [`Lockfile::written_text`]).
     pub fn to_value(&self) -> Value {
+        self.value(false)
+    }
+
+    /// The lock as a JSON value; with `masked`, as it is written: every secret masked in its
+    /// strings ([`ServerSurface::mask_secrets`], [`crate::secrets::mask_json`]) wherever it came
+    /// from (a server echoing another server's secret, an entry pinned by a run that had not
+    /// read that secret), and the digests computed from the tools exactly as pinned.
+    fn value(&self, masked: bool) -> Value {
         let mut servers = Map::new();
         for (name, e) in &self.servers {
+            let mut surface = e.surface.clone();
+            // Names are never masked: `take` refuses a live surface with a secret in one.
+            if masked {
+                surface.mask_secrets();
+            }
+            let ServerSurface { protocol_version, server_info, instructions, capabilities, tools } = surface;
             let mut m = Map::new();
             m.insert("source".into(), e.source.clone());
             m.insert(
                 "clientCapabilities".into(),
                 Value::Array(e.client_capabilities.iter().cloned().map(Value::String).collect()),
             );
-            m.insert("protocolVersion".into(), Value::String(e.surface.protocol_version.clone()));
-            m.insert("serverInfo".into(), e.surface.server_info.clone());
-            if let Some(i) = &e.surface.instructions {
-                m.insert("instructions".into(), Value::String(i.clone()));
+            m.insert("protocolVersion".into(), Value::String(protocol_version));
+            m.insert("serverInfo".into(), server_info);
+            if let Some(i) = instructions {
+                m.insert("instructions".into(), Value::String(i));
             }
-            m.insert("capabilities".into(), e.surface.capabilities.clone());
-            m.insert(
-                "tools".into(),
-                Value::Object(e.surface.tools.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
-            );
-            // Derived from the tools as pinned (never read back): SHA-256 over RFC 8785 JSON.
-            if !e.surface.tools.is_empty() {
-                m.insert(
-                    "digests".into(),
-                    Value::Object(
-                        crate::digest::digests(&e.surface.tools)
-                            .into_iter()
-                            .map(|(k, v)| (k, Value::String(v)))
-                            .collect(),
-                    ),
-                );
-            }
+            m.insert("capabilities".into(), capabilities);
             if !e.probes.is_empty() {
                 m.insert(
                     "probes".into(),
                     Value::Object(e.probes.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
                 );
             }
+            if masked {
+                m.values_mut().for_each(|v| {
+                    crate::secrets::mask_json(v);
+                });
+            }
+            // Derived from the tools as pinned (never read back): SHA-256 over RFC 8785 JSON.
+            if !tools.is_empty() {
+                m.insert(
+                    "digests".into(),
+                    Value::Object(
+                        crate::digest::digests(&tools).into_iter().map(|(k, v)| (k, Value::String(v))).collect(),
+                    ),
+                );
+            }
+            m.insert("tools".into(), Value::Object(tools.into_iter().collect()));
             servers.insert(name.clone(), Value::Object(m));
         }
         let mut root = Map::new();
@@ -140,7 +153,13 @@ impl Lockfile {
         Value::Object(root)
     }
 
-    /// The lock's canonical text.
+    /// The lock's text as it is written: canonical, every secret masked in its strings, the
+    /// digests of the tools as pinned ([`Lockfile::value`]).
+    pub fn written_text(&self) -> String {
+        crate::json::to_canonical_string(&self.value(true))
+    }
+
+    /// The lock's canonical text (as held, nothing masked).
     pub fn to_text(&self) -> String {
         crate::json::to_canonical_string(&self.to_value())
     }
@@ -148,9 +167,12 @@ impl Lockfile {
     /// Write atomically: a temp file in the same folder, fsync, rename over the old lock, fsync
     /// the folder. A crash at any moment leaves the old lock or the new one, never a mix.
     pub fn write(&self, path: &Path) -> Result<(), LockfileError> {
-        // Masked like every output: a server that echoes a secret into its surface does not get it committed.
-        write_atomic(path, crate::secrets::mask(&self.to_text()).as_bytes())
-            .map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
+        self.write_text(path, &self.written_text())
+    }
+
+    /// Write `text`, this lock's [`Lockfile::written_text`] already in hand, as [`Lockfile::write`] does.
+    pub fn write_text(&self, path: &Path, text: &str) -> Result<(), LockfileError> {
+        write_atomic(path, text.as_bytes()).map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
     }
 }
 
@@ -202,6 +224,7 @@ impl LockText {
 /// tools costs one scan and only the values that are needed become trees. The writer is
 /// canonical, so two equal tools have equal text.
 pub struct ScannedLock<'a> {
+    text: &'a str,
     path: PathBuf,
     normalizer_version: u64,
     servers: BTreeMap<String, RawServer<'a>>,
@@ -247,7 +270,7 @@ impl<'a> ScannedLock<'a> {
             top.normalizer_version.and_then(|r| serde_json::from_str::<u64>(r.get()).ok()).unwrap_or(1);
         let server_map = match top.servers {
             None => BTreeMap::new(),
-            Some(ObjectOr::Object(m)) => m,
+            Some(ObjectOr::Object(m)) => m.0,
             Some(ObjectOr::Other) => return Err(invalid("`servers` is not an object".into())),
         };
         let mut servers = BTreeMap::new();
@@ -257,7 +280,7 @@ impl<'a> ScannedLock<'a> {
             };
             let tools = match tools {
                 None => BTreeMap::new(),
-                Some(ObjectOr::Object(t)) => t,
+                Some(ObjectOr::Object(t)) => t.0,
                 Some(ObjectOr::Other) => return Err(invalid(format!("server `{name}`: `tools` is not an object"))),
             };
             if let Some(tool) = tools.iter().find(|(_, t)| !t.get().starts_with('{')).map(|(n, _)| n) {
@@ -265,7 +288,7 @@ impl<'a> ScannedLock<'a> {
             }
             servers.insert(name, RawServer { fields, tools });
         }
-        Ok(ScannedLock { path: path.to_path_buf(), normalizer_version, servers })
+        Ok(ScannedLock { text, path: path.to_path_buf(), normalizer_version, servers })
     }
 
     /// The raw text of a tool.
@@ -296,12 +319,38 @@ impl<'a> ScannedLock<'a> {
     /// be resolved against a live surface ([`PendingEntry::resolve`]) where the work is spread.
     pub fn pending(&self, wanted: &dyn Fn(&str) -> bool) -> Result<BTreeMap<String, PendingEntry>, LockfileError> {
         let mut out = BTreeMap::new();
+        // Where each tool begins, for errors found when a tool is parsed later (the text is
+        // gone by then): one pass over the text, tools in the order they are written.
+        let mut starts: Vec<(usize, &str, &str)> = self
+            .servers
+            .iter()
+            .filter(|(n, _)| wanted(n))
+            .flat_map(|(n, raw)| raw.tools.iter().map(move |(t, r)| (self.offset_of(r), n.as_str(), t.as_str())))
+            .collect();
+        starts.sort_unstable();
+        let mut lines: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        let (mut at, mut line) = (0, 1);
+        for (offset, server, tool) in starts {
+            line += self.text.as_bytes()[at..offset].iter().filter(|&&b| b == b'\n').count();
+            at = offset;
+            lines.insert((server, tool), line);
+        }
         for (name, raw) in self.servers.iter().filter(|(n, _)| wanted(n)) {
             let entry = self.entry(name, raw, &|_, _| false)?;
             let tools = raw.tools.iter().map(|(t, text)| (t.clone(), text.get().to_string())).collect();
-            out.insert(name.clone(), PendingEntry { entry, tools, path: self.path.clone() });
+            let lines = raw
+                .tools
+                .keys()
+                .map(|t| (t.clone(), lines.get(&(name.as_str(), t.as_str())).copied().unwrap_or(1)))
+                .collect();
+            out.insert(name.clone(), PendingEntry { entry, tools, lines, path: self.path.clone() });
         }
         Ok(out)
+    }
+
+    /// The byte offset of a value of this lock's text.
+    fn offset_of(&self, raw: &RawValue) -> usize {
+        (raw.get().as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize)
     }
 
     fn entry(
@@ -311,40 +360,45 @@ impl<'a> ScannedLock<'a> {
         keep: &dyn Fn(&str, &str) -> bool,
     ) -> Result<ServerEntry, LockfileError> {
         let invalid = |message: String| LockfileError::Invalid { path: self.path.clone(), message };
-        let value = |key: &str| -> Value {
-            raw.fields.get(key).and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or(Value::Null)
+        let line_of_value =
+            |r: &RawValue| self.text[..self.offset_of(r).min(self.text.len())].matches('\n').count() + 1;
+        let parse = |what: String, r: &RawValue| -> Result<Value, LockfileError> {
+            // The scan validated the syntax; a tree is built only now, each key checked once.
+            crate::json_read::from_str(r.get())
+                .map_err(|e| invalid(format!("{what}: {}", at_line(&e, line_of_value(r)))))
+        };
+        // Only the fields read are parsed (`digests` is derived, never read back).
+        let value = |key: &str| -> Result<Value, LockfileError> {
+            raw.fields.get(key).map_or(Ok(Value::Null), |r| parse(format!("server `{name}`, `{key}`"), r))
         };
         let mut tools = BTreeMap::new();
         for (tool_name, tool) in &raw.tools {
             if keep(tool_name, tool.get()) {
-                // The scan validated this text; a tree is built from it only now.
-                let v: Value = serde_json::from_str(tool.get())
-                    .map_err(|e| invalid(format!("server `{name}`, tool `{tool_name}`: {e}")))?;
-                tools.insert(tool_name.clone(), v);
+                tools.insert(tool_name.clone(), parse(format!("server `{name}`, tool `{tool_name}`"), tool)?);
             }
         }
-        let instructions = match value("instructions") {
+        let instructions = match value("instructions")? {
             Value::Null => None,
             Value::String(s) => Some(s),
             _ => return Err(invalid(format!("server `{name}`: `instructions` is not a string"))),
         };
-        let client_capabilities = value("clientCapabilities")
+        let client_capabilities = value("clientCapabilities")?
             .as_array()
             .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
             .unwrap_or_default();
-        let probes = match value("probes") {
+        let probes = match value("probes")? {
             Value::Object(m) => m.into_iter().collect(),
             _ => BTreeMap::new(),
         };
-        let protocol_version = value("protocolVersion").as_str().unwrap_or("").to_string();
+        let protocol_version = value("protocolVersion")?.as_str().unwrap_or("").to_string();
         Ok(ServerEntry {
-            source: value("source"),
+            source: value("source")?,
             client_capabilities,
             surface: ServerSurface {
                 protocol_version,
-                server_info: value("serverInfo"),
+                server_info: value("serverInfo")?,
                 instructions,
-                capabilities: value("capabilities"),
+                capabilities: value("capabilities")?,
                 tools,
             },
             probes,
@@ -359,18 +413,29 @@ pub struct PendingEntry {
     pub entry: ServerEntry,
     /// Each tool's text as the lock holds it.
     pub tools: BTreeMap<String, String>,
+    /// The line of the lock where each tool begins (for errors).
+    lines: BTreeMap<String, usize>,
     path: PathBuf,
 }
 
 /// How deep a tool sits in the lock (`servers` > server > `tools` > tool), for its canonical text.
 const TOOL_LEVEL: usize = 4;
 
+/// The message of an error found in a value that begins on line `first` of the lock, with the
+/// line and column in the lock (serde_json counts them within the value).
+fn at_line(e: &serde_json::Error, first: usize) -> String {
+    let message = e.to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+    let column = if e.line() <= 1 { String::new() } else { format!(", column {}", e.column()) };
+    format!("{message} at line {}{column}", first + e.line().saturating_sub(1))
+}
+
 impl PendingEntry {
     /// The pinned surface to diff `live` against. A live tool whose canonical text is the
     /// pinned text cannot differ, so it is dropped from both sides (as `mcp-pin diff` does) and
     /// never built into a tree; every other pinned tool is parsed.
     pub fn resolve(self, live: &mut ServerSurface) -> Result<ServerEntry, LockfileError> {
-        let PendingEntry { mut entry, tools, path } = self;
+        let PendingEntry { mut entry, tools, lines, path } = self;
         for (name, text) in tools {
             if let Some(v) = live.tools.get(&name) {
                 if crate::json::to_canonical_string_at(v, TOOL_LEVEL) == text {
@@ -378,8 +443,10 @@ impl PendingEntry {
                     continue;
                 }
             }
-            let v: Value = serde_json::from_str(&text)
-                .map_err(|e| LockfileError::Invalid { path: path.clone(), message: format!("tool `{name}`: {e}") })?;
+            let v: Value = crate::json_read::from_str(&text).map_err(|e| LockfileError::Invalid {
+                path: path.clone(),
+                message: format!("tool `{name}`: {}", at_line(&e, lines.get(&name).copied().unwrap_or(1))),
+            })?;
             entry.surface.tools.insert(name, v);
         }
         Ok(entry)
@@ -467,13 +534,41 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for KeyFirst<A> {
 struct RawTop<'a> {
     lockfile_version: Option<&'a RawValue>,
     normalizer_version: Option<&'a RawValue>,
-    servers: Option<ObjectOr<BTreeMap<String, ObjectOr<RawServerFields<'a>>>>>,
+    servers: Option<ObjectOr<KeyedOnce<ObjectOr<RawServerFields<'a>>>>>,
 }
 
 /// A server entry: `tools` split out, every other field kept raw.
 struct RawServerFields<'a> {
     fields: BTreeMap<String, &'a RawValue>,
-    tools: Option<ObjectOr<BTreeMap<String, &'a RawValue>>>,
+    tools: Option<ObjectOr<KeyedOnce<&'a RawValue>>>,
+}
+
+/// An object by key, each key once ([`crate::json_read`]): a second `"t"` in `tools` would
+/// otherwise replace the first, unseen by a reviewer of the diff.
+struct KeyedOnce<V>(BTreeMap<String, V>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for KeyedOnce<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Vis<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Vis<V> {
+            type Value = KeyedOnce<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.contains_key(&key) {
+                        return Err(crate::json_read::duplicate(&key));
+                    }
+                    let v = map.next_value()?;
+                    out.insert(key, v);
+                }
+                Ok(KeyedOnce(out))
+            }
+        }
+        d.deserialize_map(Vis(std::marker::PhantomData))
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for RawTop<'a> {
@@ -486,7 +581,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawTop<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut top = RawTop { lockfile_version: None, normalizer_version: None, servers: None };
+                let mut seen = std::collections::BTreeSet::new();
                 while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(crate::json_read::duplicate(&key));
+                    }
                     match key.as_str() {
                         "lockfileVersion" => top.lockfile_version = Some(map.next_value()?),
                         "normalizerVersion" => top.normalizer_version = Some(map.next_value()?),
@@ -514,6 +613,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawServerFields<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = RawServerFields { fields: BTreeMap::new(), tools: None };
                 while let Some(key) = map.next_key::<String>()? {
+                    if out.fields.contains_key(&key) || (key == "tools" && out.tools.is_some()) {
+                        return Err(crate::json_read::duplicate(&key));
+                    }
                     if key == "tools" {
                         out.tools = Some(map.next_value()?);
                     } else {
@@ -634,25 +736,77 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
     Ok(text)
 }
 
-/// Atomically replace `path` with `bytes`.
+/// The temporary file a write is filling, if any, and whether the process is stopping: see
+/// [`abandon_writes`].
+struct Writing {
+    temp: Option<PathBuf>,
+    stopping: bool,
+}
+
+static WRITING: std::sync::Mutex<Writing> = std::sync::Mutex::new(Writing { temp: None, stopping: false });
+
+/// The process is stopping (a signal): the temporary file of a write in progress is removed and
+/// no write renames anything from now on, so neither a temporary file nor a lock written after
+/// the signal is left behind. The temporary file exists only while it is recorded here (it is
+/// made and recorded, renamed and forgotten, under one lock), so there is no moment in between.
+pub fn abandon_writes() {
+    let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+    w.stopping = true;
+    if let Some(t) = w.temp.take() {
+        let _ = std::fs::remove_file(t);
+    }
+    // Held until the process exits: no write starts or finishes after this.
+    std::mem::forget(w);
+}
+
+fn stopping() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::Interrupted, "mcp-pin is stopping (a signal); nothing was written")
+}
+
+/// Atomically replace `path` with `bytes`. A signal at any moment leaves the old file and no
+/// temporary one ([`abandon_writes`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::Builder::new().prefix(".mcp-pin-").suffix(".tmp").tempfile_in(&dir)?;
-    tmp.write_all(bytes)?;
-    // The temp file is created 0600; the result keeps the permissions of the file it replaces,
-    // or gets the usual 0644 (a lockfile is committed and read by others).
-    #[cfg(unix)]
+    let mut tmp = {
+        let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        if w.stopping {
+            return Err(stopping());
+        }
+        let tmp = tempfile::Builder::new().prefix(".mcp-pin-").suffix(".tmp").tempfile_in(&dir)?;
+        w.temp = Some(tmp.path().to_path_buf());
+        tmp
+    };
+    let filled = (|| {
+        tmp.write_all(bytes)?;
+        // The temp file is created 0600; the result keeps the permissions of the file it
+        // replaces, or gets the usual 0644 (a lockfile is committed and read by others).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let perms = std::fs::metadata(path)
+                .map(|m| m.permissions())
+                .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+            tmp.as_file().set_permissions(perms)?;
+        }
+        tmp.as_file().sync_all()
+    })();
     {
-        use std::os::unix::fs::PermissionsExt;
-        let perms =
-            std::fs::metadata(path).map(|m| m.permissions()).unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-        tmp.as_file().set_permissions(perms)?;
+        // Renamed (or removed, on an error) and forgotten under the lock.
+        let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        w.temp = None;
+        if let Err(e) = filled {
+            let _ = tmp.close();
+            return Err(e);
+        }
+        if w.stopping {
+            let _ = tmp.close();
+            return Err(stopping());
+        }
+        tmp.persist(path).map_err(|e| e.error)?;
     }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
     #[cfg(unix)]
     if let Ok(d) = std::fs::File::open(&dir) {
         let _ = d.sync_all();

@@ -1,22 +1,32 @@
 //! Secrets: every value mcp-pin read from the environment (or a VS Code secret input) for a
 //! config, wherever it was expanded (a header, an env value, a URL's path or query, an argument).
 //!
-//! Two jobs, each done once for the whole process:
+//! Three jobs, each done once for the whole process:
 //! - **Which variables a config may read** ([`EnvPolicy`]). A config from a pull request is code:
 //!   under CI (`CI` set), a `${VAR}` resolves only when the invocation names it
 //!   (`--allow-env VAR`, the Action's `allow-env` input); at a terminal every variable resolves.
 //!   A few variables that name the machine's own places and are no secret ([`NOT_SECRET`]) are
 //!   always readable and never masked.
-//! - **Masking** ([`mask`]). Every value resolved is registered; every byte mcp-pin prints or
-//!   writes (stdout, stderr, report files, the step summary, the lockfile, `init`'s output) goes
-//!   through [`mask`] at the sink ([`crate::sink`]), whichever server's config it came from. A
-//!   value under [`MIN_SECRET_LEN`] characters cannot be masked without masking ordinary text, so
-//!   the config is refused instead.
+//! - **Which values are secrets** ([`kind_of`]): not every configured value is one. A JSON
+//!   literal (`true`, `false`, `null`), a number, or a value under [`MIN_SECRET_LEN`] characters
+//!   is never registered (a short one is refused where a secret is expected: [`read_var`]). A
+//!   multi-line value (a PEM key) is registered whole and line by line ([`MIN_LINE_LEN`]).
+//! - **Masking**, one function per kind of output, used everywhere:
+//!   - [`mask`] for free text (the terminal, logs, Markdown, messages): every registered value,
+//!     in any spelling the outputs or a server can give it (escaped, percent-encoded, as an XML
+//!     reference: [`crate::spelling`]), becomes [`MASK`]; [`crate::sink`] applies it to every
+//!     stream write;
+//!   - [`mask_json`] for structured outputs (the lockfile, JSON, SARIF and JUnit reports, a
+//!     server's surface before it is pinned or compared): the same on every string value of a
+//!     JSON value before it is serialised, never on its keys, syntax, literals or numbers, so the
+//!     output always parses and keeps its structure;
+//!   - [`excerpt`] wherever text is cut or split: masked first, cut afterwards.
 
 use std::collections::BTreeSet;
 use std::sync::{OnceLock, RwLock};
 
-/// Shorter non-empty values are refused (masking `80` would mask every `80` in a report).
+/// Shorter values are no secret to register, and refused where a secret is expected (masking
+/// `ab` would mask every `ab` in a report).
 pub const MIN_SECRET_LEN: usize = 4;
 
 /// What replaces a secret in everything mcp-pin prints or writes.
@@ -97,8 +107,58 @@ pub enum Refusal {
     TooShort,
 }
 
+/// What a configured value is, as far as masking goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Empty,
+    /// `true`, `false`, `null` (any case) or a number of at most [`MAX_PLAIN_DIGITS`] digits:
+    /// a setting, never a secret, and not registered (masking `true` would mask every boolean,
+    /// masking `8080` every such number).
+    Plain,
+    /// Under [`MIN_SECRET_LEN`] characters: too short to mask without masking ordinary text.
+    TooShort,
+    Secret,
+}
+
+/// A number with more digits than this is no port, size or count: a card number or a numeric
+/// token, so it stays a secret.
+pub const MAX_PLAIN_DIGITS: usize = 15;
+
+/// Whether `v` is a secret to register, a plain setting, or too short to tell.
+pub fn kind_of(v: &str) -> ValueKind {
+    let t = v.trim();
+    if t.is_empty() {
+        return ValueKind::Empty;
+    }
+    if ["true", "false", "null"].iter().any(|l| t.eq_ignore_ascii_case(l)) {
+        return ValueKind::Plain;
+    }
+    if is_number(t) && t.bytes().filter(u8::is_ascii_digit).count() <= MAX_PLAIN_DIGITS {
+        return ValueKind::Plain;
+    }
+    if v.chars().count() < MIN_SECRET_LEN {
+        return ValueKind::TooShort;
+    }
+    ValueKind::Secret
+}
+
+/// `[+-]digits[.digits][e[+-]digits]`, as a setting spells a number.
+fn is_number(t: &str) -> bool {
+    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let (mantissa, exponent) = match t.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (t, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((i, f)) => (digits(i) || i.is_empty()) && (digits(f) || f.is_empty()) && !(i.is_empty() && f.is_empty()),
+        None => digits(mantissa),
+    };
+    mantissa_ok && exponent.is_none_or(digits)
+}
+
 /// Read `var` through `lookup` for a config: refused when the policy does not allow it or the
-/// value is too short to mask; registered as a secret otherwise.
+/// value is too short to mask; registered as a secret when it is one ([`kind_of`]).
 pub fn read_var(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, Refusal> {
     if !policy().allows(var) {
         return Err(Refusal::NotAllowed);
@@ -106,7 +166,7 @@ pub fn read_var(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Op
     let value = lookup(var);
     if let Some(v) = &value {
         if !NOT_SECRET.contains(&var) {
-            if !v.is_empty() && v.chars().count() < MIN_SECRET_LEN {
+            if kind_of(v) == ValueKind::TooShort {
                 return Err(Refusal::TooShort);
             }
             register(v);
@@ -115,16 +175,72 @@ pub fn read_var(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Op
     Ok(value)
 }
 
+/// Each line of a multi-line secret this long or longer is registered on its own too: a server
+/// that prints a PEM key prints it line by line. (Shorter lines, such as a key's last one, are
+/// too common to mask everywhere.)
+pub const MIN_LINE_LEN: usize = 16;
+
 struct Registry {
     values: BTreeSet<String>,
-    /// Every registered value and its spellings in the sinks, longest first, as one automaton.
+    /// Every registered value and its literal spellings in the sinks, longest first, as one
+    /// automaton.
     matcher: Option<aho_corasick::AhoCorasick>,
+    /// The longest pattern, in bytes (see [`safe_cut_from`]).
+    longest: usize,
 }
 
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry { values: BTreeSet::new(), matcher: None });
+static REGISTRY: RwLock<Registry> = RwLock::new(Registry::EMPTY);
 
-/// The spellings a value can take in mcp-pin's outputs: as is, inside a JSON string, in a
-/// one-line display (`\u{..}` escapes), percent-encoded (a URL), in XML/HTML text.
+impl Registry {
+    const EMPTY: Registry = Registry { values: BTreeSet::new(), matcher: None, longest: 0 };
+}
+
+thread_local! {
+    /// A registry of this thread's own while [`scoped`] runs (the fuzz targets: every input
+    /// starts with no secret, and registers none for the rest of the process).
+    static SCOPED: std::cell::RefCell<Option<Registry>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `f` with the registry in force: this thread's scoped one, else the process's.
+fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
+    let mut f = Some(f);
+    let scoped = SCOPED.with(|s| s.borrow().as_ref().map(|reg| (f.take().expect("called once"))(reg)));
+    match scoped {
+        Some(r) => r,
+        None => (f.take().expect("called once"))(&REGISTRY.read().unwrap_or_else(|e| e.into_inner())),
+    }
+}
+
+fn with_registry_mut(f: impl FnOnce(&mut Registry)) {
+    let mut f = Some(f);
+    SCOPED.with(|s| {
+        if let Some(reg) = s.borrow_mut().as_mut() {
+            (f.take().expect("called once"))(reg);
+        }
+    });
+    if let Some(f) = f {
+        f(&mut REGISTRY.write().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+/// Run `f` with a registry of this thread's own, empty at the start and dropped at the end:
+/// what `f` registers is masked only in this thread, while `f` runs. For the fuzz targets.
+#[doc(hidden)]
+pub fn scoped<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SCOPED.with(|s| *s.borrow_mut() = None);
+        }
+    }
+    SCOPED.with(|s| *s.borrow_mut() = Some(Registry::EMPTY));
+    let _reset = Reset;
+    f()
+}
+
+/// The literal spellings a value can take in mcp-pin's outputs: as is, inside a JSON string,
+/// in a one-line display (`\u{..}` escapes), percent-encoded (a URL), in XML/HTML text. Other
+/// spellings (any escape of any character) are found by [`mask`] in the decoded view of a text.
 fn spellings(v: &str) -> Vec<String> {
     let mut out = vec![v.to_string()];
     let json = serde_json::to_string(v).unwrap_or_default();
@@ -151,35 +267,215 @@ fn spellings(v: &str) -> Vec<String> {
     out
 }
 
-/// Register `value` as a secret: from now on [`mask`] hides it. Empty values are ignored.
+/// Register `value` as a secret: from now on the masking functions hide it. Only a secret is
+/// registered ([`kind_of`]: not an empty value, a literal, a number or a too-short value); a
+/// multi-line value is registered whole and each of its lines of [`MIN_LINE_LEN`] characters
+/// or more on its own.
 pub fn register(value: &str) {
-    if value.is_empty() {
+    let mut new: Vec<&str> = vec![];
+    if kind_of(value) == ValueKind::Secret {
+        new.push(value);
+    }
+    if value.contains(['\n', '\r']) {
+        new.extend(
+            value
+                .split(['\n', '\r'])
+                .map(str::trim)
+                .filter(|l| l.chars().count() >= MIN_LINE_LEN && kind_of(l) == ValueKind::Secret),
+        );
+    }
+    if new.is_empty() {
         return;
     }
-    let mut reg = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    if !reg.values.insert(value.to_string()) {
-        return;
-    }
-    let mut patterns: Vec<String> = reg.values.iter().flat_map(|v| spellings(v)).collect();
-    patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    patterns.dedup();
-    reg.matcher =
-        aho_corasick::AhoCorasick::builder().match_kind(aho_corasick::MatchKind::LeftmostLongest).build(&patterns).ok();
+    with_registry_mut(|reg| {
+        let mut added = false;
+        for v in new {
+            added |= reg.values.insert(v.to_string());
+        }
+        if !added {
+            return;
+        }
+        let mut patterns: Vec<String> = reg.values.iter().flat_map(|v| spellings(v)).collect();
+        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        patterns.dedup();
+        reg.longest = patterns.first().map_or(0, String::len);
+        reg.matcher = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .ok();
+    })
 }
 
-/// `text` with every registered secret, in any of its output spellings, replaced by [`MASK`].
-pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
-    let reg = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-    match &reg.matcher {
-        Some(m) if m.is_match(text) => {
-            let mut out = String::with_capacity(text.len());
-            m.replace_all_with(text, &mut out, |_, _, dst| {
-                dst.push_str(MASK);
-                true
-            });
-            std::borrow::Cow::Owned(out)
+/// Whether any secret is registered (the masking functions do nothing until one is).
+pub fn any_registered() -> bool {
+    with_registry(|reg| reg.matcher.is_some())
+}
+
+/// The spans of `text` that hold a registered value, in any spelling, merged and in order.
+fn secret_spans(m: &aho_corasick::AhoCorasick, text: &str) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = m.find_iter(text).map(|x| (x.start(), x.end())).collect();
+    for view in crate::spelling::decode(text.as_bytes()) {
+        spans.extend(m.find_iter(&view.bytes).map(|x| view.origin(x.start(), x.end())));
+    }
+    if spans.len() > 1 {
+        spans.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+        for (s, e) in spans {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
         }
-        _ => std::borrow::Cow::Borrowed(text),
+        spans = merged;
+    }
+    spans
+}
+
+/// Free text with every registered secret, in any spelling, replaced by [`MASK`].
+pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
+    match with_registry(|reg| reg.matcher.as_ref().and_then(|m| masked_string(m, text))) {
+        Some(masked) => std::borrow::Cow::Owned(masked),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// What [`mask_json`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Masked {
+    /// Whether any string was masked.
+    pub changed: bool,
+    /// The JSON pointers of the object keys that hold a secret (unmasked: mask them before they
+    /// are shown). Keys are never masked: a key is structure (a masked `type` is no keyword, a
+    /// masked property name no name), so a caller that must not keep a secret refuses the value.
+    pub keys: Vec<String>,
+}
+
+/// Mask every string value of a structured value in place, before it is serialised: never its
+/// keys, syntax, `true`/`false`/`null` or numbers, so the result is as valid, and means as much,
+/// as the input. Keys that hold a secret are reported ([`Masked`]).
+pub fn mask_json(value: &mut serde_json::Value) -> Masked {
+    with_registry(|reg| {
+        let mut out = Masked::default();
+        if let Some(m) = &reg.matcher {
+            let mut pointer = String::new();
+            mask_value(m, value, &mut pointer, &mut out);
+        }
+        out
+    })
+}
+
+/// `s` with every registered value replaced by [`MASK`], or `None` when it holds none.
+fn masked_string(m: &aho_corasick::AhoCorasick, s: &str) -> Option<String> {
+    let spans = secret_spans(m, s);
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (a, b) in spans {
+        // Spans start and end on character boundaries (see `crate::spelling`).
+        out.push_str(&s[at..a]);
+        out.push_str(MASK);
+        at = b;
+    }
+    out.push_str(&s[at..]);
+    Some(out)
+}
+
+fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer: &mut String, out: &mut Masked) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            if let Some(masked) = masked_string(m, s) {
+                *s = masked;
+                out.changed = true;
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                let len = pointer.len();
+                let _ = std::fmt::Write::write_fmt(pointer, format_args!("/{i}"));
+                mask_value(m, item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map.iter_mut() {
+                let len = pointer.len();
+                pointer.push('/');
+                for c in k.chars() {
+                    match c {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        c => pointer.push(c),
+                    }
+                }
+                if !secret_spans(m, k).is_empty() {
+                    out.keys.push(pointer.clone());
+                }
+                mask_value(m, item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Text from a server (a stderr or stdout line, an error body, an error message) made fit for a
+/// one-line message: **masked first**, then flattened to one line (control characters and runs
+/// of whitespace become one space) and cut to `max` characters (with `…`). Every place that
+/// shortens or splits foreign text goes through here, so a secret that straddles the cut is
+/// masked whole before anything is cut.
+pub fn excerpt(text: &str, max: usize) -> String {
+    let masked = mask(text);
+    let mut out = String::with_capacity(masked.len().min(4 * max + 8));
+    let mut last_space = false;
+    for c in masked.chars() {
+        let c = if c.is_whitespace() || c.is_control() { ' ' } else { c };
+        if c == ' ' {
+            if last_space || out.is_empty() {
+                continue;
+            }
+            last_space = true;
+        } else {
+            last_space = false;
+        }
+        out.push(c);
+    }
+    cut_masked(out.trim_end(), max, "…")
+}
+
+/// `text` **masked first**, then, when it has more than `max` characters, cut to fewer and
+/// ended with `more` so that it has `max` (a one-line rendering of a value in a message).
+pub fn cut(text: &str, max: usize, more: &str) -> String {
+    let masked = mask(text);
+    let keep = max.saturating_sub(more.chars().count());
+    if masked.chars().count() > max {
+        cut_masked(&masked, keep, more)
+    } else {
+        masked.into_owned()
+    }
+}
+
+/// Text already masked, cut to `keep` characters and `more` when longer.
+fn cut_masked(masked: &str, keep: usize, more: &str) -> String {
+    match masked.char_indices().nth(keep) {
+        Some((at, _)) => format!("{}{more}", &masked[..at]),
+        None => masked.to_string(),
+    }
+}
+
+/// Where to cut the front off `bytes` (a stream's tail being kept) at or after `at`, so that no
+/// secret is left cut in two: after the next line break, or, in an endless line, one longest
+/// secret's length further (what straddled the cut is dropped with it).
+pub fn safe_cut_from(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    match bytes[at..].iter().position(|&b| b == b'\n') {
+        Some(i) => at + i + 1,
+        None => {
+            let longest = with_registry(|reg| reg.longest);
+            (at + longest).min(bytes.len())
+        }
     }
 }
 
@@ -194,6 +490,70 @@ mod tests {
         assert_eq!(mask(r#"{"k":"s3cr\"et/value"}"#), r#"{"k":"***"}"#);
         assert_eq!(mask("u=s3cr%22et%2Fvalue"), "u=***");
         assert_eq!(mask("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn literals_numbers_and_short_values_are_not_secrets() {
+        scoped(|| {
+            for plain in ["true", "FALSE", "null", " True ", "8080", "-1", "0.5", "1e3", "+2.", "123456789012345"] {
+                assert_eq!(kind_of(plain), ValueKind::Plain, "{plain}");
+            }
+            for short in ["ab", "a1", "x.y"] {
+                assert_eq!(kind_of(short), ValueKind::TooShort, "{short}");
+            }
+            for secret in ["1234567890123456", "info", "hunter2", "sk-abc", "1.2.3", "1e10x", "0x1F"] {
+                assert_eq!(kind_of(secret), ValueKind::Secret, "{secret}");
+            }
+            assert_eq!(kind_of(""), ValueKind::Empty);
+            register("true");
+            register("8080");
+            assert_eq!(mask("true 8080"), "true 8080", "never registered");
+        });
+    }
+
+    #[test]
+    fn a_multi_line_secret_is_masked_line_by_line_too() {
+        scoped(|| {
+            let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nZm9v\n-----END PRIVATE KEY-----\n";
+            register(pem);
+            assert_eq!(mask("stderr: BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"), "stderr: ***");
+            assert_eq!(mask(pem), "***");
+            assert_eq!(mask("Zm9v"), "Zm9v", "a line too short to be unique is not masked alone");
+        });
+    }
+
+    #[test]
+    fn any_spelling_is_masked_in_text_and_only_strings_in_json() {
+        scoped(|| {
+            register("k+ey/secret&1");
+            // JSON's \u escape of one character, as ASP.NET's ProblemDetails write `+`.
+            assert_eq!(mask(r#"{"detail":"bad key k\u002Bey\/secret\u00261"}"#), r#"{"detail":"bad key ***"}"#);
+            assert_eq!(mask("k%2bey%2Fsecret%261"), "***");
+            assert_eq!(mask("k&#43;ey/secret&amp;1 and k\\+ey/secret&1"), "*** and ***");
+            let mut v = serde_json::json!({"a": "x k+ey/secret&1 y", "k+ey/secret&1": true, "n": 8080, "b": [null, "k+ey/secret&1"]});
+            let m = mask_json(&mut v);
+            assert_eq!(v, serde_json::json!({"a": "x *** y", "k+ey/secret&1": true, "n": 8080, "b": [null, "***"]}));
+            assert_eq!(m.keys, vec!["/k+ey~1secret&1".to_string()], "a key is reported, never masked");
+            assert!(m.changed);
+            let mut clean = serde_json::json!({"a": "nothing"});
+            assert_eq!(mask_json(&mut clean), Masked::default());
+        });
+    }
+
+    #[test]
+    fn excerpts_mask_before_they_cut() {
+        scoped(|| {
+            register("straddling-secret-0123");
+            let line = format!("{}straddling-secret-0123 tail", "x".repeat(190));
+            let e = excerpt(&line, 200);
+            assert!(!e.contains("straddling"), "{e}");
+            assert!(e.ends_with("***…") || e.ends_with("*** tail"), "{e}");
+            let tail = format!("ab straddling-secret-0123 and more {}", "y".repeat(50));
+            let cut = safe_cut_from(tail.as_bytes(), 5);
+            assert!(cut >= 5 + "straddling-secret-0123".len(), "an endless line loses what straddled the cut");
+            let lines = "aaaa straddling-secret-0123\nnext line";
+            assert_eq!(&lines[safe_cut_from(lines.as_bytes(), 8)..], "next line");
+        });
     }
 
     #[test]

@@ -8,9 +8,12 @@
 //!   calls it), which neutralises both forms in whatever foreign text reached it, in the
 //!   spelling of that format (`\u{003A}` in text, `\u0023` in JSON, `&#35;` in XML);
 //! - every write to stdout, stderr or a file goes through [`print_out`], [`print_err`],
-//!   [`print_report`], [`write_file`] or [`append_file`], which mask every secret
-//!   ([`crate::secrets::mask`]); messages (`say!`, `tell!`) are neutralised as terminal text there. `std::println!` and friends are disallowed by `clippy.toml`, so a
-//!   new message cannot bypass this module.
+//!   [`write_file`] or [`append_file`], which mask every secret in free text
+//!   ([`crate::secrets::mask`]), or [`print_report`] and [`write_report`], which write what
+//!   [`crate::report::render_masked`] made: masked there, in the report's data before a structured
+//!   format is serialised (masking its text would break its syntax); messages (`say!`, `tell!`)
+//!   are neutralised as terminal text there. `std::println!` and friends are disallowed by
+//!   `clippy.toml`, so a new message cannot bypass this module.
 //!
 //! mcp-pin's own workflow commands (`--format github`) are built by [`crate::report::github`],
 //! with foreign text in their data escaped by the runner's own rules; [`finish`] lets exactly
@@ -93,11 +96,11 @@ pub fn print_out(text: &str) {
     let _ = out.flush();
 }
 
-/// Write rendered report text to stdout, masked (its format's escaping ran in the renderer:
-/// [`crate::report::render`]); a closed pipe is not an error.
+/// Write a rendered report to stdout as [`crate::report::render_masked`] made it (masked and escaped
+/// there); a closed pipe is not an error.
 pub fn print_report(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(crate::secrets::mask(text).as_bytes());
+    let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }
 
@@ -108,9 +111,48 @@ pub fn print_err(text: &str) {
     let _ = err.flush();
 }
 
-/// Write `text` (a rendered report, or plain text) to `path` atomically, masked.
+/// Write free text to a file mcp-pin owns (`init`'s config, `review`'s rejections) atomically,
+/// masked.
 pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     crate::lockfile::write_atomic(path, crate::secrets::mask(text).as_bytes())
+}
+
+/// Write a rendered report (as [`crate::report::render_masked`] made it) to the path a user named: written,
+/// not replaced. A symlink writes its target, a FIFO or a device is written to, this process's
+/// own stdout (`/dev/stdout`, `/proc/self/fd/1`, or any path to the same file) is written through
+/// the stdout; nothing is renamed over the path (which would fail in `/dev` for a user who is not
+/// root, and would replace a symlink by a file).
+pub fn write_report(path: &Path, text: &str) -> std::io::Result<()> {
+    if is_stdout(path) {
+        print_report(text);
+        return Ok(());
+    }
+    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
+/// Whether `path` names the file this process's stdout is (following symlinks).
+pub fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let Ok(target) = std::fs::metadata(path) else {
+            return false;
+        };
+        let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        match std::fs::File::from(fd).metadata() {
+            Ok(out) => out.dev() == target.dev() && out.ino() == target.ino(),
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        path == Path::new("/dev/stdout")
+    }
 }
 
 /// Append rendered `text` to `path` (the step summary), masked.

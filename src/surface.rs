@@ -19,3 +19,83 @@ pub struct ServerSurface {
     /// Raw tool definitions by name.
     pub tools: BTreeMap<String, Value>,
 }
+
+/// A name in a surface (a tool's, a property's, a key of `serverInfo`) that holds the value of a
+/// configured secret. Strings are pinned masked; a masked name is no name, and names are never
+/// masked, so [`crate::app`] refuses the surface instead ([`ServerSurface::mask_secrets`]).
+/// Displayed masked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretName {
+    /// The tool; `None` for a server-level field.
+    pub tool: Option<String>,
+    /// JSON pointer to the key (into the tool, or from the server entry's top).
+    pub pointer: String,
+}
+
+impl std::fmt::Display for SecretName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mask = crate::secrets::mask;
+        match &self.tool {
+            Some(t) if self.pointer.is_empty() => write!(f, "the name of tool `{}`", mask(t)),
+            Some(t) => write!(f, "tool `{}`, the key at {}", mask(t), mask(&self.pointer)),
+            None => write!(f, "the key at {}", mask(&self.pointer)),
+        }
+    }
+}
+
+impl ServerSurface {
+    /// Mask every secret in the surface, as it is pinned and compared (so a secret's value in a
+    /// description is `***` on both sides and never drift): every string value of every tool
+    /// and of the server-level fields ([`crate::secrets::mask_json`]). A tool in which anything
+    /// was masked has its own digest claims (`schemaHash`, `contentHash`) masked too: a claim is
+    /// a hash of the text with the secret, and would confirm a guess of it offline. Returns the
+    /// names (tool names, keys) that hold a secret: names are never masked.
+    pub fn mask_secrets(&mut self) -> Vec<SecretName> {
+        let mut names = Vec::new();
+        if !crate::secrets::any_registered() {
+            return names;
+        }
+        let mut server_level = |pointer: &str, v: &mut Value| {
+            for p in crate::secrets::mask_json(v).keys {
+                names.push(SecretName { tool: None, pointer: format!("{pointer}{p}") });
+            }
+        };
+        server_level("/serverInfo", &mut self.server_info);
+        server_level("/capabilities", &mut self.capabilities);
+        self.protocol_version = crate::secrets::mask(&self.protocol_version).into_owned();
+        if let Some(i) = &mut self.instructions {
+            *i = crate::secrets::mask(i).into_owned();
+        }
+        for (name, tool) in self.tools.iter_mut() {
+            if crate::secrets::mask(name) != name.as_str() {
+                names.push(SecretName { tool: Some(name.clone()), pointer: String::new() });
+            }
+            let masked = crate::secrets::mask_json(tool);
+            for p in masked.keys {
+                names.push(SecretName { tool: Some(name.clone()), pointer: p });
+            }
+            if masked.changed {
+                mask_claims(tool);
+            }
+        }
+        names
+    }
+}
+
+/// Replace the digests `tool` claims for itself by the mask.
+fn mask_claims(tool: &mut Value) {
+    let Value::Object(m) = tool else { return };
+    let masked = || Value::String(crate::secrets::MASK.to_string());
+    for k in crate::digest::CLAIM_KEYS {
+        if let Some(v) = m.get_mut(k) {
+            *v = masked();
+        }
+    }
+    if let Some(Value::Object(meta)) = m.get_mut("_meta") {
+        for (k, v) in meta.iter_mut() {
+            if crate::digest::CLAIM_KEYS.iter().any(|c| k.ends_with(c)) {
+                *v = masked();
+            }
+        }
+    }
+}

@@ -152,12 +152,13 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
             new.servers.remove(k);
         }
     }
-    let old_text = std::fs::read_to_string(&path).ok();
-    let new_text = new.to_text();
+    // Compared as written (masked): a lock that is already what this run would write is left alone.
+    let old_text = crate::lockfile::read_regular(&path, crate::lockfile::MAX_LOCKFILE).ok();
+    let new_text = new.written_text();
     let written = if old_text.as_deref() != Some(new_text.as_str())
         && (results.iter().any(|r| r.outcome.is_ok()) || !removed.is_empty())
     {
-        new.write(&path)?;
+        new.write_text(&path, &new_text)?;
         true
     } else {
         false

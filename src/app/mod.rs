@@ -237,12 +237,24 @@ impl Progress {
     }
 }
 
-/// The live surface of one server (errors are masked of every secret at the sink).
+/// The live surface of one server, with every secret masked as it is pinned and compared
+/// ([`ServerSurface::mask_secrets`]; errors are masked of every secret at the sink). A surface
+/// with a secret's value in a name (a tool's, a property's) is refused: a masked name is no name.
 pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
     let plain = |e: crate::client::ClientError| crate::client::plain_error(&e.to_string());
     let session = Session::connect(server).await.map_err(plain)?;
     match session.take_surface().await {
-        Ok(surface) => Ok((surface, session)),
+        Ok(mut surface) => {
+            let names = surface.mask_secrets();
+            if let Some(first) = names.first() {
+                session.close().await;
+                return Err(format!(
+                    "{first}{} holds the value of a configured secret; mcp-pin pins a secret's value only masked, and a masked name is no name, so it does not pin this surface. If the value is no secret, write it into the config instead of reading it from the environment or a dotenv file",
+                    if names.len() > 1 { format!(" (and {} more)", names.len() - 1) } else { String::new() }
+                ));
+            }
+            Ok((surface, session))
+        }
         Err(e) => {
             session.close().await;
             Err(plain(e))

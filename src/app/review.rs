@@ -46,7 +46,7 @@ impl Rejections {
         let path = Self::path_for(lockfile);
         let entries = crate::lockfile::read_regular(&path, 16 << 20)
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|t| crate::json_read::from_str(&t).ok())
             .and_then(|v| v.get("rejected").cloned())
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default();

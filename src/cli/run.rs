@@ -112,17 +112,7 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
         Command::Init { from, force } => done(init(from.as_deref(), *force)),
         Command::Review { select: sel, no_probe } => done(app::review(&select(sel, *no_probe), &style).await),
         Command::Report { action: ReportAction::Merge { files, report: args } } => {
-            let mut values = vec![];
-            for f in files {
-                match std::fs::read_to_string(f)
-                    .map_err(|e| e.to_string())
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
-                {
-                    Ok(v) => values.push(v),
-                    Err(e) => return print_error(&AppError::Io(format!("cannot read report {}: {e}", f.display()))),
-                }
-            }
-            match report::merge_json(&values, explicit_fail_on.then(|| fail_on(args.fail_on))) {
+            match report::merge_files(files, explicit_fail_on.then(|| fail_on(args.fail_on))) {
                 Ok(merged) => {
                     let lock = base.lockfile.clone().unwrap_or_else(|| PathBuf::from("mcp.lock"));
                     let ctx = report::RenderContext::for_lockfile(style, &lock);
@@ -153,6 +143,8 @@ pub fn on_signal() {
             _ = int.recv() => ExitStatus::Interrupted(Signal::Interrupt),
             _ = term.recv() => ExitStatus::Interrupted(Signal::Terminate),
         };
+        // No lockfile (nor its temporary file) is written from here on.
+        crate::lockfile::abandon_writes();
         crate::client::stdio::running::end_all();
         crate::tell!("mcp-pin: stopped by a signal; every server it started was ended");
         std::process::exit(status.code());
@@ -191,21 +183,30 @@ fn emit(report: &Report, out: &Output, ctx: &report::RenderContext) -> ExitStatu
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(parent);
         }
-        if let Err(e) = crate::sink::write_file(&path, &report::render(report, f, ctx)) {
+        if let Err(e) = crate::sink::write_report(&path, &report::render_masked(report, f, ctx)) {
             return print_error(&AppError::Io(format!("cannot write report {}: {e}", path.display())));
         }
     }
+    // A report file that is this process's stdout (`--output /dev/stdout`) is the stdout: the
+    // human report is not printed after it.
+    let report_on_stdout =
+        out.output.iter().chain(out.reports.iter().map(|(_, p)| p)).any(|p| crate::sink::is_stdout(p));
     if out.step_summary {
         if let Err(e) = report::step_summary_append(report, ctx) {
             crate::tell!("warning: cannot append to $GITHUB_STEP_SUMMARY: {e}");
         }
     }
-    if out.output.is_some() || out.format == Format::Human {
-        let human =
-            if out.quiet { report::render_quiet(report, ctx) } else { report::render(report, Format::Human, ctx) };
+    if report_on_stdout {
+        // Already there.
+    } else if out.output.is_some() || out.format == Format::Human {
+        let human = if out.quiet {
+            report::render_quiet(report, ctx)
+        } else {
+            report::render_masked(report, Format::Human, ctx)
+        };
         crate::sink::print_out(&human);
     } else {
-        crate::sink::print_report(&report::render(report, out.format, ctx));
+        crate::sink::print_report(&report::render_masked(report, out.format, ctx));
     }
     report.exit_status()
 }

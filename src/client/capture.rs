@@ -226,13 +226,10 @@ impl Capture {
     }
 }
 
-/// A short, single-line excerpt of untrusted text for an error message.
+/// A short, single-line excerpt of untrusted text for an error message: masked, then cut
+/// ([`crate::secrets::excerpt`]).
 pub fn excerpt(s: &str) -> String {
-    let mut out: String = s.chars().take(EXCERPT).collect();
-    if s.chars().count() > EXCERPT {
-        out.push('…');
-    }
-    out.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    crate::secrets::excerpt(s, EXCERPT)
 }
 
 /// The parts of a JSON-RPC response mcp-pin reads.

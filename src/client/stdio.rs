@@ -27,16 +27,16 @@ impl StderrTail {
         let mut buf = self.0.lock().unwrap();
         buf.extend_from_slice(bytes);
         if buf.len() > STDERR_KEEP * 2 {
-            let cut = buf.len() - STDERR_KEEP;
+            // Never inside a secret: at a line break, or past what could straddle the cut.
+            let cut = crate::secrets::safe_cut_from(&buf, buf.len() - STDERR_KEEP);
             buf.drain(..cut);
         }
     }
 
-    /// The last few KB of stderr as text.
+    /// The last few KB of stderr as text, masked (before any caller cuts or splits it).
     pub fn text(&self) -> String {
         let buf = self.0.lock().unwrap();
-        let start = buf.len().saturating_sub(STDERR_KEEP);
-        String::from_utf8_lossy(&buf[start..]).trim().to_string()
+        crate::secrets::mask(String::from_utf8_lossy(&buf).trim()).into_owned()
     }
 }
 

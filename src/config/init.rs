@@ -116,7 +116,12 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
                 format!("${{{v}}}")
             });
             note_vars(&url, vars);
-            let _ = writeln!(out, "url = {}", quote(&url));
+            let note = if n > 0 {
+                "    # a literal secret in the URL (its userinfo, a query value or a token in its path) became ${…}: set it in the environment"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "url = {}{note}", quote(&url));
         }
     }
     // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
@@ -269,31 +274,61 @@ fn secret_name(name: &str) -> bool {
     words.iter().any(|w| WORDS.contains(w)) || PARTS.iter().any(|p| upper.replace(['_', '-'], "").contains(p))
 }
 
+/// Prefixes of the credentials services issue (OpenAI, Stripe, GitHub, GitLab, Slack, AWS,
+/// Google, JWTs, npm, Hugging Face, Linear).
+const PREFIXES: &[&str] = &[
+    "sk-",
+    "sk_",
+    "pk_",
+    "rk_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "eyJ",
+    "npm_",
+    "hf_",
+    "lin_api_",
+];
+
+/// Whether a URL path segment is a token (`https://host/sk-…/mcp`, a service's secret URL): a
+/// known credential prefix, a UUID, or a long run of letters and digits mixed, as random as a
+/// key is (`2024-01-01-release-notes` is none of these).
+pub(crate) fn token_segment(seg: &str) -> bool {
+    if PREFIXES.iter().any(|p| seg.starts_with(p)) && seg.len() >= 12 {
+        return true;
+    }
+    let groups: Vec<&str> = seg.split('-').collect();
+    let uuid = groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+        && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_hexdigit()));
+    let run = seg.split(|c: char| !c.is_ascii_alphanumeric()).max_by_key(|r| r.len()).unwrap_or("");
+    uuid || (run.len() >= 16
+        && run.bytes().filter(u8::is_ascii_digit).count() >= 2
+        && run.bytes().filter(u8::is_ascii_alphabetic).count() >= 2
+        && entropy_bits(run) >= 3.0)
+}
+
+/// Shannon entropy of `s`, in bits per character.
+fn entropy_bits(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    for c in s.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+    }
+    let n = s.chars().count() as f64;
+    counts.values().map(|&k| k as f64 / n).map(|p| -p * p.log2()).sum()
+}
+
 /// Whether a value looks like a credential whatever its name.
 fn secret_shaped(v: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "sk-",
-        "sk_",
-        "pk_",
-        "rk_",
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "glpat-",
-        "xoxb-",
-        "xoxp-",
-        "xoxa-",
-        "AKIA",
-        "ASIA",
-        "AIza",
-        "eyJ",
-        "npm_",
-        "hf_",
-        "lin_api_",
-    ];
     if PREFIXES.iter().any(|p| v.starts_with(p)) && v.len() >= 12 {
         return true;
     }
@@ -396,6 +431,20 @@ mod tests {
         assert_eq!(header_value("GH", "X-Api-Key", "k"), "${GH_X_API_KEY}");
         assert_eq!(header_value("GH", "Accept", "application/json"), "application/json");
         assert_eq!(key("a.b"), "\"a.b\"");
+        for token in [
+            "sk-proj-abc123def456",
+            "ghp_0123456789abcdefABCD",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "Zx81kQ2mN7pL0vR5tY3wB9cD",
+            "key_4f9QmZ2xL8rT1vWc",
+        ] {
+            assert!(token_segment(token), "{token}");
+        }
+        for plain in
+            ["mcp", "v1", "sse", "2024-01-01-release-notes-v2", "my-company-workspace-prod", "aaaaaaaaaaaaaaaaaaaaaa11"]
+        {
+            assert!(!token_segment(plain), "{plain}");
+        }
         assert_eq!(key("a-b_c"), "a-b_c");
         assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
     }

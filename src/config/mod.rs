@@ -542,10 +542,9 @@ pub(crate) fn read_env_file(dir: &Path, file: &str, key: &str) -> Result<Vec<(St
         .map_err(|e| format!("cannot read `{key}` {}: {e}", path.display()))?;
     let pairs = clients::parse_dotenv(&text)
         .map_err(|line| format!("`{key}` {}: line {line} is not `NAME=value`", path.display()))?;
+    // Each value that is a secret (not `true`, `8080`, nor too short: `secrets::kind_of`).
     for (_, v) in &pairs {
-        if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
-            crate::secrets::register(v);
-        }
+        crate::secrets::register(v);
     }
     Ok(pairs)
 }
@@ -631,6 +630,10 @@ pub fn url_secrets(url: &str) -> Vec<String> {
             }
         }
     }
+    if let Some(rest) = url.split_once("://").map(|x| x.1) {
+        let path = rest.split(['?', '#']).next().unwrap_or("");
+        out.extend(path.split('/').skip(1).filter(|s| init::token_segment(s)).map(str::to_string));
+    }
     if let Some((_, q)) = url.split_once('?') {
         let q = q.split('#').next().unwrap_or("");
         for pair in q.split('&') {
@@ -651,9 +654,9 @@ pub fn redact_url(url: &str) -> String {
     map_url_secrets(url, |_| "REDACTED".to_string())
 }
 
-/// `url` rebuilt with each secret-bearing component (the userinfo's user and password, each
-/// query parameter's value) replaced by `f(component)`; empty values and `${VAR}` references
-/// are kept as written.
+/// `url` rebuilt with each secret-bearing component (the userinfo's user and password, a path
+/// segment shaped like a token ([`init::token_segment`]), each query parameter's value)
+/// replaced by `f(component)`; empty values and `${VAR}` references are kept as written.
 pub fn map_url_secrets(url: &str, mut f: impl FnMut(&str) -> String) -> String {
     let mut g = |v: &str| if v.is_empty() || expand::is_template(v) { v.to_string() } else { f(v) };
     let (scheme, rest) = match url.split_once("://") {
@@ -690,7 +693,9 @@ pub fn map_url_secrets(url: &str, mut f: impl FnMut(&str) -> String) -> String {
         }
         None => out.push_str(authority),
     }
-    out.push_str(path);
+    let segments: Vec<String> =
+        path.split('/').map(|seg| if init::token_segment(seg) { g(seg) } else { seg.to_string() }).collect();
+    out.push_str(&segments.join("/"));
     if let Some(q) = query {
         out.push('?');
         let pairs: Vec<String> = q
@@ -722,6 +727,12 @@ mod tests {
         // A value equal to part of the host or path is not replaced there.
         assert_eq!(redact_url("https://h1.example/1?a=1"), "https://h1.example/1?a=REDACTED");
         assert_eq!(redact_url("http://127.0.0.1:9/mcp"), "http://127.0.0.1:9/mcp");
+        // A token in the path is a secret too.
+        assert_eq!(redact_url("https://h.example/sk-abcdef1234567890/mcp"), "https://h.example/REDACTED/mcp");
+        assert_eq!(
+            url_secrets("https://h.example/x/ghp_0123456789abcdefABCD/mcp?a=1"),
+            ["ghp_0123456789abcdefABCD", "1"]
+        );
     }
 
     #[test]

@@ -43,7 +43,14 @@ pub fn parse(
     let cx = Ctx { path, src: text, dir: dir.clone(), env };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
-        cx.at(span, format!("invalid TOML: {}", e.message().trim_end()))
+        let mut message = e.message().trim_end().to_string();
+        // The parser says "duplicate key" and points at it: name it.
+        if message.starts_with("duplicate key") {
+            if let Some(key) = text.get(span.clone()).map(str::trim).filter(|k| !k.is_empty() && !k.contains('\n')) {
+                message = format!("duplicate key `{key}`: a key may be defined once");
+            }
+        }
+        cx.at(span, format!("invalid TOML: {message}"))
     })?;
     // The same document as plain values, for tool argument fixtures.
     let plain: ::toml::Table = ::toml::from_str(text).map_err(|e| cx.at(e.span().unwrap_or(0..0), e.message()))?;

@@ -425,7 +425,9 @@ fn fail(tool: &str, kind: ProbeKind, rule: RuleId, message: String) -> Probe {
     probe(tool, kind, ProbeOutcome::Fail, Some(rule), message)
 }
 
-/// Server text made fit for a report: one line, at most [`EXCERPT`] chars, secrets masked.
+/// Server text made fit for a report: one line, at most [`EXCERPT`] chars, the server's own
+/// configured values (`secrets`, literal ones included) and every registered secret masked
+/// before it is cut ([`crate::secrets::excerpt`]).
 pub fn excerpt(text: &str, secrets: &[String]) -> String {
     let mut t = text.to_string();
     for s in secrets {
@@ -433,7 +435,7 @@ pub fn excerpt(text: &str, secrets: &[String]) -> String {
             t = t.replace(s.as_str(), "[redacted]");
         }
     }
-    validate::short(&t, EXCERPT)
+    crate::secrets::excerpt(&t, EXCERPT)
 }
 
 fn task_required_error(code: i64, message: &str) -> bool {
@@ -523,7 +525,9 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
         return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
     }
     let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
-    let live_shape = shape::shape(result, output_schema.is_none());
+    // Masked as the pinned shape is when the lock is written, so the two compare masked to masked.
+    let mut live_shape = shape::shape(result, output_schema.is_none());
+    crate::secrets::mask_json(&mut live_shape);
     if shape::is_error(result) {
         let text = shape::texts(result).join(" ");
         let msg = if text.trim().is_empty() {

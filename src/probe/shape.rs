@@ -178,7 +178,7 @@ fn label(kind: &str) -> String {
         "audio" => "audio block".into(),
         "resource_link" => "resource link".into(),
         "resource(text)" | "resource(blob)" | "resource" => "embedded resource".into(),
-        other => format!("`{}` block", super::validate::short(other, 40)),
+        other => format!("`{}` block", crate::secrets::excerpt(other, 40)),
     }
 }
 

@@ -36,7 +36,7 @@ pub fn compile_as(schema: &Value, draft: Draft, formats: Formats) -> Result<Vali
     }
     let mut opts = jsonschema::options().with_draft(draft);
     opts = opts.should_validate_formats(formats == Formats::Assert);
-    opts.build(&s).map_err(|e| short(&e.to_string(), 200))
+    opts.build(&s).map_err(|e| crate::secrets::excerpt(&e.to_string(), 200))
 }
 
 /// Compile `schema` under the draft its `$schema` names.
@@ -53,7 +53,7 @@ pub fn describe(e: &ValidationError<'_>) -> String {
     match e.kind() {
         jsonschema::error::ValidationErrorKind::Required { property } => {
             let name = property.as_str().map(str::to_string).unwrap_or_else(|| property.to_string());
-            format!("at {at}: required property `{}` is missing", short(&name, 60))
+            format!("at {at}: required property `{}` is missing", crate::secrets::excerpt(&name, 60))
         }
         _ => format!("at {at}: fails `{keyword}` (schema {schema_path})"),
     }
@@ -84,32 +84,6 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
-    }
-}
-
-/// `s` on one line (control characters and runs of whitespace collapsed), at most `max` chars.
-pub fn short(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut last_space = false;
-    for c in s.chars() {
-        let c = if c.is_whitespace() || c.is_control() { ' ' } else { c };
-        if c == ' ' {
-            if last_space || out.is_empty() {
-                continue;
-            }
-            last_space = true;
-        } else {
-            last_space = false;
-        }
-        out.push(c);
-    }
-    let trimmed = out.trim_end();
-    if trimmed.chars().count() > max {
-        let mut cut: String = trimmed.chars().take(max).collect();
-        cut.push('…');
-        cut
-    } else {
-        trimmed.to_string()
     }
 }
 
@@ -158,8 +132,8 @@ mod tests {
     }
 
     #[test]
-    fn short_cuts_and_flattens() {
-        assert_eq!(short("a\n\n b", 10), "a b");
-        assert_eq!(short(&"x".repeat(300), 200).chars().count(), 201);
+    fn excerpts_cut_and_flatten() {
+        assert_eq!(crate::secrets::excerpt("a\n\n b", 10), "a b");
+        assert_eq!(crate::secrets::excerpt(&"x".repeat(300), 200).chars().count(), 201);
     }
 }

@@ -8,7 +8,11 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod masked;
+mod merge;
 pub mod sarif;
+
+pub use merge::{merge_files, merge_json, MAX_REPORT};
 
 use std::path::{Path, PathBuf};
 
@@ -236,6 +240,15 @@ impl Format {
     pub fn parse(s: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == s)
     }
+
+    /// Whether the format is a structure a program parses (masked in its data only, see
+    /// [`render`]) rather than text a person reads (masked in its data and again as text).
+    pub fn is_structured(self) -> bool {
+        match self {
+            Format::Json | Format::Sarif | Format::Junit => true,
+            Format::Human | Format::Markdown | Format::Github => false,
+        }
+    }
 }
 
 impl std::fmt::Display for Format {
@@ -297,7 +310,11 @@ impl LazyText {
     }
 
     pub fn get(&self) -> Option<&str> {
-        self.text.get_or_init(|| self.path.as_ref().and_then(|p| std::fs::read_to_string(p).ok())).as_deref()
+        self.text
+            .get_or_init(|| {
+                self.path.as_ref().and_then(|p| crate::lockfile::read_regular(p, crate::lockfile::MAX_LOCKFILE).ok())
+            })
+            .as_deref()
     }
 }
 
@@ -348,14 +365,39 @@ fn slashes(p: &Path) -> String {
     s.to_string()
 }
 
-/// Render `report` in `format`.
+/// Render `report` in `format` (as it is: [`render_masked`] is what is written).
 pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
     crate::sink::finish(format, render_raw(report, format, ctx))
 }
 
-/// The human report under `--quiet`: server errors and the verdict, through the same layer.
+/// Render `report` in `format` for output, every secret masked: in the report's data before any
+/// renderer runs ([`masked::masked`]), so a structured format is masked in its strings only and
+/// always parses; a text format is masked once more as text (what mcp-pin's own words and the
+/// renderer's escapes make of it). What this returns is written as is.
+pub fn render_masked(report: &Report, format: Format, ctx: &RenderContext) -> String {
+    let text = render(&masked::masked(report), format, &masked_context(ctx));
+    if format.is_structured() {
+        text
+    } else {
+        crate::secrets::mask(&text).into_owned()
+    }
+}
+
+/// The human report under `--quiet` (server errors and the verdict), for output as
+/// [`render_masked`] makes it.
 pub fn render_quiet(report: &Report, ctx: &RenderContext) -> String {
-    crate::sink::finish(Format::Human, human::render_quiet(report, &ctx.style))
+    let text = crate::sink::finish(Format::Human, human::render_quiet(&masked::masked(report), &ctx.style));
+    crate::secrets::mask(&text).into_owned()
+}
+
+/// `ctx` with the lockfile's name masked like the report (its text is the lock as written).
+fn masked_context(ctx: &RenderContext) -> std::borrow::Cow<'_, RenderContext> {
+    match crate::secrets::mask(&ctx.lockfile_display) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(ctx),
+        std::borrow::Cow::Owned(display) => {
+            std::borrow::Cow::Owned(RenderContext { lockfile_display: display, ..ctx.clone() })
+        }
+    }
 }
 
 /// The renderer's own text, before the sink's escaping layer ([`crate::sink::finish`]).
@@ -385,32 +427,6 @@ pub fn step_summary_append(report: &Report, ctx: &RenderContext) -> std::io::Res
 pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path) -> std::io::Result<()> {
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
-    let text = markdown::render_capped_with(report, ctx.style.verbose, room);
+    let text = markdown::render_capped_with(&masked::masked(report), ctx.style.verbose, room);
     crate::sink::append_file(path, &crate::sink::finish(Format::Markdown, text))
-}
-
-/// Merge the JSON reports of several runs (the shards of a drift cron) into one report: servers
-/// are joined by name (a later report's entry replaces an earlier one's); the gate is the first
-/// report's unless `fail_on` is given.
-pub fn merge_json(reports: &[serde_json::Value], fail_on: Option<FailOn>) -> Result<Report, String> {
-    let mut servers: std::collections::BTreeMap<String, ServerReport> = std::collections::BTreeMap::new();
-    let mut gate = fail_on;
-    for (i, r) in reports.iter().enumerate() {
-        if gate.is_none() {
-            gate = r.get("failOn").and_then(|v| serde_json::from_value(v.clone()).ok());
-        }
-        let list = r.get("servers").and_then(|v| v.as_array()).ok_or_else(|| {
-            format!("report #{}: no `servers` list; is it `mcp-pin check --format json` output?", i + 1)
-        })?;
-        for s in list {
-            let mut obj = s.clone();
-            if let Some(m) = obj.as_object_mut() {
-                m.entry("notes").or_insert_with(|| serde_json::Value::Array(vec![]));
-                m.entry("probes").or_insert_with(|| serde_json::Value::Array(vec![]));
-            }
-            let sr: ServerReport = serde_json::from_value(obj).map_err(|e| format!("report #{}: {e}", i + 1))?;
-            servers.insert(sr.name.clone(), sr);
-        }
-    }
-    Ok(Report { fail_on: gate.unwrap_or(FailOn::Silent), servers: servers.into_values().collect() })
 }

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: [(&str, Target); 7] = [
     ("lockfile", mcp_pin::fuzzing::lockfile),
     ("config", mcp_pin::fuzzing::config),
     ("diff", mcp_pin::fuzzing::diff),
     ("synth", mcp_pin::fuzzing::synth),
     ("merge", mcp_pin::fuzzing::merge),
     ("result", mcp_pin::fuzzing::result),
+    ("mask", mcp_pin::fuzzing::mask),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -66,6 +67,7 @@ fn diff_corpus_pairs_hold_the_diff_targets_invariants() {
         let pair = format!("[{}, {}]", read("before.json"), read("after.json"));
         mcp_pin::fuzzing::diff(pair.as_bytes());
         mcp_pin::fuzzing::synth(read("before.json").as_bytes());
+        mcp_pin::fuzzing::mask(pair.as_bytes());
         n += 1;
     }
     assert!(n > 80);

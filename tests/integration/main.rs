@@ -22,8 +22,10 @@ mod hostile;
 mod https;
 mod interop;
 mod layers;
+mod masking;
 mod no_panic;
 mod oauth;
+mod pr_files;
 mod probe_args;
 mod probe_servers;
 mod probes_cli;
@@ -31,4 +33,5 @@ mod real_servers;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;
+mod secret_text;
 mod secrets;

@@ -135,7 +135,8 @@ pub fn parse(
 ) -> Result<Loaded, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
     let stripped = strip_jsonc(text);
-    let root: Value = serde_json::from_str(&stripped).map_err(|e| {
+    // Each key once: a second `"github"` server would otherwise replace the first unseen.
+    let root: Value = crate::json_read::from_str(&stripped).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
         ConfigError::At {

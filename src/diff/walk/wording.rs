@@ -46,11 +46,10 @@ pub fn human_path(ptr: &str) -> String {
     escape_hidden(&out)
 }
 
-/// A short one-line rendering of a value for messages (hidden characters escaped).
+/// A short one-line rendering of a value for messages (hidden characters escaped; masked
+/// before it is cut, [`crate::secrets::cut`]).
 pub fn short(v: &Value) -> String {
-    let s = canon(v);
-    let s = if s.chars().count() > 80 { format!("{}...", s.chars().take(77).collect::<String>()) } else { s };
-    escape_hidden(&s)
+    escape_hidden(&crate::secrets::cut(&canon(v), 80, "..."))
 }
 
 pub(super) fn opt_short(v: Option<&Value>) -> String {
