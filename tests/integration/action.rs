@@ -146,6 +146,7 @@ fn stand_in(r: &Runner, report: Option<&Report>, code: i32) -> PathBuf {
             style: Style::default(),
             lockfile_display: "mcp.lock".into(),
             lock_text: LazyText::text(LOCK),
+            run_url: None,
         };
         for f in [Format::Json, Format::Markdown, Format::Github, Format::Sarif, Format::Human] {
             std::fs::write(canned.join(f.name()), report::render(report, f, &ctx)).unwrap();
