@@ -383,16 +383,30 @@ fn what_now(report: &Report) -> Option<String> {
             }
         }
         Outcome::Fail => {
+            if t.findings.silent > 0 {
+                let _ = write!(
+                    s,
+                    "A **silent** change {}, so it blocks the merge. Read the silent rows below",
+                    story::SILENT_MEANS
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "Under `--fail-on loud` a **loud** change blocks the merge too (it {}). Read the loud rows below",
+                    story::LOUD_MEANS
+                );
+            }
             let _ = write!(
                 s,
-                "A **silent** change {}, so it blocks the merge. Read the silent rows below; if the changes are intended, accept them with {} and commit `mcp.lock` (its diff is what the model will now see).",
-                story::SILENT_MEANS,
+                "; if the changes are intended, accept them with {} and commit `mcp.lock` (its diff is what the model will now see).",
                 accept.as_deref().unwrap_or("`mcp-pin lock`")
             );
-            if report.fail_on == FailOn::Loud {
-                s.push_str(" Under `--fail-on loud` loud changes block it too.");
-            } else if t.findings.loud > 0 {
-                let _ = write!(s, " A **loud** change {}: listed for review, not blocking.", story::LOUD_MEANS);
+            if t.findings.silent > 0 && t.findings.loud > 0 {
+                if report.fail_on == FailOn::Loud {
+                    s.push_str(" Under `--fail-on loud` loud changes block it too.");
+                } else {
+                    let _ = write!(s, " A **loud** change {}: listed for review, not blocking.", story::LOUD_MEANS);
+                }
             }
         }
         Outcome::Pass if t.findings.silent + t.findings.loud == 0 => return None,
