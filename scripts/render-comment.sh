@@ -6,13 +6,14 @@
 # headless Chromium. Look at the picture, not the source.
 #
 # Usage: scripts/render-comment.sh [CASE] [OUT.png]
-#   CASE  a folder of tests/cases/ (default: real-mcp-server-time-2025.7.1-to-2026.10.19)
+#   CASE  a folder of tests/cases/ (default: real-server-everything-2025.11.25-to-2026.8.31)
 #   OUT   default: docs/img/pr-comment.png (the picture docs/github-action.md shows)
-# Needs: cargo, node and npm (the npm registry), chromium (Debian: apt-get install chromium).
+# Needs: cargo, node and npm (the npm registry), chromium and a colour emoji font (Debian:
+# apt-get install chromium fonts-noto-color-emoji).
 # CHROMIUM=/path/to/chromium picks another browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case_name=${1:-real-mcp-server-time-2025.7.1-to-2026.10.19}
+case_name=${1:-real-server-everything-2025.11.25-to-2026.8.31}
 out=${2:-docs/img/pr-comment.png}
 case_dir="tests/cases/$case_name"
 [[ -f "$case_dir/before.json" && -f "$case_dir/after.json" ]] || { echo "error: no release pair in $case_dir" >&2; exit 2; }
@@ -52,12 +53,11 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
   --disable-component-update --disable-sync --hide-scrollbars --force-device-scale-factor=1
   --user-data-dir="$work/profile")
 # The page's height (its script writes it into the title), then a picture of the whole page.
-height=$("$chromium" "${flags[@]}" --dump-dom "file://$work/comment.html" 2>/dev/null |
+height=$("$chromium" "${flags[@]}" --window-size=934,1000 --dump-dom "file://$work/comment.html" 2>/dev/null |
   sed -n 's:.*<title>\([0-9]*\)</title>.*:\1:p' | head -1)
 [[ -n "$height" ]] || height=3000
 mkdir -p "$(dirname "$out")"
 "$chromium" "${flags[@]}" --window-size="934,$((height + 32))" --screenshot="$work/shot.png" \
   "file://$work/comment.html" >/dev/null 2>&1
 cp "$work/shot.png" "$out"
-cp "$work/comment.md" "${out%.png}.md"
-echo "wrote $out (${height}px high) and ${out%.png}.md from $case_name"
+echo "wrote $out (${height}px high) from $case_name"

@@ -110,10 +110,13 @@ pub fn name_list(names: &[&str], shown: usize) -> String {
     s.join(", ")
 }
 
+/// A rule in report order: highest risk first, then by id.
+type RuleRank<'a> = (Reverse<u8>, &'a str);
+
 /// One line summing a server's changes up by class and rule, each class's rules highest risk
 /// first: `12 silent: 2 tool-removed, 3 required-removed, 7 description-changed; 40 loud: …`.
 pub fn summary_line(changes: &[&Change]) -> String {
-    let mut by_class: BTreeMap<Reverse<Class>, BTreeMap<(Reverse<u8>, &str), usize>> = BTreeMap::new();
+    let mut by_class: BTreeMap<Reverse<Class>, BTreeMap<RuleRank<'_>, usize>> = BTreeMap::new();
     for c in changes {
         *by_class.entry(Reverse(c.class)).or_default().entry((Reverse(c.rule.risk()), c.rule.as_str())).or_default() +=
             1;
@@ -132,16 +135,16 @@ pub fn summary_line(changes: &[&Change]) -> String {
 /// For each rule, its tools (a server-level change counts as "the server"), by class, then risk
 /// (highest first), then rule.
 pub fn by_rule<'a>(changes: &[&'a Change]) -> Vec<(Class, &'a str, Vec<&'a str>)> {
-    let mut m: BTreeMap<(Reverse<Class>, Reverse<u8>, &'a str), Vec<&'a str>> = BTreeMap::new();
+    let mut m: BTreeMap<(Reverse<Class>, RuleRank<'a>), Vec<&'a str>> = BTreeMap::new();
     for c in changes {
-        let tools = m.entry((Reverse(c.class), Reverse(c.rule.risk()), c.rule.as_str())).or_default();
+        let tools = m.entry((Reverse(c.class), (Reverse(c.rule.risk()), c.rule.as_str()))).or_default();
         let name = c.tool.as_deref().unwrap_or("the server");
         if !tools.contains(&name) {
             tools.push(name);
         }
     }
     m.into_iter()
-        .map(|((class, _, rule), mut tools)| {
+        .map(|((class, (_, rule)), mut tools)| {
             tools.sort();
             (class.0, rule, tools)
         })

@@ -245,7 +245,9 @@ fn change_detail(c: &Change) -> String {
     if let Some((b, a)) = shown_texts(c) {
         let all = pieces(b, a);
         let (cut, shortened) = excerpt(&all, ROW);
-        let mut s = format!("<br>{}", inline_diff(&cut));
+        // The row keeps the words; their line breaks are the fold's.
+        let one_line: Vec<Piece> = cut.iter().map(one_line).collect();
+        let mut s = format!("<br>{}", inline_diff(&one_line));
         if shortened {
             let _ = write!(s, "<details><summary>whole text</summary>{}</details>", inline_diff(&all));
         }
@@ -265,6 +267,33 @@ fn change_detail(c: &Change) -> String {
         shown_value(&c.before, &clip(&b, VALUE_MAX)),
         shown_value(&c.after, &clip(&a, VALUE_MAX))
     )
+}
+
+/// A piece with every run of whitespace that breaks a line as one space.
+fn one_line(p: &Piece) -> Piece {
+    let flat = |t: &str| {
+        let mut out = String::with_capacity(t.len());
+        let mut pending: Option<String> = None;
+        for c in t.chars() {
+            if c.is_whitespace() {
+                pending.get_or_insert_with(String::new).push(c);
+            } else {
+                if let Some(ws) = pending.take() {
+                    out.push_str(if ws.contains(['\n', '\r']) { " " } else { &ws });
+                }
+                out.push(c);
+            }
+        }
+        if let Some(ws) = pending {
+            out.push_str(if ws.contains(['\n', '\r']) { " " } else { &ws });
+        }
+        out
+    };
+    match p {
+        Piece::Same(t) => Piece::Same(flat(t)),
+        Piece::Removed(t) => Piece::Removed(flat(t)),
+        Piece::Added(t) => Piece::Added(flat(t)),
+    }
 }
 
 /// A value as compact JSON, keys sorted (a string as itself); `Some("")` for an absent one.

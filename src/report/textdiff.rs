@@ -192,10 +192,13 @@ pub struct Cut {
     pub changes: usize,
     /// A diff of at most this many characters is kept whole.
     pub whole: usize,
+    /// No further change is started once the kept removed and added runs hold this many
+    /// characters.
+    pub total: usize,
 }
 
 /// What a table row holds of a text diff.
-pub const ROW: Cut = Cut { context: 4, run: 240, changes: 4, whole: 300 };
+pub const ROW: Cut = Cut { context: 4, run: 200, changes: 4, whole: 300, total: 400 };
 
 /// The pieces cut down to the changes with `cut.context` words around each: unchanged text
 /// between them shortened with `…`, a long run kept to its first `cut.run` characters and the
@@ -208,6 +211,7 @@ pub fn excerpt(pieces: &[Piece], cut: Cut) -> (Vec<Piece>, bool) {
     let mut out: Vec<Piece> = Vec::new();
     let mut cut_any = false;
     let mut changes = 0usize;
+    let mut kept_chars = 0usize;
     let last = pieces.len().saturating_sub(1);
     for (i, p) in pieces.iter().enumerate() {
         match p {
@@ -223,7 +227,7 @@ pub fn excerpt(pieces: &[Piece], cut: Cut) -> (Vec<Piece>, bool) {
                 if !joined {
                     changes += 1;
                 }
-                if changes > cut.changes {
+                if changes > cut.changes || (!joined && changes > 1 && kept_chars >= cut.total) {
                     // This change and every later one that starts a change (as counted above).
                     let more = (i..pieces.len())
                         .filter(|&j| match pieces[j] {
@@ -240,6 +244,7 @@ pub fn excerpt(pieces: &[Piece], cut: Cut) -> (Vec<Piece>, bool) {
                     return (out, true);
                 }
                 let (kept, cut_here) = head(t, cut.run);
+                kept_chars += kept.chars().count();
                 cut_any |= cut_here;
                 out.push(match p {
                     Piece::Removed(_) => Piece::Removed(kept),
@@ -338,10 +343,16 @@ mod tests {
         assert_eq!(plain(&e, false), "Type into [-a-]{+an+} box.");
         // A long run is cut and counted.
         let long = "word ".repeat(100);
-        let (e, cut) = excerpt(&pieces("x", &format!("x {long}")), Cut { context: 2, run: 20, changes: 4, whole: 0 });
+        let (e, cut) = excerpt(
+            &pieces("x", &format!("x {long}")),
+            Cut { context: 2, run: 20, changes: 4, whole: 0, total: usize::MAX },
+        );
         assert!(cut && plain(&e, false).contains("characters)"), "{}", plain(&e, false));
         // Past the last change kept, the rest is counted.
-        let (e, _) = excerpt(&pieces("a b c d e f", "A b C d E f"), Cut { context: 1, run: 20, changes: 2, whole: 0 });
+        let (e, _) = excerpt(
+            &pieces("a b c d e f", "A b C d E f"),
+            Cut { context: 1, run: 20, changes: 2, whole: 0, total: usize::MAX },
+        );
         assert!(plain(&e, false).ends_with("… (1 more change)"), "{}", plain(&e, false));
     }
 
