@@ -35,13 +35,15 @@ const VALUE_MAX: usize = 2_000;
 /// The whole report, uncapped.
 pub fn render(report: &Report, verbose: bool) -> String {
     let ctx = RenderContext { style: super::human::Style { color: false, verbose }, ..RenderContext::default() };
-    render_limited(report, &ctx, None).0
+    render_limited(report, &ctx, &prepare(report, verbose), None).0
 }
 
 /// The report in at most `max_bytes` bytes: as many rows as fit, silent ones first across every
 /// server, then one line saying how many were left out and where the whole report is.
 pub fn render_capped(report: &Report, ctx: &RenderContext, max_bytes: usize) -> String {
-    let (full, items) = render_limited(report, ctx, None);
+    // The rows (and their word diffs) are made once; only how many are laid out varies.
+    let rows = prepare(report, ctx.style.verbose);
+    let (full, items) = render_limited(report, ctx, &rows, None);
     if full.len() <= max_bytes {
         return full;
     }
@@ -49,13 +51,13 @@ pub fn render_capped(report: &Report, ctx: &RenderContext, max_bytes: usize) -> 
     let (mut lo, mut hi) = (0usize, items);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if render_limited(report, ctx, Some(mid)).0.len() <= max_bytes {
+        if render_limited(report, ctx, &rows, Some(mid)).0.len() <= max_bytes {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    let out = render_limited(report, ctx, Some(lo)).0;
+    let out = render_limited(report, ctx, &rows, Some(lo)).0;
     if out.len() <= max_bytes {
         return out;
     }
@@ -475,10 +477,20 @@ fn allowance(rows: &[([usize; 3], usize)], limit: Option<usize>) -> Vec<[usize; 
 }
 
 /// Render with at most `limit` rows; returns the text and how many rows the uncapped report has.
-fn render_limited(report: &Report, ctx: &RenderContext, limit: Option<usize>) -> (String, usize) {
+/// Each server's rows by class, and its other probe lines.
+type Prepared<'a> = Vec<([Vec<Row<'a>>; 3], Vec<&'a super::Probe>)>;
+
+fn prepare(report: &Report, verbose: bool) -> Prepared<'_> {
+    report.servers.iter().map(|s| (rows_of(s, verbose), other_probes(s, verbose))).collect()
+}
+
+fn render_limited(
+    report: &Report,
+    ctx: &RenderContext,
+    per_server: &Prepared<'_>,
+    limit: Option<usize>,
+) -> (String, usize) {
     let verbose = ctx.style.verbose;
-    let per_server: Vec<([Vec<Row<'_>>; 3], Vec<&super::Probe>)> =
-        report.servers.iter().map(|s| (rows_of(s, verbose), other_probes(s, verbose))).collect();
     let sizes: Vec<([usize; 3], usize)> =
         per_server.iter().map(|(r, o)| ([r[0].len(), r[1].len(), r[2].len()], o.len())).collect();
     let total: usize = sizes.iter().map(|(c, o)| c.iter().sum::<usize>() + o).sum();

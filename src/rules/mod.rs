@@ -758,7 +758,10 @@ pub fn rules_markdown() -> String {
         "Every change mcp-pin reports carries one rule id and one class. **silent** fails the gate by default, ",
     );
     s.push_str("**loud** is reported and passes, **cosmetic** is shown only with `--verbose`. Move a rule to another ");
-    s.push_str("class in `mcp-pin.toml` under `[rules]`; `mcp-pin explain RULE` prints one entry.\n\n");
+    s.push_str("class in `mcp-pin.toml` under `[rules]`; `mcp-pin explain RULE` prints one entry. ");
+    s.push_str("Each rule also has a risk rank from 1 to 100 (every silent rule above every loud one): ");
+    s.push_str("the reports list the findings of a class highest risk first, GitHub's few annotation ");
+    s.push_str("slots go by it, and SARIF's `security-severity` is it over ten.\n\n");
     for (surface, title) in [
         (Surface::Tool, "Tools"),
         (Surface::InputSchema, "inputSchema"),
