@@ -6,8 +6,9 @@
 # Usage: scripts/new-rule.sh RULE-ID CLASS SURFACE
 #   CLASS:   silent | loud | cosmetic
 #   SURFACE: tool | input | output | server | probe
-# Then: write the summary, help and example in the entry (and, for a schema rule, its walker Kind
-# between the brackets, and its mirror on the other schema side or a waiver in
+# Then: write the summary, help and example in the entry, its risk rank within its class's band
+# (and `prose` when its values are text the model reads), for a schema rule its walker Kind
+# between the brackets and its mirror on the other schema side (or a waiver in
 # src/rules/tests.rs), the before/after surfaces and expected.json of each case, emit the rule
 # from the engine, and run
 #   cargo insta review             (after `cargo test --test integration diff_cases::`), or
@@ -28,8 +29,11 @@ rid, c, s, mark = sys.argv[1:]
 p = "src/rules/mod.rs"
 text = open(p).read()
 variant = "".join(w.capitalize() for w in rid.split("-"))
-kind = "[]  // TODO: the walker's Kind for a schema rule, [] otherwise" if s in "IO" else "[]"
-entry = (f'    {variant} "{rid}" {c} {s} {kind}\n'
+kind = "[]" if s in "IO" else "[]"
+# risk: within the class's band (silent 50-100, loud 10-39, cosmetic 1-9; rules::tests checks it)
+risk = {"S": 50, "L": 20, "C": 3}[c]
+todo = "  // TODO: the walker's Kind for a schema rule ([] otherwise); the risk within the band; prose if its values are text the model reads" 
+entry = (f'    {variant} "{rid}" {c} {s} {kind} risk {risk} value{todo}\n'
          f'      "TODO: one line: what changed",\n'
          f'      "TODO: why this class: what a caller or the model sees when it happens.",\n'
          f'      r#"TODO: before"#, r#"TODO: after"#;\n')

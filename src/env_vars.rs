@@ -13,6 +13,11 @@ pub const GITHUB_ACTIONS: &str = "GITHUB_ACTIONS";
 pub const GITHUB_STEP_SUMMARY: &str = "GITHUB_STEP_SUMMARY";
 /// The repository's checkout: annotations and SARIF name the lockfile relative to it.
 pub const GITHUB_WORKSPACE: &str = "GITHUB_WORKSPACE";
+/// GitHub's address (`https://github.com`), the repository (`OWNER/NAME`) and the run's id under
+/// GitHub Actions: a markdown report cut to fit a comment links the run's page.
+pub const GITHUB_SERVER_URL: &str = "GITHUB_SERVER_URL";
+pub const GITHUB_REPOSITORY: &str = "GITHUB_REPOSITORY";
+pub const GITHUB_RUN_ID: &str = "GITHUB_RUN_ID";
 /// Names the variables a config may read under CI (comma-separated), like `--allow-env`.
 pub const MCP_PIN_ALLOW_ENV: &str = "MCP_PIN_ALLOW_ENV";
 /// `YYYY-MM-DD`: today's date for `[[ignore]]` expiry (tests).

@@ -71,6 +71,7 @@ async fn check_server(
             server.name
         ));
     }
+    report.tools = Some(crate::report::ToolCounts { pinned: pinned_tools, live: live_tools });
     report.changes = crate::diff::diff_surfaces_partial(&entry.surface, &surface);
     crate::diff::every_tool_gone(&mut report.changes, pinned_tools, live_tools);
     if let Some(note) = other_server_note(&entry.surface, &surface) {

@@ -40,7 +40,9 @@ pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, App
             }
             r.changes = crate::diff::diff_surfaces_partial(&o.unwrap_or(&empty).surface, &n.unwrap_or(&empty).surface);
             if o.is_some() && n.is_some() {
-                crate::diff::every_tool_gone(&mut r.changes, old_scan.tool_count(name), new_scan.tool_count(name));
+                let (pinned, live) = (old_scan.tool_count(name), new_scan.tool_count(name));
+                r.tools = Some(crate::report::ToolCounts { pinned, live });
+                crate::diff::every_tool_gone(&mut r.changes, pinned, live);
             }
             r
         })

@@ -97,19 +97,40 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     }
     let total = tools.len();
     let probed: Vec<&str> = tools.iter().filter(|(_, w)| w.is_none()).map(|(t, _)| *t).collect();
-    let failed =
-        probed.iter().filter(|t| probes.iter().any(|p| p.tool == **t && p.outcome == ProbeOutcome::Fail)).count();
+    // A probed tool failed when one of its calls is a silent finding; one whose findings are
+    // all of another class (`result-shape-reduced` is loud) is counted apart, as every report
+    // counts it; the failing calls are counted too when a tool failed more than one.
+    let worst = |t: &str| {
+        probes.iter().filter(|p| p.tool == t && p.outcome == ProbeOutcome::Fail).map(Probe::effective_class).max()
+    };
+    let failed = probed.iter().filter(|t| worst(t) == Some(crate::change::Class::Silent)).count();
+    let other = probed.iter().filter(|t| worst(t).is_some_and(|c| c != crate::change::Class::Silent)).count();
+    let failed_calls = probes
+        .iter()
+        .filter(|p| {
+            p.outcome == ProbeOutcome::Fail
+                && p.effective_class() == crate::change::Class::Silent
+                && probed.contains(&p.tool.as_str())
+        })
+        .count();
     let mut why: BTreeMap<&str, usize> = BTreeMap::new();
     for w in tools.values().flatten() {
         *why.entry(w).or_insert(0) += 1;
     }
     let skipped = total - probed.len();
     let mut line = format!(
-        "{total} tool{}: {} probed, {} passed, {failed} failed; {skipped} skipped",
+        "{total} tool{}: {} probed, {} passed, {failed} failed",
         if total == 1 { "" } else { "s" },
         probed.len(),
-        probed.len() - failed
+        probed.len() - failed - other
     );
+    if failed_calls != failed {
+        line.push_str(&format!(" ({failed_calls} calls)"));
+    }
+    if other > 0 {
+        line.push_str(&format!(", {other} with loud findings only"));
+    }
+    line.push_str(&format!("; {skipped} skipped"));
     if !why.is_empty() {
         let parts: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
         line.push_str(&format!(" ({})", parts.join(", ")));

@@ -1,12 +1,21 @@
-//! One flat list of what a report found (changes, failing probes, server errors), ordered most
-//! severe first, for the formats that annotate (GitHub, SARIF, JUnit).
+//! One flat list of what a report found (changes, failing probe calls, server errors), each with
+//! its class and whether it fails the gate, for the formats that list findings one by one
+//! (GitHub, SARIF, JUnit). Every format takes a finding's class and gate from here, so a loud
+//! probe finding is loud everywhere.
 
 use std::cmp::Reverse;
 
-use super::{FailOn, ProbeKind, ProbeOutcome, Report, Status};
+use sha2::Digest;
+
+use super::{ProbeKind, ProbeOutcome, Report, Status};
 use crate::change::{Change, Class};
 
 pub use crate::rules::{PROBE_FAILED_RULE, SERVER_ERROR_RULE};
+
+/// Risk rank of a server that could not be checked: above every rule (nothing was checked).
+pub const SERVER_ERROR_RISK: u8 = 100;
+/// Risk rank of a failing probe call that names no rule.
+pub const PROBE_FAILED_RISK: u8 = 70;
 
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy)]
@@ -22,10 +31,13 @@ pub struct Finding<'a> {
     /// `None`: server-level (a server change or a server error).
     pub tool: Option<&'a str>,
     pub rule: &'a str,
-    /// Class of a change; probe failures and server errors count as silent (they fail the gate).
+    /// Class after policy: a change's, a failing probe's effective class; a server that could not
+    /// be checked counts as silent (it fails the gate whatever the gate).
     pub class: Class,
     /// Whether this finding alone fails the gate.
     pub fails_gate: bool,
+    /// The rule's risk rank ([`crate::rules::RuleInfo::risk`]).
+    pub risk: u8,
     pub message: &'a str,
     /// JSON pointer of a change (empty otherwise).
     pub pointer: &'a str,
@@ -60,15 +72,15 @@ impl Level {
 }
 
 impl Finding<'_> {
-    /// Sort key: gate-failing first, a server that could not be checked first among those,
-    /// then by class.
-    pub fn severity(&self) -> (bool, bool, Class) {
-        (self.fails_gate, matches!(self.source, Source::ServerError), self.class)
+    /// Sort key, most severe last: gate-failing first, a server that could not be checked first
+    /// among those, then by class, then by the rule's risk.
+    pub fn severity(&self) -> (bool, bool, Class, u8) {
+        (self.fails_gate, matches!(self.source, Source::ServerError), self.class, self.risk)
     }
 
     /// Level as the gate sees it: error when it fails the gate, warning for the rest of silent
-    /// and loud, note for cosmetic (GitHub annotations).
-    pub fn gate_level(&self) -> Level {
+    /// and loud, note for cosmetic.
+    pub fn level(&self) -> Level {
         if self.fails_gate {
             Level::Error
         } else if self.class == Class::Cosmetic {
@@ -78,11 +90,6 @@ impl Finding<'_> {
         }
     }
 
-    /// Level by severity: the class's own level, raised to error when it fails the gate (SARIF).
-    pub fn level(&self) -> Level {
-        Level::of_class(self.class).max(self.gate_level())
-    }
-
     /// `server/tool`, or `server` for a server-level finding.
     pub fn subject(&self) -> String {
         match self.tool {
@@ -90,10 +97,30 @@ impl Finding<'_> {
             None => self.server.to_string(),
         }
     }
+
+    /// What the finding is, as an identity: its kind, server, tool, rule, pointer and, for a
+    /// change, its before and after (two values at one pointer are two findings).
+    fn identity(&self) -> Vec<String> {
+        let kind = match self.source {
+            Source::Change(_) => "change",
+            Source::Probe(ProbeKind::Call) => "probe-call",
+            Source::Probe(ProbeKind::Incomplete) => "probe-incomplete",
+            Source::ServerError => "server-error",
+        };
+        let mut parts =
+            vec![kind.to_string(), self.server.to_string(), self.tool.unwrap_or("").to_string(), self.rule.to_string()];
+        parts.push(self.pointer.to_string());
+        if let Source::Change(c) = self.source {
+            for v in [&c.before, &c.after] {
+                parts.push(v.as_ref().map(crate::json::to_canonical_string).unwrap_or_default());
+            }
+        }
+        parts
+    }
 }
 
 /// Every finding of the report in report order (servers, then each server's error, changes and
-/// failing probes). Cosmetic changes only with `include_cosmetic`.
+/// failing probe calls). Cosmetic ones only with `include_cosmetic`.
 pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
     let mut out = vec![];
     for s in &report.servers {
@@ -104,6 +131,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 rule: SERVER_ERROR_RULE,
                 class: Class::Silent,
                 fails_gate: true,
+                risk: SERVER_ERROR_RISK,
                 message: s.error.as_deref().unwrap_or("the server could not be checked"),
                 pointer: "",
                 source: Source::ServerError,
@@ -119,21 +147,24 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 rule: c.rule.as_str(),
                 class: c.class,
                 fails_gate: report.fail_on.fails(c.class),
+                risk: c.rule.risk(),
                 message: &c.message,
                 pointer: &c.pointer,
                 source: Source::Change(c),
             });
         }
         for p in &s.probes {
-            if p.outcome != ProbeOutcome::Fail {
+            let class = p.effective_class();
+            if p.outcome != ProbeOutcome::Fail || (class == Class::Cosmetic && !include_cosmetic) {
                 continue;
             }
             out.push(Finding {
                 server: &s.name,
                 tool: Some(&p.tool),
                 rule: p.rule.map_or(PROBE_FAILED_RULE, |r| r.as_str()),
-                class: Class::Silent,
-                fails_gate: report.fail_on != FailOn::Never,
+                class,
+                fails_gate: report.fail_on.fails(class),
+                risk: p.rule.map_or(PROBE_FAILED_RISK, crate::rules::RuleId::risk),
                 message: &p.message,
                 pointer: "",
                 source: Source::Probe(p.kind),
@@ -148,31 +179,28 @@ pub fn sort_by_severity(findings: &mut [Finding<'_>]) {
     findings.sort_by_key(|f| Reverse(f.severity()));
 }
 
-/// 64-bit FNV-1a as 16 hex digits: stable across runs, platforms and versions (fingerprints).
-pub fn fnv1a_hex(parts: &[&str]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            // A separator that cannot occur in the parts' UTF-8, so ("a","bc") != ("ab","c").
-            h ^= 0xff;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        for b in part.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fnv_is_stable_and_separates_parts() {
-        assert_eq!(fnv1a_hex(&[""]), "cbf29ce484222325");
-        assert_eq!(fnv1a_hex(&["a"]), "af63dc4c8601ec8c");
-        assert_ne!(fnv1a_hex(&["a", "bc"]), fnv1a_hex(&["ab", "c"]));
-    }
+/// A fingerprint for each finding, in order: SHA-256 of its identity (kind, server, tool, rule,
+/// pointer, before and after), stable across runs, platforms and versions and independent of
+/// line numbers. Two findings that are the same in every part (which the diff never emits)
+/// still get two fingerprints: a repeat counts its occurrence into the hash.
+pub fn fingerprints(findings: &[Finding<'_>]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
+    findings
+        .iter()
+        .map(|f| {
+            let mut parts = f.identity();
+            let n = seen.entry(parts.clone()).or_insert(0);
+            if *n > 0 {
+                parts.push(format!("#{n}"));
+            }
+            *n += 1;
+            let mut h = sha2::Sha256::new();
+            for p in &parts {
+                // Length-prefixed, so ("a", "bc") and ("ab", "c") differ.
+                h.update((p.len() as u64).to_be_bytes());
+                h.update(p.as_bytes());
+            }
+            h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+        })
+        .collect()
 }

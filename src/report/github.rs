@@ -2,15 +2,20 @@
 //! the lockfile.
 //!
 //! `::error` for what fails the gate, `::warning` for the rest of silent and loud; cosmetic
-//! changes are left out. One annotation per tool (its worst finding, `+N more` in the message),
-//! most severe first. GitHub shows at most 10 errors and 10 warnings per step, so the rest are
-//! counted in a closing `::notice::` that points to the step summary.
+//! changes are left out. One annotation per tool (its highest-risk finding, `+N more` in the
+//! message), most severe first. GitHub shows at most 10 errors and 10 warnings per step, so the
+//! slots go by risk, every rule once before any rule twice (a removed tool, a required argument
+//! dropped on 20 tools and a removed enum value each get one however many descriptions were
+//! reworded); a closing `::notice::` carries the outcome and the counts by class, and how many
+//! tools were not annotated.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::finding::{findings, sort_by_severity, Finding, Level};
+use super::finding::{findings, sort_by_severity, Finding, Level, Source};
+use super::story::{self, Tally};
 use super::Report;
+use crate::change::Class;
 use crate::json::escape_for_display;
 
 /// GitHub's per-step limit for each of errors and warnings.
@@ -49,25 +54,16 @@ pub fn render(report: &Report, lock_path: &str, lock_text: Option<&str>) -> Stri
             let more = fs.len() - 1;
             Annotation { worst: fs.swap_remove(0), more }
         })
+        .filter(|a| a.worst.level() != Level::Note)
         .collect();
     // Most severe first; ties in server, then tool order (server-level first).
     annotations.sort_by_key(|a| std::cmp::Reverse(a.worst.severity()));
+    let chosen = slots(&annotations);
 
     let mut out = String::new();
-    let mut shown = [0usize; 2];
-    let mut hidden = 0usize;
-    for a in &annotations {
+    for (a, _) in annotations.iter().zip(&chosen).filter(|(_, c)| **c) {
         let f = &a.worst;
-        let (command, slot) = match f.gate_level() {
-            Level::Error => ("error", 0),
-            Level::Warning => ("warning", 1),
-            Level::Note => continue,
-        };
-        if shown[slot] == MAX_PER_LEVEL {
-            hidden += 1;
-            continue;
-        }
-        shown[slot] += 1;
+        let command = if f.level() == Level::Error { "error" } else { "warning" };
         let mut props = format!("file={}", escape_property(lock_path));
         if let Some(line) = lock_text.and_then(|t| crate::lockfile::line_of(t, f.server, f.tool)) {
             let _ = write!(props, ",line={line}");
@@ -76,7 +72,10 @@ pub fn render(report: &Report, lock_path: &str, lock_text: Option<&str>) -> Stri
             Some(t) => t.to_string(),
             None => format!("server {}", f.server),
         };
-        let title = format!("mcp-pin: {} ({})", f.rule, escape_for_display(&what));
+        let title = match f.source {
+            Source::ServerError => format!("mcp-pin: {} ({})", f.rule, escape_for_display(&what)),
+            _ => format!("mcp-pin: {} {} ({})", f.class, f.rule, escape_for_display(&what)),
+        };
         let _ = write!(props, ",title={}", escape_property(&title));
         let mut message = format!(
             "{}{}: {}",
@@ -89,15 +88,56 @@ pub fn render(report: &Report, lock_path: &str, lock_text: Option<&str>) -> Stri
         }
         let _ = writeln!(out, "::{command} {props}::{}", escape_data(&escape_for_display(&message)));
     }
-    if hidden > 0 {
-        let _ = writeln!(
-            out,
-            "::notice title=mcp-pin::{}",
-            escape_data(&format!(
-                "{hidden} more tool{} with findings not annotated (GitHub shows {MAX_PER_LEVEL} errors and {MAX_PER_LEVEL} warnings per step); see the step summary or the JSON report",
-                if hidden == 1 { "" } else { "s" }
-            ))
+    let hidden = chosen.iter().filter(|c| !**c).count();
+    let t = Tally::of(report);
+    if t.findings.silent + t.findings.loud + t.errors > 0 {
+        let mut notice = format!(
+            "{}: {} · {}, {}, {}",
+            report.outcome().word(),
+            story::headline(report),
+            t.class_count(Class::Silent),
+            t.class_count(Class::Loud),
+            t.class_count(Class::Cosmetic)
         );
+        if hidden > 0 {
+            let _ = write!(
+                notice,
+                "; {hidden} more tool{} with findings not annotated (GitHub shows {MAX_PER_LEVEL} errors and {MAX_PER_LEVEL} warnings per step): see the step summary or the JSON report",
+                if hidden == 1 { "" } else { "s" }
+            );
+        }
+        let _ = writeln!(out, "::notice title=mcp-pin::{}", escape_data(&notice));
     }
     out
+}
+
+/// Which annotations (ranked most severe first) get one of the step's slots: per level, in
+/// rounds, each round taking the next annotation of every rule in rank order, up to
+/// [`MAX_PER_LEVEL`]; so every rule is seen before any rule is seen twice, and within a round
+/// the higher risk goes first.
+fn slots(ranked: &[Annotation<'_>]) -> Vec<bool> {
+    let mut chosen = vec![false; ranked.len()];
+    for level in [Level::Error, Level::Warning] {
+        // The level's annotations by rule, rules in the order of their first (highest) one.
+        let mut by_rule: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, a) in ranked.iter().enumerate().filter(|(_, a)| a.worst.level() == level) {
+            match by_rule.iter_mut().find(|(r, _)| *r == a.worst.rule) {
+                Some((_, v)) => v.push(i),
+                None => by_rule.push((a.worst.rule, vec![i])),
+            }
+        }
+        let mut left = MAX_PER_LEVEL;
+        let rounds = by_rule.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+        for round in 0..rounds {
+            for (_, v) in &by_rule {
+                if left > 0 {
+                    if let Some(&i) = v.get(round) {
+                        chosen[i] = true;
+                        left -= 1;
+                    }
+                }
+            }
+        }
+    }
+    chosen
 }

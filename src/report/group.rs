@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use std::cmp::Reverse;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -49,9 +51,9 @@ pub fn message_without_tool(c: &Change) -> String {
 }
 
 /// The groups of `changes`, in the deterministic order of the reports: by class (silent
-/// first), then rule, then first tool, then pointer.
+/// first), then the rule's risk (highest first), then rule, then first tool, then pointer.
 pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
-    type Key = (std::cmp::Reverse<Class>, String, String, String, String);
+    type Key = (Reverse<Class>, String, String, String, String);
     let canon = |v: &Option<Value>| v.as_ref().map(crate::json::to_canonical_string).unwrap_or_default();
     let mut by_key: BTreeMap<Key, Vec<&'a Change>> = BTreeMap::new();
     let mut singles: Vec<&'a Change> = Vec::new();
@@ -60,8 +62,7 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
             singles.push(c);
             continue;
         }
-        let key =
-            (std::cmp::Reverse(c.class), c.rule.to_string(), c.pointer.clone(), canon(&c.before), canon(&c.after));
+        let key = (Reverse(c.class), c.rule.to_string(), c.pointer.clone(), canon(&c.before), canon(&c.after));
         by_key.entry(key).or_default().push(c);
     }
     let mut out: Vec<Group<'a>> = singles.into_iter().map(|c| group_of(vec![c])).collect();
@@ -76,15 +77,14 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
             out.extend(cs.into_iter().map(|c| group_of(vec![c])));
         }
     }
-    out.sort_by(|a, b| {
-        (std::cmp::Reverse(a.class), a.rule, a.tools.first(), a.pointer).cmp(&(
-            std::cmp::Reverse(b.class),
-            b.rule,
-            b.tools.first(),
-            b.pointer,
-        ))
-    });
+    out.sort_by(|a, b| rank(a).cmp(&rank(b)));
     out
+}
+
+/// The order of groups in a report: class (silent first), risk (highest first), rule, first
+/// tool, pointer.
+fn rank<'a>(g: &Group<'a>) -> (Reverse<Class>, Reverse<u8>, &'a str, Option<&'a str>, &'a str) {
+    (Reverse(g.class), Reverse(g.changes[0].rule.risk()), g.rule, g.tools.first().copied(), g.pointer)
 }
 
 fn group_of(changes: Vec<&Change>) -> Group<'_> {
@@ -110,38 +110,41 @@ pub fn name_list(names: &[&str], shown: usize) -> String {
     s.join(", ")
 }
 
-/// One line summing a server's changes up by class and rule:
-/// `12 silent: 7 description-changed, 3 required-removed, 2 tool-removed; 40 loud: …`.
+/// A rule in report order: highest risk first, then by id.
+type RuleRank<'a> = (Reverse<u8>, &'a str);
+
+/// One line summing a server's changes up by class and rule, each class's rules highest risk
+/// first: `12 silent: 2 tool-removed, 3 required-removed, 7 description-changed; 40 loud: …`.
 pub fn summary_line(changes: &[&Change]) -> String {
-    let mut by_class: BTreeMap<std::cmp::Reverse<Class>, BTreeMap<&str, usize>> = BTreeMap::new();
+    let mut by_class: BTreeMap<Reverse<Class>, BTreeMap<RuleRank<'_>, usize>> = BTreeMap::new();
     for c in changes {
-        *by_class.entry(std::cmp::Reverse(c.class)).or_default().entry(c.rule.as_str()).or_default() += 1;
+        *by_class.entry(Reverse(c.class)).or_default().entry((Reverse(c.rule.risk()), c.rule.as_str())).or_default() +=
+            1;
     }
     by_class
         .into_iter()
         .map(|(class, rules)| {
             let total: usize = rules.values().sum();
-            let mut rules: Vec<(&str, usize)> = rules.into_iter().collect();
-            rules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            let parts: Vec<String> = rules.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            let parts: Vec<String> = rules.iter().map(|((_, r), n)| format!("{n} {r}")).collect();
             format!("{total} {}: {}", class.0, parts.join(", "))
         })
         .collect::<Vec<_>>()
         .join("; ")
 }
 
-/// For each rule, its tools (a server-level change counts as "the server"), by class then rule.
+/// For each rule, its tools (a server-level change counts as "the server"), by class, then risk
+/// (highest first), then rule.
 pub fn by_rule<'a>(changes: &[&'a Change]) -> Vec<(Class, &'a str, Vec<&'a str>)> {
-    let mut m: BTreeMap<(std::cmp::Reverse<Class>, &'a str), Vec<&'a str>> = BTreeMap::new();
+    let mut m: BTreeMap<(Reverse<Class>, RuleRank<'a>), Vec<&'a str>> = BTreeMap::new();
     for c in changes {
-        let tools = m.entry((std::cmp::Reverse(c.class), c.rule.as_str())).or_default();
+        let tools = m.entry((Reverse(c.class), (Reverse(c.rule.risk()), c.rule.as_str()))).or_default();
         let name = c.tool.as_deref().unwrap_or("the server");
         if !tools.contains(&name) {
             tools.push(name);
         }
     }
     m.into_iter()
-        .map(|((class, rule), mut tools)| {
+        .map(|((class, (_, rule)), mut tools)| {
             tools.sort();
             (class.0, rule, tools)
         })

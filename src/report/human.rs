@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use super::{ProbeOutcome, Report, ServerReport, Status, Verdict};
+use super::story::{self, Outcome, Tally};
+use super::textdiff::{clip_lines, shown_texts, text_diff};
+use super::{ProbeOutcome, Report, ServerReport, Status};
 use crate::change::{Change, Class};
 use crate::json::{escape_for_display, escape_line};
 
@@ -28,140 +30,6 @@ fn class_label(style: &Style, class: Class) -> String {
     }
 }
 
-/// The most time one text diff may take: Myers' diff is quadratic on texts that share
-/// little, so past this it settles for a coarser (still correct) diff.
-pub const DIFF_TIME: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Whether a word diff says more than the change's message: for text with several words (a
-/// description), or with a hidden character; not for one-word values like versions.
-pub fn worth_word_diff(before: &str, after: &str) -> bool {
-    let telling = |s: &str| s.trim().contains(char::is_whitespace) || s.chars().any(crate::json::is_hidden_char);
-    telling(before) || telling(after)
-}
-
-/// A word-level diff of two texts: removed words as `[-word-]` and added ones as `{+word+}`, or
-/// red and green with `color`. Hidden characters are always spelled out (`\u{200B}`).
-///
-/// Whitespace between two changed words joins the change, so a rewritten sentence reads as one
-/// `[-old sentence-]{+new sentence+}`, not as a word-by-word interleaving.
-pub fn word_diff(before: &str, after: &str, color: bool) -> String {
-    use similar::{ChangeTag, TextDiff};
-    let diff = TextDiff::configure().timeout(DIFF_TIME).diff_words(before, after);
-    let mut out = String::new();
-    let (mut del, mut ins, mut gap) = (String::new(), String::new(), String::new());
-    let flush = |out: &mut String, del: &mut String, ins: &mut String| {
-        if del.trim().is_empty() && ins.trim().is_empty() {
-            // only whitespace changed here (a reflow inside a larger change): shown as it is now
-            out.push_str(&escape_for_display(ins));
-            del.clear();
-            ins.clear();
-            return;
-        }
-        for (text, tag) in [(&mut *del, ChangeTag::Delete), (&mut *ins, ChangeTag::Insert)] {
-            if text.is_empty() {
-                continue;
-            }
-            let t = escape_for_display(text);
-            match (tag, color) {
-                (ChangeTag::Delete, false) => out.push_str(&format!("[-{t}-]")),
-                (ChangeTag::Delete, true) => out.push_str(&format!("\x1b[31m{t}\x1b[0m")),
-                (_, false) => out.push_str(&format!("{{+{t}+}}")),
-                (_, true) => out.push_str(&format!("\x1b[32m{t}\x1b[0m")),
-            }
-            text.clear();
-        }
-    };
-    for change in diff.iter_all_changes() {
-        let v = change.value();
-        match change.tag() {
-            ChangeTag::Equal if (!del.is_empty() || !ins.is_empty()) && v.trim().is_empty() => gap.push_str(v),
-            ChangeTag::Equal => {
-                flush(&mut out, &mut del, &mut ins);
-                out.push_str(&escape_for_display(&gap));
-                gap.clear();
-                out.push_str(&escape_for_display(v));
-            }
-            tag => {
-                if !gap.is_empty() {
-                    for buf in [&mut del, &mut ins] {
-                        if !buf.is_empty() {
-                            buf.push_str(&gap);
-                        }
-                    }
-                    gap.clear();
-                }
-                if tag == ChangeTag::Delete {
-                    del.push_str(v)
-                } else {
-                    ins.push_str(v)
-                }
-            }
-        }
-    }
-    flush(&mut out, &mut del, &mut ins);
-    out.push_str(&escape_for_display(&gap));
-    out
-}
-
-/// The before and after text of a change worth a word diff: both strings, or, for a description
-/// or instructions appearing or disappearing (whose message does not quote them), one string and
-/// nothing.
-/// A change to text the model reads as prose (a description, the instructions), whose message
-/// does not quote it: its text is always worth showing, even one word.
-pub fn is_prose(c: &Change) -> bool {
-    c.rule.as_str().contains("description") || c.rule.as_str().contains("instructions")
-}
-
-pub fn texts(c: &Change) -> Option<(&str, &str)> {
-    use serde_json::Value;
-    let prose = is_prose(c);
-    match (&c.before, &c.after) {
-        (Some(Value::String(b)), Some(Value::String(a))) => Some((b, a)),
-        (Some(Value::String(b)), None | Some(Value::Null)) if prose => Some((b, "")),
-        (None | Some(Value::Null), Some(Value::String(a))) if prose => Some(("", a)),
-        _ => None,
-    }
-}
-
-/// The diff of two texts as shown under a change: a word diff, and for long texts (over 12 lines)
-/// only the changed lines with two lines of context around each change, each part headed by
-/// its line number in the new text.
-pub fn text_diff(before: &str, after: &str, color: bool) -> String {
-    if before.lines().count() <= 12 && after.lines().count() <= 12 {
-        return word_diff(before, after, color);
-    }
-    let diff = similar::TextDiff::configure().timeout(DIFF_TIME).diff_lines(before, after);
-    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
-        (before.split_inclusive('\n').collect(), after.split_inclusive('\n').collect());
-    let mut parts = Vec::new();
-    for group in diff.grouped_ops(2) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        let old = first.old_range().start..last.old_range().end;
-        let new = first.new_range().start..last.new_range().end;
-        let o: String = old_lines.get(old).map(|l| l.concat()).unwrap_or_default();
-        let n: String = new_lines.get(new.clone()).map(|l| l.concat()).unwrap_or_default();
-        parts.push(format!("(line {})\n{}", new.start + 1, word_diff(&o, &n, color).trim_end_matches('\n')));
-    }
-    if parts.is_empty() {
-        return word_diff(before, after, color);
-    }
-    parts.join("\n...\n")
-}
-
-/// At most `max` lines of `text`, then how many were left out.
-pub fn clip_lines(text: &str, max: usize) -> String {
-    let total = text.lines().count();
-    if total <= max {
-        return text.to_string();
-    }
-    let mut out: Vec<&str> = text.lines().take(max).collect();
-    let more = format!("... ({} more lines; --verbose shows all)", total - max);
-    out.push(&more);
-    out.join("\n")
-}
-
 /// How many lines a server's changes may take at the terminal before they are summed up by
 /// rule (the details then move under `--verbose`).
 pub const MAX_LINES: usize = 30;
@@ -172,24 +40,29 @@ pub const NAMES_SHOWN: usize = 3;
 /// One change line with its word diff (and, verbose, its pointer).
 fn change_lines(out: &mut String, style: &Style, c: &Change, message: &str) {
     let _ = writeln!(out, "    {} {:<28} {}", class_label(style, c.class), c.rule, escape_for_display(message));
-    if let Some((b, a)) = texts(c) {
-        if worth_word_diff(b, a) || is_prose(c) {
-            let mut diff = text_diff(b, a, style.color);
-            if !style.verbose {
-                diff = clip_lines(&diff, 20);
-            }
-            let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
+    if let Some((b, a)) = shown_texts(c) {
+        let mut diff = text_diff(b, a, style.color);
+        if !style.verbose {
+            diff = clip_lines(&diff, 20);
         }
+        let _ = writeln!(out, "             {}", diff.replace('\n', "\n             "));
     }
     if style.verbose && !c.pointer.is_empty() {
         let _ = writeln!(out, "             at {}", escape_line(&c.pointer));
     }
 }
 
-/// Changes under their tool's heading (server-level ones first), in the diff's order.
+/// Changes under their tool's heading (server-level ones first), tools in the diff's order and
+/// each tool's changes silent before loud, highest risk first.
 fn by_tool(out: &mut String, style: &Style, changes: &[&Change]) {
+    let mut first_seen: std::collections::HashMap<Option<&str>, usize> = std::collections::HashMap::new();
+    for (i, c) in changes.iter().enumerate() {
+        first_seen.entry(c.tool.as_deref()).or_insert(i);
+    }
+    let mut keyed: Vec<(usize, &Change)> = changes.iter().map(|c| (first_seen[&c.tool.as_deref()], *c)).collect();
+    keyed.sort_by_key(|(tool, c)| (*tool, std::cmp::Reverse(c.class), std::cmp::Reverse(c.rule.risk())));
     let mut current_tool: Option<Option<&str>> = None;
-    for c in changes {
+    for (_, c) in keyed {
         let tool = c.tool.as_deref();
         if current_tool != Some(tool) {
             match tool {
@@ -272,9 +145,8 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
         head(out);
         let label = match p.outcome {
             ProbeOutcome::Pass => paint(style, "32", "pass    "),
-            // A failure of a class that passes the default gate says its class.
-            ProbeOutcome::Fail if p.effective_class() != Class::Silent => class_label(style, p.effective_class()),
-            ProbeOutcome::Fail => paint(style, "1;31", "probe   "),
+            // A finding of a probe call says its class, like a change.
+            ProbeOutcome::Fail => class_label(style, p.effective_class()),
             ProbeOutcome::Skipped => paint(style, "2", "skipped "),
         };
         let what = match p.kind {
@@ -329,6 +201,9 @@ pub fn render(report: &Report, style: &Style) -> String {
         if !shown.is_empty() {
             let _ = writeln!(out, "  {}", super::group::summary_line(&shown));
         }
+        if let Some(line) = story::removed_line(server) {
+            let _ = writeln!(out, "  {line}");
+        }
         if server.status == Status::Error {
             error_lines(&mut out, style, server);
         }
@@ -356,27 +231,32 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
         }
     }
+    if let Some(cmd) = story::accept_command(report).filter(|_| Outcome::of(report) != Outcome::Pass) {
+        let _ = writeln!(out, "accept after review: {cmd}, then commit the lockfile");
+    }
     out.push_str(&verdict_line(report, style));
     out
 }
 
-/// The report's last line: `PASS:` or `FAIL:` with the counts and the gate.
+/// The report's last line: `PASS:`, `FAIL:` or `ERROR:` with the headline, the counts by class
+/// (probe findings included, and said) and the gate.
 fn verdict_line(report: &Report, style: &Style) -> String {
-    let c = report.counts();
-    let verdict = match report.verdict() {
-        Verdict::Pass => paint(style, "1;32", "PASS"),
-        Verdict::Fail => paint(style, "1;31", "FAIL"),
+    let t = Tally::of(report);
+    let outcome = Outcome::of(report);
+    let word = match outcome {
+        Outcome::Pass => paint(style, "1;32", "PASS"),
+        Outcome::Fail => paint(style, "1;31", "FAIL"),
+        Outcome::Error => paint(style, "1;31", "ERROR"),
     };
     format!(
-        "{verdict}: {} silent, {} loud, {} cosmetic{}, {} probe failure{}, {} server error{} ({} server{}; gate: --fail-on {})\n",
-        c.silent,
-        c.loud,
-        c.cosmetic,
-        if c.cosmetic > 0 && !style.verbose { " (-v shows)" } else { "" },
-        c.probe_failures,
-        if c.probe_failures == 1 { "" } else { "s" },
-        c.errors,
-        if c.errors == 1 { "" } else { "s" },
+        "{word}: {} · {}, {}, {}{}, {} server error{} ({} server{}; gate: --fail-on {})\n",
+        story::headline(report),
+        t.class_count(Class::Silent),
+        t.class_count(Class::Loud),
+        t.class_count(Class::Cosmetic),
+        if t.findings.cosmetic > 0 && !style.verbose { " (-v shows)" } else { "" },
+        t.errors,
+        if t.errors == 1 { "" } else { "s" },
         report.servers.len(),
         if report.servers.len() == 1 { "" } else { "s" },
         match report.fail_on {
@@ -403,10 +283,11 @@ pub fn without_verdict(rendered: &str) -> String {
     rendered.lines().filter(|l| !is_verdict_line(l)).map(|l| format!("{l}\n")).collect()
 }
 
-/// Whether a line of the human report is its `PASS:` / `FAIL:` verdict, coloured or not.
+/// Whether a line of the human report is its `PASS:` / `FAIL:` / `ERROR:` verdict, coloured or
+/// not.
 pub fn is_verdict_line(line: &str) -> bool {
     let plain = strip_ansi(line);
-    plain.starts_with("PASS:") || plain.starts_with("FAIL:")
+    ["PASS:", "FAIL:", "ERROR:"].iter().any(|w| plain.starts_with(w))
 }
 
 /// `s` without ANSI escape sequences (`ESC [ ... letter`).

@@ -25,6 +25,9 @@ pub fn to_value(report: &Report) -> Value {
             if let Some(line) = &s.probe_summary {
                 v["probeSummary"] = json!(line);
             }
+            if let Some(tools) = &s.tools {
+                v["tools"] = json!(tools);
+            }
             v
         })
         .collect();

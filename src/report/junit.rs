@@ -1,41 +1,37 @@
-//! `--format junit`: JUnit XML for test-report viewers. One `<testsuite>` per server, one
-//! `<testcase>` per tool (name = tool, classname = server) with a `<failure>` for each finding
-//! of that tool that fails the gate; changes that do not fail it go to `<system-out>`. A server
-//! that could not be checked is one `<testcase>` with an `<error>`.
+//! `--format junit`: JUnit XML for test-report viewers, written by nextest's `quick-junit` (its
+//! data model and XML writer), so the document is well formed by construction.
+//!
+//! One `<testsuite>` per server, one `<testcase>` per tool (name = tool, classname = server, the
+//! server-level findings in `(server)`). A test case fails when one of its findings fails the
+//! gate: one `<failure>` (type = the highest-risk failing rule, message = it, text = every
+//! failing finding, each labelled with its class); the tool's findings that do not fail the
+//! gate are its `<system-out>`, each labelled with its class too. A server that could not be
+//! checked is one test case with an `<error>`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::finding::{findings, Finding, Source};
-use super::{Report, Status};
-use crate::json::escape_for_display;
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-/// XML text or attribute value: the five special characters, newlines and tabs as character
-/// references (so attributes keep them), and any other control or hidden character spelled out
-/// (XML 1.0 cannot hold most control characters at all).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in escape_for_display(s).chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\t' => out.push_str("&#9;"),
-            '\u{FFFE}' | '\u{FFFF}' => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::finding::{findings, Finding, Source};
+use super::story::Tally;
+use super::{Report, Status};
+use crate::change::Class;
+use crate::json::escape_for_display;
 
 /// Name of the test case that holds a server's server-level changes.
 pub const SERVER_CASE: &str = "(server)";
 
+/// Text for XML: hidden characters spelled out, and the two non-characters XML 1.0 cannot hold
+/// (`quick-junit` drops the control characters itself).
+fn xml_text(s: &str) -> String {
+    escape_for_display(s).replace('\u{FFFE}', "\\u{FFFE}").replace('\u{FFFF}', "\\u{FFFF}")
+}
+
+/// One finding as a line: `[silent] required-removed: message [at /pointer]`, with its before
+/// and after for a change.
 fn line(f: &Finding<'_>) -> String {
-    let mut s = format!("{} ({}): {}", f.rule, f.class, f.message);
+    let mut s = format!("[{}] {}: {}", f.class, f.rule, f.message);
     if !f.pointer.is_empty() {
         let _ = write!(s, " [at {}]", f.pointer);
     }
@@ -53,26 +49,46 @@ fn line(f: &Finding<'_>) -> String {
     s
 }
 
+fn test_case(server: &str, tool: Option<&str>, mut fs: Vec<&Finding<'_>>) -> TestCase {
+    fs.sort_by_key(|f| std::cmp::Reverse(f.severity()));
+    let (failing, other): (Vec<&Finding<'_>>, Vec<&Finding<'_>>) = fs.into_iter().partition(|f| f.fails_gate);
+    let status = match failing.first() {
+        None => TestCaseStatus::success(),
+        Some(worst) => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_message(xml_text(&format!("{} {}: {}", worst.class, worst.rule, worst.message)));
+            st.set_type(worst.rule);
+            st.set_description(xml_text(&failing.iter().map(|f| line(f)).collect::<Vec<_>>().join("\n")));
+            st
+        }
+    };
+    let mut case = TestCase::new(xml_text(tool.unwrap_or(SERVER_CASE)), status);
+    case.set_classname(xml_text(server));
+    if !other.is_empty() {
+        case.set_system_out(xml_text(&other.iter().map(|f| line(f)).collect::<Vec<_>>().join("\n")));
+    }
+    case
+}
+
 pub fn render(report: &Report) -> String {
     let all = findings(report, false);
-    let mut suites = String::new();
-    let (mut tests_total, mut failures_total, mut errors_total) = (0usize, 0usize, 0usize);
+    let mut out = quick_junit::Report::new("mcp-pin");
     for s in &report.servers {
-        let (mut tests, mut failures, mut errors) = (0usize, 0usize, 0usize);
-        let mut cases = String::new();
+        let mut suite = TestSuite::new(xml_text(&s.name));
+        // The counts by class, as every other format gives them.
+        let t = Tally::of_server(s);
+        for class in [Class::Silent, Class::Loud, Class::Cosmetic] {
+            suite.add_property(Property::new(class.as_str(), t.findings.get(class).to_string()));
+        }
         if s.status == Status::Error {
-            tests += 1;
-            errors += 1;
             let message = s.error.as_deref().unwrap_or("the server could not be checked");
-            let first = message.lines().next().unwrap_or("");
-            let _ = writeln!(
-                cases,
-                "    <testcase name=\"{}\" classname=\"{}\">\n      <error message=\"{}\" type=\"server-error\">{}</error>\n    </testcase>",
-                escape(&s.name),
-                escape(&s.name),
-                escape(first),
-                escape(message)
-            );
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+            st.set_message(xml_text(message.lines().next().unwrap_or("")));
+            st.set_type(super::finding::SERVER_ERROR_RULE);
+            st.set_description(xml_text(message));
+            let mut case = TestCase::new(xml_text(&s.name), st);
+            case.set_classname(xml_text(&s.name));
+            suite.add_test_case(case);
         }
         // Tools in name order, the server-level case first; every tool a change or probe names.
         let mut by_tool: BTreeMap<Option<&str>, Vec<&Finding<'_>>> = BTreeMap::new();
@@ -85,48 +101,10 @@ pub fn render(report: &Report) -> String {
         if s.status == Status::Ok {
             by_tool.entry(None).or_default();
         }
-        for (tool, fs) in &by_tool {
-            tests += 1;
-            let name = tool.unwrap_or(SERVER_CASE);
-            let _ = write!(cases, "    <testcase name=\"{}\" classname=\"{}\"", escape(name), escape(&s.name));
-            if fs.is_empty() {
-                cases.push_str("/>\n");
-                continue;
-            }
-            cases.push_str(">\n");
-            if fs.iter().any(|f| f.fails_gate) {
-                // JUnit counts failed test cases, not failure elements.
-                failures += 1;
-            }
-            let mut other = Vec::new();
-            for f in fs {
-                if f.fails_gate {
-                    let _ = writeln!(
-                        cases,
-                        "      <failure message=\"{}\" type=\"{}\">{}</failure>",
-                        escape(&format!("{}: {}", f.rule, f.message)),
-                        escape(f.rule),
-                        escape(&line(f))
-                    );
-                } else {
-                    other.push(line(f));
-                }
-            }
-            if !other.is_empty() {
-                let _ = writeln!(cases, "      <system-out>{}</system-out>", escape(&other.join("\n")));
-            }
-            cases.push_str("    </testcase>\n");
+        for (tool, fs) in by_tool {
+            suite.add_test_case(test_case(&s.name, tool, fs));
         }
-        tests_total += tests;
-        failures_total += failures;
-        errors_total += errors;
-        let _ = write!(
-            suites,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n",
-            escape(&s.name)
-        );
+        out.add_test_suite(suite);
     }
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-pin\" tests=\"{tests_total}\" failures=\"{failures_total}\" errors=\"{errors_total}\">\n{suites}</testsuites>\n"
-    )
+    out.to_string().expect("JUnit XML serialises")
 }

@@ -1,49 +1,63 @@
-//! `--format markdown`: GitHub-flavoured Markdown for `$GITHUB_STEP_SUMMARY` or a pull-request
-//! comment. A heading with the verdict and counts, then per server a table of changes (tool,
-//! rule, class, message), the before/after of each change folded in `<details>`, and the probes
-//! in their own table.
+//! `--format markdown`: GitHub-flavoured Markdown for a pull-request comment, an issue or
+//! `$GITHUB_STEP_SUMMARY`, laid out the way a reviewer decides: the outcome and what blocks the
+//! merge on top, then what to do about it, then per server one table per class, highest risk
+//! first. Silent rows are all open; loud rows fold after [`LOUD_OPEN`]. Each row is one finding
+//! (or the same change on several tools) and says what changed in the row itself: the words
+//! added and removed of a description, `before → after` of a value, the rest folded in the row.
 //!
 //! Everything the server wrote (names, descriptions, messages) is escaped: hidden characters are
-//! spelled out and Markdown/HTML cannot be injected into a comment. The output can be capped
-//! ([`render_capped`]) to stay under GitHub's 1 MiB step-summary limit.
+//! spelled out and Markdown/HTML cannot be injected into a comment. The report is capped
+//! ([`render_capped`]) to fit a comment, and ends then with a pointer to the whole report.
 
+use std::cmp::Reverse;
 use std::fmt::Write;
 
-use super::{FailOn, ProbeKind, ProbeOutcome, Report, ServerReport, Status, Verdict};
+use super::group::Group;
+use super::story::{self, Outcome, Tally};
+use super::textdiff::{excerpt, pieces, shown_texts, Piece, ROW};
+use super::{FailOn, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport, Status};
 use crate::change::{Change, Class};
 use crate::json::escape_for_display;
 
 /// What a capped report may take of a step summary (GitHub's limit is 1 MiB per step).
 pub const STEP_SUMMARY_MAX: usize = 1_000_000;
+/// What a report may take to fit a pull-request comment or an issue body: GitHub's limit is
+/// 65,536 characters; this counts bytes (never fewer than characters) and leaves room for the
+/// sink's escapes ([`crate::sink::finish`]).
+pub const COMMENT_MAX: usize = 64_000;
+/// Loud rows of a server shown before the rest are folded.
+pub const LOUD_OPEN: usize = 5;
+/// Values longer than this (as compact JSON) are folded in their row.
+const VALUE_INLINE: usize = 60;
+/// Characters of one folded value kept.
+const VALUE_MAX: usize = 2_000;
 
 /// The whole report, uncapped.
 pub fn render(report: &Report, verbose: bool) -> String {
-    render_limited(report, verbose, None).0
+    let ctx = RenderContext { style: super::human::Style { color: false, verbose }, ..RenderContext::default() };
+    render_limited(report, &ctx, &prepare(report, verbose), None).0
 }
 
-/// The report in at most `max_bytes` bytes (cosmetic changes left out).
-pub fn render_capped(report: &Report, max_bytes: usize) -> String {
-    render_capped_with(report, false, max_bytes)
-}
-
-/// The report in at most `max_bytes` bytes: as many changes and probes as fit, then one line
-/// saying how many more were left out.
-pub fn render_capped_with(report: &Report, verbose: bool, max_bytes: usize) -> String {
-    let (full, items) = render_limited(report, verbose, None);
+/// The report in at most `max_bytes` bytes: as many rows as fit, silent ones first across every
+/// server, then one line saying how many were left out and where the whole report is.
+pub fn render_capped(report: &Report, ctx: &RenderContext, max_bytes: usize) -> String {
+    // The rows (and their word diffs) are made once; only how many are laid out varies.
+    let rows = prepare(report, ctx.style.verbose);
+    let (full, items) = render_limited(report, ctx, &rows, None);
     if full.len() <= max_bytes {
         return full;
     }
-    // The largest number of items whose rendering fits (rendering grows with the limit).
+    // The largest number of rows whose rendering fits (rendering grows with the limit).
     let (mut lo, mut hi) = (0usize, items);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if render_limited(report, verbose, Some(mid)).0.len() <= max_bytes {
+        if render_limited(report, ctx, &rows, Some(mid)).0.len() <= max_bytes {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    let out = render_limited(report, verbose, Some(lo)).0;
+    let out = render_limited(report, ctx, &rows, Some(lo)).0;
     if out.len() <= max_bytes {
         return out;
     }
@@ -125,6 +139,19 @@ pub fn fenced(body: &str, lang: &str) -> String {
     s
 }
 
+/// A word diff inline: removed words struck through (`<del>`), added ones underlined (`<ins>`),
+/// so it reads without colour and wraps like the text around it.
+pub fn inline_diff(pieces: &[Piece]) -> String {
+    pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Same(t) => text(t),
+            Piece::Removed(t) => format!("<del>{}</del>", text(t)),
+            Piece::Added(t) => format!("<ins>{}</ins>", text(t)),
+        })
+        .collect()
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -143,173 +170,29 @@ fn server_failed(report: &Report, s: &ServerReport) -> bool {
             && (s.failing_changes(report.fail_on) > 0 || s.failing_probes(report.fail_on) > 0))
 }
 
-fn shown_changes(s: &ServerReport, verbose: bool) -> Vec<&Change> {
-    s.changes.iter().filter(|c| verbose || c.class != Class::Cosmetic).collect()
+fn mark(report: &Report, s: &ServerReport) -> &'static str {
+    if s.status == Status::Error {
+        "⚠️"
+    } else if server_failed(report, s) {
+        "❌"
+    } else {
+        "✅"
+    }
 }
 
-fn shown_probes(s: &ServerReport, verbose: bool) -> Vec<&super::Probe> {
-    s.probes.iter().filter(|p| verbose || p.outcome != ProbeOutcome::Pass).collect()
-}
-
-/// Render with at most `limit` changes and probes; returns the text and how many items the
-/// uncapped report has.
-fn render_limited(report: &Report, verbose: bool, limit: Option<usize>) -> (String, usize) {
-    let total: usize =
-        report.servers.iter().map(|s| shown_changes(s, verbose).len() + shown_probes(s, verbose).len()).sum();
-    let mut budget = limit.unwrap_or(usize::MAX);
-    let c = report.counts();
-    let mut out = String::new();
-    let verdict = match report.verdict() {
-        Verdict::Pass => "✅ mcp-pin: PASS",
-        Verdict::Fail => "❌ mcp-pin: FAIL",
-    };
-    let _ = writeln!(out, "## {verdict}\n");
-    let _ = writeln!(
-        out,
-        "{}{}{} · {} · {} · {} · {} — {}, gate `--fail-on {}`\n",
-        if c.silent > 0 { "**" } else { "" },
-        plural(c.silent, "silent change", "silent changes"),
-        if c.silent > 0 { "**" } else { "" },
-        plural(c.loud, "loud", "loud"),
-        plural(c.cosmetic, "cosmetic", "cosmetic"),
-        plural(c.probe_failures, "probe failure", "probe failures"),
-        plural(c.errors, "server error", "server errors"),
-        plural(report.servers.len(), "server", "servers"),
-        fail_on_name(report.fail_on)
-    );
-    if report.servers.len() > 1 {
-        out.push_str(
-            "| server | result | silent | loud | cosmetic | probe failures |\n|---|---|---:|---:|---:|---:|\n",
-        );
-        for s in &report.servers {
-            let result = if s.status == Status::Error {
-                "❌ error"
-            } else if server_failed(report, s) {
-                "❌ fail"
-            } else {
-                "✅ pass"
-            };
-            let count = |k: Class| s.changes.iter().filter(|c| c.class == k).count();
-            let _ = writeln!(
-                out,
-                "| {} | {result} | {} | {} | {} | {} |",
-                code(&s.name),
-                count(Class::Silent),
-                count(Class::Loud),
-                count(Class::Cosmetic),
-                s.probe_failures()
-            );
-        }
-        out.push('\n');
+/// A rule id as a link to its entry in docs/rules.md (an id outside the catalogue as code).
+fn rule_link(rule: &str) -> String {
+    match crate::rules::lookup(rule) {
+        Some(r) => format!("[{}]({})", code(r.id), r.rule.doc_url()),
+        None => code(rule),
     }
-    let mut left_out = 0usize;
-    for s in &report.servers {
-        let changes = shown_changes(s, verbose);
-        let probes = shown_probes(s, verbose);
-        if budget == 0 && limit.is_some() && s.status != Status::Error {
-            left_out += changes.len() + probes.len();
-            continue;
-        }
-        let mark = if server_failed(report, s) { "❌" } else { "✅" };
-        let _ = writeln!(out, "### {mark} {}\n", code(&s.name));
-        if s.status == Status::Error {
-            let _ = writeln!(out, "**Error:** this server could not be checked.\n");
-            out.push_str(&fenced(&escape_for_display(s.error.as_deref().unwrap_or("")), "text"));
-            out.push('\n');
-        }
-        for note in &s.notes {
-            let _ = writeln!(out, "> **Note:** {}\n", text(note));
-        }
-        if let Some(line) = &s.probe_summary {
-            let _ = writeln!(out, "**Probes:** {}\n", text(line));
-        }
-        let take_changes = changes.len().min(budget);
-        budget -= take_changes;
-        if take_changes > 0 {
-            let kept = &changes[..take_changes];
-            let _ = writeln!(out, "{}\n", text(&super::group::summary_line(kept)));
-            let groups = super::group::groups(kept);
-            // A long list is summed up by rule first; the whole list follows, folded.
-            let folded = groups.len() > super::human::MAX_LINES;
-            if folded {
-                out.push_str("| rule | class | tools |\n|---|---|---|\n");
-                for (class, rule, tools) in super::group::by_rule(kept) {
-                    let _ = writeln!(out, "| {} | {class} | {} |", code(rule), tool_list(&tools));
-                }
-                let _ = writeln!(out, "\n<details><summary>All {} changes</summary>\n", kept.len());
-            }
-            out.push_str("| tool | rule | class | message |\n|---|---|---|---|\n");
-            for g in &groups {
-                let class =
-                    if report.fail_on.fails(g.class) { format!("**{}**", g.class) } else { g.class.to_string() };
-                let (tool, message) = if g.len() > 1 {
-                    (tool_list(&g.tools), format!("{} (on {} tools)", g.message, g.len()))
-                } else {
-                    (g.changes[0].tool.as_deref().map(code).unwrap_or_else(|| "*server*".into()), g.message.clone())
-                };
-                let _ = writeln!(out, "| {tool} | {} | {class} | {} |", code(g.rule), text(&message));
-            }
-            out.push('\n');
-            for g in &groups {
-                details(&mut out, g.changes[0], (g.len() > 1).then_some(g.len()));
-            }
-            if folded {
-                out.push_str("</details>\n\n");
-            }
-        }
-        left_out += changes.len() - take_changes;
-        let take_probes = probes.len().min(budget);
-        budget -= take_probes;
-        if take_probes > 0 {
-            out.push_str("#### Probes\n\n| tool | probe | outcome | rule | message |\n|---|---|---|---|---|\n");
-            for p in &probes[..take_probes] {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} |",
-                    code(&p.tool),
-                    match p.kind {
-                        ProbeKind::Call => "call",
-                        ProbeKind::Incomplete => "incomplete call",
-                    },
-                    match p.outcome {
-                        ProbeOutcome::Pass => "pass",
-                        ProbeOutcome::Fail => "**fail**",
-                        ProbeOutcome::Skipped => "skipped",
-                    },
-                    p.rule.map(|r| code(r.as_str())).unwrap_or_default(),
-                    text(&p.message)
-                );
-            }
-            out.push('\n');
-        }
-        left_out += probes.len() - take_probes;
-        let passed = s.probes.iter().filter(|p| p.outcome == ProbeOutcome::Pass).count();
-        if !verbose && passed > 0 {
-            let _ = writeln!(out, "{} passed.\n", plural(passed, "probe call", "probe calls"));
-        }
-        if s.status == Status::Ok && changes.is_empty() && probes.is_empty() {
-            let hidden = s.changes.len();
-            if hidden > 0 {
-                let _ = writeln!(out, "No change in meaning ({hidden} cosmetic).\n");
-            } else {
-                out.push_str("No change.\n\n");
-            }
-        }
-    }
-    if left_out > 0 {
-        let _ = writeln!(
-            out,
-            "> **{} more change{} and probe{} not shown** (size limit); see the JSON report (`mcp-pin check --format json`).",
-            left_out,
-            if left_out == 1 { "" } else { "s" },
-            if left_out == 1 { "" } else { "s" },
-        );
-    }
-    (out, total)
 }
 
 /// Tool names for a table cell: up to three inline, more folded in `<details>`.
 fn tool_list(tools: &[&str]) -> String {
+    if tools.is_empty() {
+        return "*server*".into();
+    }
     let names: Vec<String> = tools.iter().map(|t| code(t)).collect();
     if names.len() <= 3 {
         return names.join(", ");
@@ -317,46 +200,500 @@ fn tool_list(tools: &[&str]) -> String {
     format!("<details><summary>{} tools</summary>{}</details>", names.len(), names.join(", "))
 }
 
-/// The before/after of one change (or of a group of `tools` identical ones), folded.
-fn details(out: &mut String, c: &Change, tools: Option<usize>) {
-    if c.before.is_none() && c.after.is_none() {
-        return;
+/// One table row: a group of changes or a failing probe call.
+struct Row<'a> {
+    class: Class,
+    risk: u8,
+    rule: &'a str,
+    /// The tools (none: the server).
+    tools: Vec<&'a str>,
+    /// What changed, in one line (markdown): the finding's message, without the tool's name
+    /// (the row names it).
+    what: String,
+    /// What the row shows below that line (markdown): the words added and removed, a value's
+    /// before and after.
+    detail: String,
+    /// How many findings the row stands for.
+    findings: usize,
+}
+
+impl Row<'_> {
+    fn line(&self) -> String {
+        format!("| {} | {} · {}{} |\n", tool_list(&self.tools), self.what, rule_link(self.rule), self.detail)
     }
-    let who = match tools {
-        Some(n) => format!("{n} tools"),
-        None => html(c.tool.as_deref().unwrap_or("server")),
+}
+
+fn group_row<'a>(g: &Group<'a>) -> Row<'a> {
+    let c = g.changes[0];
+    let mut what = text(&super::group::message_without_tool(c));
+    if g.len() > 1 {
+        let _ = write!(what, " (on {} tools)", g.len());
+    }
+    Row {
+        detail: change_detail(c),
+        class: g.class,
+        risk: c.rule.risk(),
+        rule: g.rule,
+        tools: if c.tool.is_some() { g.tools.clone() } else { vec![] },
+        what,
+        findings: g.len(),
+    }
+}
+
+/// What a row adds to a change's message: the words added and removed of a text (the whole
+/// diff folded when the row holds an excerpt), or `before → after` of a value the message does
+/// not quote (folded when long).
+fn change_detail(c: &Change) -> String {
+    if let Some((b, a)) = shown_texts(c) {
+        let all = pieces(b, a);
+        let (cut, shortened) = excerpt(&all, ROW);
+        // The row keeps the words; their line breaks are the fold's.
+        let one_line: Vec<Piece> = cut.iter().map(one_line).collect();
+        let mut s = format!("<br>{}", inline_diff(&one_line));
+        if shortened {
+            let _ = write!(s, "<details><summary>whole text</summary>{}</details>", inline_diff(&all));
+        }
+        return s;
+    }
+    let (Some(b), Some(a)) = (value(&c.before), value(&c.after)) else {
+        return String::new();
     };
-    let mut summary = format!("<code>{who}</code> · <code>{}</code>", html(c.rule.as_str()));
-    if !c.pointer.is_empty() {
-        let _ = write!(summary, " at <code>{}</code>", html(&c.pointer));
+    if c.message.contains(&b) && c.message.contains(&a) {
+        return String::new();
     }
-    let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
-    if let Some((b, a)) = super::human::texts(c) {
-        // (One-word values such as versions: before and after say it all.)
-        if super::human::worth_word_diff(b, a) || super::human::is_prose(c) {
-            out.push_str("Word diff (`[-removed-]` `{+added+}`):\n\n");
-            out.push_str(&fenced(&super::human::text_diff(b, a, false), "text"));
+    if b.chars().count() <= VALUE_INLINE && a.chars().count() <= VALUE_INLINE {
+        return format!("<br>{} → {}", shown_value(&c.before, &b), shown_value(&c.after, &a));
+    }
+    format!(
+        "<details><summary>before → after</summary>{}<br>→<br>{}</details>",
+        shown_value(&c.before, &clip(&b, VALUE_MAX)),
+        shown_value(&c.after, &clip(&a, VALUE_MAX))
+    )
+}
+
+/// A piece with every run of whitespace that breaks a line as one space.
+fn one_line(p: &Piece) -> Piece {
+    let flat = |t: &str| {
+        let mut out = String::with_capacity(t.len());
+        let mut pending: Option<String> = None;
+        for c in t.chars() {
+            if c.is_whitespace() {
+                pending.get_or_insert_with(String::new).push(c);
+            } else {
+                if let Some(ws) = pending.take() {
+                    out.push_str(if ws.contains(['\n', '\r']) { " " } else { &ws });
+                }
+                out.push(c);
+            }
+        }
+        if let Some(ws) = pending {
+            out.push_str(if ws.contains(['\n', '\r']) { " " } else { &ws });
+        }
+        out
+    };
+    match p {
+        Piece::Same(t) => Piece::Same(flat(t)),
+        Piece::Removed(t) => Piece::Removed(flat(t)),
+        Piece::Added(t) => Piece::Added(flat(t)),
+    }
+}
+
+/// A value as compact JSON, keys sorted (a string as itself); `Some("")` for an absent one.
+fn value(v: &Option<serde_json::Value>) -> Option<String> {
+    match v {
+        None | Some(serde_json::Value::Null) => Some(String::new()),
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(v) => Some(serde_json::to_string(v).unwrap_or_default()),
+    }
+}
+
+fn shown_value(v: &Option<serde_json::Value>, s: &str) -> String {
+    match v {
+        None | Some(serde_json::Value::Null) => "*(none)*".into(),
+        _ => code(s),
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… (+{} characters)", &s[..i], s[i..].chars().count()),
+        None => s.to_string(),
+    }
+}
+
+fn probe_row(p: &super::Probe) -> Row<'_> {
+    let kind = match p.kind {
+        ProbeKind::Call => "probe call",
+        ProbeKind::Incomplete => "incomplete probe call",
+    };
+    Row {
+        class: p.effective_class(),
+        risk: p.rule.map_or(super::finding::PROBE_FAILED_RISK, crate::rules::RuleId::risk),
+        rule: p.rule.map_or(super::finding::PROBE_FAILED_RULE, |r| r.as_str()),
+        tools: vec![&p.tool],
+        what: format!("{kind}: {}", text(&p.message)),
+        detail: String::new(),
+        findings: 1,
+    }
+}
+
+/// A server's rows by class, each class highest risk first.
+fn rows_of(s: &ServerReport, verbose: bool) -> [Vec<Row<'_>>; 3] {
+    let changes: Vec<&Change> = s.changes.iter().filter(|c| verbose || c.class != Class::Cosmetic).collect();
+    let mut rows: Vec<Row<'_>> = super::group::groups(&changes).iter().map(group_row).collect();
+    rows.extend(
+        s.probes
+            .iter()
+            .filter(|p| p.outcome == ProbeOutcome::Fail && (verbose || p.effective_class() != Class::Cosmetic))
+            .map(probe_row),
+    );
+    // Stable: groups keep their order (rule, tool, pointer) within a risk.
+    rows.sort_by_key(|r| (Reverse(r.class), Reverse(r.risk)));
+    let mut by_class: [Vec<Row<'_>>; 3] = [vec![], vec![], vec![]];
+    for r in rows {
+        by_class[class_index(r.class)].push(r);
+    }
+    by_class
+}
+
+fn class_index(c: Class) -> usize {
+    match c {
+        Class::Silent => 0,
+        Class::Loud => 1,
+        Class::Cosmetic => 2,
+    }
+}
+
+/// The probe calls that are not findings and are worth a line: skipped ones (and, verbose,
+/// passed ones).
+fn other_probes(s: &ServerReport, verbose: bool) -> Vec<&super::Probe> {
+    s.probes
+        .iter()
+        .filter(|p| match p.outcome {
+            ProbeOutcome::Fail => false,
+            ProbeOutcome::Skipped => !p.message.contains("probe = \"none\"") || verbose,
+            ProbeOutcome::Pass => verbose,
+        })
+        .collect()
+}
+
+/// Counts for a heading: `**36 silent** · 102 loud · 23 cosmetic`, the classes that fail the
+/// gate in bold, probe findings said.
+fn counts_line(t: &Tally, fail_on: FailOn) -> String {
+    [Class::Silent, Class::Loud, Class::Cosmetic]
+        .iter()
+        .map(|&class| {
+            let s = t.class_count(class);
+            if fail_on.fails(class) && t.findings.get(class) > 0 {
+                format!("**{s}**")
+            } else {
+                s
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// What to do next, under the verdict: what silent means, that it blocks the merge, and the
+/// command that accepts the change.
+fn what_now(report: &Report) -> Option<String> {
+    let t = Tally::of(report);
+    let accept = story::accept_command(report).map(|c| code(&c));
+    let errors: Vec<String> =
+        report.servers.iter().filter(|s| s.status == Status::Error).map(|s| code(&s.name)).collect();
+    let mut s = String::from("> **What now?** ");
+    match Outcome::of(report) {
+        Outcome::Error => {
+            let _ = write!(
+                s,
+                "mcp-pin could not check {} (the error is below), so this check fails until it can: fix what the error names (a server that does not start, a credential, a server missing from `mcp.lock`: `mcp-pin lock --server NAME` pins it).",
+                errors.join(", ")
+            );
+            if t.findings.silent + t.findings.loud > 0 {
+                let _ = write!(s, " The other servers' findings are below, each with its class.");
+            }
+        }
+        Outcome::Fail => {
+            if t.findings.silent > 0 {
+                let _ = write!(
+                    s,
+                    "A **silent** change {}, so it blocks the merge. Read the silent rows below",
+                    story::SILENT_MEANS
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "Under `--fail-on loud` a **loud** change blocks the merge too (it {}). Read the loud rows below",
+                    story::LOUD_MEANS
+                );
+            }
+            let _ = write!(
+                s,
+                "; if the changes are intended, accept them with {} and commit `mcp.lock` (its diff is what the model will now see).",
+                accept.as_deref().unwrap_or("`mcp-pin lock`")
+            );
+            if t.findings.silent > 0 && t.findings.loud > 0 {
+                if report.fail_on == FailOn::Loud {
+                    s.push_str(" Under `--fail-on loud` loud changes block it too.");
+                } else {
+                    let _ = write!(s, " A **loud** change {}: listed for review, not blocking.", story::LOUD_MEANS);
+                }
+            }
+        }
+        Outcome::Pass if t.findings.silent + t.findings.loud == 0 => return None,
+        Outcome::Pass => {
+            if report.fail_on == FailOn::Never {
+                s.push_str("This run only reports (`--fail-on never`): nothing blocks.");
+            } else {
+                let _ = write!(
+                    s,
+                    "Nothing silent, so nothing blocks the merge. A **loud** change {}: review the rows below.",
+                    story::LOUD_MEANS
+                );
+            }
+            if let Some(cmd) = accept {
+                let _ = write!(s, " To pin the new surface, run {cmd} and commit `mcp.lock`.");
+            }
+        }
+    }
+    s.push_str("\n\n");
+    Some(s)
+}
+
+/// How many rows of each server and class a limit of `limit` rows lets through: silent rows of
+/// every server first, then loud, then cosmetic, then the other probe lines.
+fn allowance(rows: &[([usize; 3], usize)], limit: Option<usize>) -> Vec<[usize; 4]> {
+    let mut budget = limit.unwrap_or(usize::MAX);
+    let mut out = vec![[0usize; 4]; rows.len()];
+    for k in 0..4 {
+        for (i, (classes, others)) in rows.iter().enumerate() {
+            let n = if k < 3 { classes[k] } else { *others };
+            let take = n.min(budget);
+            out[i][k] = take;
+            budget -= take;
+        }
+    }
+    out
+}
+
+/// Render with at most `limit` rows; returns the text and how many rows the uncapped report has.
+/// Each server's rows by class, and its other probe lines.
+type Prepared<'a> = Vec<([Vec<Row<'a>>; 3], Vec<&'a super::Probe>)>;
+
+fn prepare(report: &Report, verbose: bool) -> Prepared<'_> {
+    report.servers.iter().map(|s| (rows_of(s, verbose), other_probes(s, verbose))).collect()
+}
+
+fn render_limited(
+    report: &Report,
+    ctx: &RenderContext,
+    per_server: &Prepared<'_>,
+    limit: Option<usize>,
+) -> (String, usize) {
+    let verbose = ctx.style.verbose;
+    let sizes: Vec<([usize; 3], usize)> =
+        per_server.iter().map(|(r, o)| ([r[0].len(), r[1].len(), r[2].len()], o.len())).collect();
+    let total: usize = sizes.iter().map(|(c, o)| c.iter().sum::<usize>() + o).sum();
+    let allowed = allowance(&sizes, limit);
+
+    let t = Tally::of(report);
+    let outcome = Outcome::of(report);
+    let mut out = String::new();
+    let icon = match outcome {
+        Outcome::Pass => "✅",
+        Outcome::Fail => "❌",
+        Outcome::Error => "⚠️",
+    };
+    let _ = writeln!(out, "## {icon} mcp-pin: {} · {}\n", outcome.word(), story::headline(report));
+    let _ = writeln!(
+        out,
+        "{} · {} — {}, gate `--fail-on {}`\n",
+        counts_line(&t, report.fail_on),
+        plural(t.errors, "server error", "server errors"),
+        plural(report.servers.len(), "server", "servers"),
+        fail_on_name(report.fail_on)
+    );
+    if let Some(w) = what_now(report) {
+        out.push_str(&w);
+    }
+    if report.servers.len() > 1 {
+        out.push_str("| server | result | silent | loud | cosmetic |\n|---|---|---:|---:|---:|\n");
+        for s in &report.servers {
+            let result = match (s.status, server_failed(report, s)) {
+                (Status::Error, _) => "⚠️ error",
+                (_, true) => "❌ fail",
+                _ => "✅ pass",
+            };
+            let st = Tally::of_server(s);
+            let _ = writeln!(
+                out,
+                "| {} | {result} | {} | {} | {} |",
+                code(&s.name),
+                st.findings.silent,
+                st.findings.loud,
+                st.findings.cosmetic
+            );
+        }
+        out.push('\n');
+    }
+    let (mut rows_left_out, mut findings_left_out) = (0usize, 0usize);
+    for (i, s) in report.servers.iter().enumerate() {
+        let (rows, others) = &per_server[i];
+        let allow = allowed[i];
+        let kept: usize = allow.iter().sum();
+        for (k, class_rows) in rows.iter().enumerate() {
+            for r in &class_rows[allow[k]..] {
+                rows_left_out += 1;
+                findings_left_out += r.findings;
+            }
+        }
+        rows_left_out += others.len() - allow[3];
+        if kept == 0 && limit.is_some() && s.status != Status::Error && (sizes[i].0.iter().sum::<usize>() > 0) {
+            continue;
+        }
+        server_section(&mut out, report, s, rows, others, allow, verbose);
+    }
+    if rows_left_out > 0 {
+        let whole = match &ctx.run_url {
+            Some(url) => format!("[this run's log]({url}) (every change), or "),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "> **{} not shown** ({} rows; GitHub's comment limit). The whole report: {whole}`mcp-pin check` (`--format json` for every field).",
+            plural(findings_left_out, "more change", "more changes"),
+            rows_left_out
+        );
+    }
+    (out, total)
+}
+
+fn server_section(
+    out: &mut String,
+    report: &Report,
+    s: &ServerReport,
+    rows: &[Vec<Row<'_>>; 3],
+    others: &[&super::Probe],
+    allow: [usize; 4],
+    verbose: bool,
+) {
+    let st = Tally::of_server(s);
+    let _ = write!(out, "### {} {}", mark(report, s), code(&s.name));
+    if st.findings.silent + st.findings.loud + st.findings.cosmetic > 0 {
+        let _ = write!(out, " · {}", counts_line(&st, report.fail_on));
+    }
+    out.push_str("\n\n");
+    if s.status == Status::Error {
+        let _ = writeln!(out, "**Error:** this server could not be checked.\n");
+        out.push_str(&fenced(&escape_for_display(s.error.as_deref().unwrap_or("")), "text"));
+        out.push('\n');
+    }
+    for note in &s.notes {
+        let _ = writeln!(out, "> **Note:** {}\n", text(note));
+    }
+    if let Some(line) = story::removed_line(s) {
+        let _ = writeln!(out, "**Tools:** {line}.\n");
+    }
+    if let Some(line) = &s.probe_summary {
+        let _ = writeln!(out, "**Probes:** {}\n", text(line));
+    }
+    let any_diff = rows.iter().flatten().any(|r| r.detail.contains("<del>") || r.detail.contains("<ins>"));
+    for (k, class) in [Class::Silent, Class::Loud, Class::Cosmetic].into_iter().enumerate() {
+        let shown = &rows[k][..allow[k]];
+        if shown.is_empty() {
+            continue;
+        }
+        let n: usize = rows[k].iter().map(|r| r.findings).sum();
+        let why = match class {
+            Class::Silent => "calls keep succeeding while what they mean changes",
+            Class::Loud => "these break with an error if they break anyone",
+            Class::Cosmetic => "no change in meaning",
+        };
+        let gate = if report.fail_on.fails(class) {
+            "these block the merge"
+        } else if class == Class::Cosmetic {
+            "shown with `--verbose`"
+        } else {
+            "listed for review, not blocking"
+        };
+        let _ = writeln!(
+            out,
+            "**{}** — {why}; {gate}.\n",
+            plural(n, &format!("{class} change"), &format!("{class} changes"))
+        );
+        // Silent rows are all open; loud ones fold after a few, cosmetic ones at once.
+        let open = match class {
+            Class::Silent => shown.len(),
+            Class::Loud => LOUD_OPEN.min(shown.len()),
+            Class::Cosmetic => 0,
+        };
+        let head = "| tool | what changed |\n|---|---|\n";
+        if open > 0 {
+            out.push_str(head);
+            for r in &shown[..open] {
+                out.push_str(&r.line());
+            }
             out.push('\n');
         }
-    }
-    for (label, v) in [("Before", &c.before), ("After", &c.after)] {
-        match v {
-            None => {
-                let _ = writeln!(out, "{label}: *(absent)*\n");
+        if shown.len() > open {
+            let folded: usize = shown[open..].iter().map(|r| r.findings).sum();
+            let _ = write!(
+                out,
+                "<details><summary>{} {}</summary>\n\n{head}",
+                if open > 0 { format!("{folded} more") } else { folded.to_string() },
+                if folded == 1 { format!("{} change", class.as_str()) } else { format!("{} changes", class.as_str()) }
+            );
+            for r in &shown[open..] {
+                out.push_str(&r.line());
             }
-            Some(serde_json::Value::String(s)) => {
-                let _ = writeln!(out, "{label}:\n");
-                out.push_str(&fenced(&escape_for_display(s), "text"));
-                out.push('\n');
-            }
-            Some(v) => {
-                let _ = writeln!(out, "{label}:\n");
-                out.push_str(&fenced(&crate::json::to_canonical_string(v), "json"));
-                out.push('\n');
-            }
+            out.push_str("\n</details>\n\n");
         }
     }
-    out.push_str("</details>\n\n");
+    if any_diff {
+        out.push_str("<sub>Removed words are <del>struck through</del>, added words <ins>underlined</ins>.</sub>\n\n");
+    }
+    let others = &others[..allow[3]];
+    if !others.is_empty() {
+        let skipped = others.iter().filter(|p| p.outcome == ProbeOutcome::Skipped).count();
+        let _ = writeln!(
+            out,
+            "<details><summary>{}</summary>\n\n| tool | probe | outcome | why |\n|---|---|---|---|",
+            if skipped == others.len() {
+                plural(skipped, "probe call skipped", "probe calls skipped")
+            } else {
+                plural(others.len(), "other probe call", "other probe calls")
+            }
+        );
+        for p in others {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                code(&p.tool),
+                match p.kind {
+                    ProbeKind::Call => "call",
+                    ProbeKind::Incomplete => "incomplete call",
+                },
+                match p.outcome {
+                    ProbeOutcome::Pass => "pass",
+                    ProbeOutcome::Fail => "fail",
+                    ProbeOutcome::Skipped => "skipped",
+                },
+                text(&p.message)
+            );
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    let passed = s.probes.iter().filter(|p| p.outcome == ProbeOutcome::Pass).count();
+    if !verbose && passed > 0 && s.probe_summary.is_none() {
+        let _ = writeln!(out, "{} passed.\n", plural(passed, "probe call", "probe calls"));
+    }
+    if s.status == Status::Ok && rows.iter().all(Vec::is_empty) && st.findings.silent + st.findings.loud == 0 {
+        if st.findings.cosmetic > 0 {
+            let _ = writeln!(out, "No change in meaning ({} cosmetic).\n", st.findings.cosmetic);
+        } else if s.probes.iter().all(|p| p.outcome != ProbeOutcome::Fail) {
+            out.push_str("No change.\n\n");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -370,5 +707,9 @@ mod tests {
         assert_eq!(code("x\u{200B}"), "`x\\u{200B}`");
         assert_eq!(fenced("```\n", "text"), "````text\n```\n````\n");
         assert_eq!(html("<b>&\""), "&lt;b&gt;&amp;&quot;");
+        assert_eq!(
+            inline_diff(&[Piece::Same("a ".into()), Piece::Removed("<b>".into()), Piece::Added("*c*".into())]),
+            "a <del>\\<b\\></del><ins>\\*c\\*</ins>"
+        );
     }
 }

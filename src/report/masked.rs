@@ -29,7 +29,7 @@ fn text(s: &mut String) {
 }
 
 fn server(s: &mut ServerReport) {
-    let ServerReport { name, status: _, error, changes, probes, notes, probe_summary } = s;
+    let ServerReport { name, status: _, error, changes, probes, notes, probe_summary, tools: _ } = s;
     text(name);
     error.iter_mut().for_each(text);
     changes.iter_mut().for_each(change);

@@ -11,6 +11,8 @@ pub mod markdown;
 pub mod masked;
 mod merge;
 pub mod sarif;
+pub mod story;
+pub mod textdiff;
 
 pub use merge::{merge_files, merge_json, MAX_REPORT};
 
@@ -99,6 +101,17 @@ pub struct ServerReport {
     /// One line on the probes: how many tools were probed, skipped (and why) and passed.
     #[serde(default, rename = "probeSummary", skip_serializing_if = "Option::is_none")]
     pub probe_summary: Option<String>,
+    /// How many tools the lock pinned and the server lists now (so a report can say how many of
+    /// them remain); absent where unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolCounts>,
+}
+
+/// A server's tool counts: pinned in the lock, and live (or in the newer lock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCounts {
+    pub pinned: usize,
+    pub live: usize,
 }
 
 impl ServerReport {
@@ -111,6 +124,7 @@ impl ServerReport {
             probes: vec![],
             notes: vec![],
             probe_summary: None,
+            tools: None,
         }
     }
 
@@ -155,6 +169,9 @@ pub struct Counts {
     pub cosmetic: usize,
     pub probe_failures: usize,
     pub errors: usize,
+    /// Every finding by class: changes and failing probe calls, each of its class after policy
+    /// (what the other formats count).
+    pub findings: story::ClassCounts,
 }
 
 impl Report {
@@ -173,7 +190,13 @@ impl Report {
             }
             c.probe_failures += s.probe_failures();
         }
+        c.findings = story::Tally::of(self).findings;
         c
+    }
+
+    /// How the run ends: pass, fail, or an error (a server could not be checked).
+    pub fn outcome(&self) -> story::Outcome {
+        story::Outcome::of(self)
     }
 
     /// `fail` when a change at or above the gate's class, a probe failure (unless `never`), or an
@@ -288,6 +311,9 @@ pub struct RenderContext {
     pub lockfile_display: String,
     /// The lockfile's text, for line numbers (none: annotations and SARIF carry no line).
     pub lock_text: LazyText,
+    /// Where the whole report of this run can be read (the run's page under GitHub Actions): a
+    /// report cut to fit a comment points there.
+    pub run_url: Option<String>,
 }
 
 /// A text read from its file only when a renderer first asks for it (the human and JSON
@@ -330,8 +356,25 @@ impl RenderContext {
             style,
             lockfile_display: display_path(lockfile, workspace.as_deref(), cwd.as_deref()),
             lock_text: LazyText::file(lockfile),
+            run_url: github_run_url(),
         }
     }
+}
+
+/// The page of this workflow run under GitHub Actions
+/// (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`), where its log and step
+/// summary are.
+pub fn github_run_url() -> Option<String> {
+    use crate::env_vars::{get, GITHUB_ACTIONS, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SERVER_URL};
+    if get(GITHUB_ACTIONS).as_deref() != Some("true") {
+        return None;
+    }
+    let (server, repo, run) = (get(GITHUB_SERVER_URL)?, get(GITHUB_REPOSITORY)?, get(GITHUB_RUN_ID)?);
+    let url = format!("{}/{}/actions/runs/{}", server.trim_end_matches('/'), repo, run);
+    // Only an address that reads as one (it goes into a markdown link).
+    url.starts_with("https://")
+        .then_some(url)
+        .filter(|u| u.chars().all(|c| c.is_ascii_graphic() && !"()<>[]\\\"'`".contains(c)))
 }
 
 /// `path` relative to the first of `bases` that contains it, with `/` separators.
@@ -405,7 +448,7 @@ fn render_raw(report: &Report, format: Format, ctx: &RenderContext) -> String {
     match format {
         Format::Human => human::render(report, &ctx.style),
         Format::Json => json::render(report),
-        Format::Markdown => markdown::render_capped_with(report, ctx.style.verbose, markdown::STEP_SUMMARY_MAX),
+        Format::Markdown => markdown::render_capped(report, ctx, markdown::COMMENT_MAX),
         Format::Github => github::render(report, &ctx.lockfile_display, ctx.lock_text.get()),
         Format::Sarif => sarif::render(report, ctx),
         Format::Junit => junit::render(report),
@@ -427,6 +470,6 @@ pub fn step_summary_append(report: &Report, ctx: &RenderContext) -> std::io::Res
 pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path) -> std::io::Result<()> {
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
-    let text = markdown::render_capped_with(&masked::masked(report), ctx.style.verbose, room);
+    let text = markdown::render_capped(&masked::masked(report), ctx, room);
     crate::sink::append_file(path, &crate::sink::finish(Format::Markdown, text))
 }

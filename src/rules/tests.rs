@@ -134,3 +134,37 @@ fn report_only_ids_are_not_rules() {
         assert!(lookup(id).is_none(), "{id}");
     }
 }
+
+/// The risk ranks form one band per class, so a report ordered by class and then risk reads
+/// highest risk first whatever the class (and SARIF's severities match the classes).
+#[test]
+fn risk_bands_follow_the_classes() {
+    for r in RULES {
+        let band = match r.class {
+            Class::Silent => 50..=100,
+            Class::Loud => 10..=39,
+            Class::Cosmetic => 1..=9,
+        };
+        assert!(band.contains(&r.risk), "{}: risk {} is outside the {} band {band:?}", r.id, r.risk, r.class);
+    }
+    // What the reports lead with: a removed tool outranks reworded text, which outranks a title.
+    assert!(RuleId::ToolRemoved.risk() > RuleId::DescriptionChanged.risk());
+    assert!(RuleId::RequiredRemoved.risk() > RuleId::SchemaDescriptionChanged.risk());
+    assert!(RuleId::ToolAdded.risk() > RuleId::TitleChanged.risk());
+}
+
+/// The rules whose values are prose the model reads are the text rules, and only those.
+#[test]
+fn prose_rules_are_the_text_rules() {
+    let prose: Vec<&str> = RULES.iter().filter(|r| r.shows == Shows::Prose).map(|r| r.id).collect();
+    assert_eq!(
+        prose,
+        [
+            "description-changed",
+            "description-reflowed",
+            "schema-description-changed",
+            "output-schema-description-changed",
+            "instructions-changed"
+        ]
+    );
+}

@@ -146,6 +146,7 @@ fn stand_in(r: &Runner, report: Option<&Report>, code: i32) -> PathBuf {
             style: Style::default(),
             lockfile_display: "mcp.lock".into(),
             lock_text: LazyText::text(LOCK),
+            run_url: None,
         };
         for f in [Format::Json, Format::Markdown, Format::Github, Format::Sarif, Format::Human] {
             std::fs::write(canned.join(f.name()), report::render(report, f, &ctx)).unwrap();
@@ -253,11 +254,17 @@ fn run_sh_sets_outputs_summary_annotations_and_sarif_and_exits_with_checks_code(
         let stdout = String::from_utf8_lossy(&out.stdout);
         // search is on line 11 of LOCK, fetch on line 8.
         assert!(
-            stdout.contains("::error file=mcp.lock,line=11,title=mcp-pin%3A required-removed (search)::"),
+            stdout.contains("::error file=mcp.lock,line=11,title=mcp-pin%3A silent required-removed (search)::"),
             "{stdout}"
         );
-        assert!(stdout.contains("::error file=mcp.lock,line=8,title=mcp-pin%3A call-failed (fetch)::"), "{stdout}");
-        assert!(stdout.contains("FAIL: 1 silent, 1 loud"), "the human report is in the log: {stdout}");
+        assert!(
+            stdout.contains("::error file=mcp.lock,line=8,title=mcp-pin%3A silent call-failed (fetch)::"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("FAIL: 2 silent changes block the merge · 2 silent (1 from probes), 1 loud"),
+            "the human report is in the log: {stdout}"
+        );
 
         let sarif: Value =
             serde_json::from_str(&std::fs::read_to_string(r.workspace().join("sub/reports/mcp-pin.sarif")).unwrap())
@@ -290,7 +297,7 @@ fn run_sh_passes_inputs_as_data_never_as_shell() {
     assert!(args.contains("--server\n*\n"), "no globbing: {args}");
     assert!(args.contains("--config\n$(touch pwned5)\n"), "{args}");
     assert_eq!(r.outputs()["verdict"], "pass");
-    assert_eq!(r.read("summary").lines().next().unwrap(), "## ✅ mcp-pin: PASS");
+    assert_eq!(r.read("summary").lines().next().unwrap(), "## ✅ mcp-pin: PASS · no change");
 }
 
 #[test]
@@ -436,8 +443,9 @@ fn run_sh_end_to_end_with_the_fixture_server() {
     let line = mcp_pin::lockfile::line_of(&lock, "docs", Some("search")).unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout
-            .contains(&format!("::error file={sub}/mcp.lock,line={line},title=mcp-pin%3A required-removed (search)::")),
+        stdout.contains(&format!(
+            "::error file={sub}/mcp.lock,line={line},title=mcp-pin%3A silent required-removed (search)::"
+        )),
         "the lockfile is named from the workspace root: {stdout}"
     );
     let sarif: Value = serde_json::from_str(&p.read("mcp-pin.sarif")).unwrap();

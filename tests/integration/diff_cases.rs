@@ -207,11 +207,13 @@ fn report() {
         let new = surface_from_json(&read(&dir.join("after.json")));
         let mut server = ServerReport::ok("case");
         server.changes = diff_surfaces(&old, &new);
+        server.tools = Some(mcp_pin::report::ToolCounts { pinned: old.tools.len(), live: new.tools.len() });
         let r = Report { fail_on: FailOn::Silent, servers: vec![server] };
         let ctx = |verbose| RenderContext {
             style: Style { color: false, verbose },
             lockfile_display: "mcp.lock".into(),
             lock_text: LazyText::text(""),
+            run_url: None,
         };
         let text = format!(
             "--- json\n{}\n--- human\n{}\n--- human --verbose\n{}",

@@ -175,3 +175,94 @@ fn lock_help_agrees_with_the_probe_docs() {
     assert!(help.contains("the result shapes pinned before are kept"), "{help}");
     insta::assert_snapshot!("lock_help", help);
 }
+
+/// The `run:` script of the step named `step` in a workflow file: the lines of its `run: |`
+/// block, de-indented.
+fn step_script(yaml: &str, step: &str) -> String {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let start = lines.iter().position(|l| l.trim() == format!("- name: {step}")).expect("the step");
+    let run = start + lines[start..].iter().position(|l| l.trim() == "run: |").expect("its run block");
+    let indent = lines[run + 1].len() - lines[run + 1].trim_start().len();
+    let mut out = String::new();
+    for l in &lines[run + 1..] {
+        if !l.trim().is_empty() && l.len() - l.trim_start().len() < indent {
+            break;
+        }
+        out.push_str(l.get(indent..).unwrap_or(""));
+        out.push('\n');
+    }
+    out
+}
+
+/// The drift cron's recipe (docs/drift-cron.md, the same as docs/examples/mcp-pin-drift.yml)
+/// builds its issue from mcp-pin's own escaped markdown: run as written, with the real binary
+/// and a stand-in `gh`, a server's `<img src=x>` and pipes stay text in the issue's body, the
+/// body is the markdown report, and a drift-free report closes the issue.
+#[cfg(unix)]
+#[test]
+fn the_drift_cron_issue_is_mcp_pins_escaped_markdown() {
+    use mcp_pin::change::{Change, Class};
+    use mcp_pin::report::{self, FailOn, Format, RenderContext, Report, ServerReport};
+    use std::os::unix::fs::PermissionsExt;
+
+    let doc = std::fs::read_to_string(root().join("docs/drift-cron.md")).unwrap();
+    let example = std::fs::read_to_string(root().join("docs/examples/mcp-pin-drift.yml")).unwrap();
+    let step = "Open, update or close the drift issue";
+    let script = step_script(&example, step);
+    assert_eq!(step_script(&doc, step), script, "docs/drift-cron.md and the example file differ");
+    assert!(!script.contains("jq -r") && script.contains("--format markdown"), "{script}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(pin_bin(), bin.join("mcp-pin")).unwrap();
+    // `gh`: `issue list` answers $EXISTING; create/edit/close record their arguments and body.
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        "#!/usr/bin/env bash\nset -e\ncase \"$1 $2\" in\n  'issue list') echo \"${EXISTING:-}\" ;;\n  *) printf '%s\\n' \"$*\" >> calls.txt\n     while [ $# -gt 0 ]; do if [ \"$1\" = --body-file ]; then cp \"$2\" issue.md; fi; shift; done ;;\nesac\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |report: &Report, existing: &str| {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(
+            work.path().join("report.json"),
+            report::render(report, Format::Json, &RenderContext::default()),
+        )
+        .unwrap();
+        let out = std::process::Command::new("bash")
+            .args(["-eo", "pipefail", "-c", &script])
+            .current_dir(work.path())
+            .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()))
+            .env("SERVER", "search")
+            .env("RUN_URL", "https://github.com/o/r/actions/runs/7")
+            .env("EXISTING", existing)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("CI")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let read = |f: &str| std::fs::read_to_string(work.path().join(f)).unwrap_or_default();
+        (read("calls.txt"), read("issue.md"))
+    };
+    let mut s = ServerReport::ok("search");
+    s.changes.push(Change {
+        rule: "enum-value-added".parse().unwrap(),
+        class: Class::Loud,
+        tool: Some("find".into()),
+        pointer: "/inputSchema/properties/mode/enum".into(),
+        message: "argument \"mode\" of tool find now accepts \"<img src=x> | @team\"".into(),
+        before: None,
+        after: Some(serde_json::json!("<img src=x> | @team")),
+    });
+    let drifted = Report { fail_on: FailOn::Never, servers: vec![s] };
+    let (calls, body) = run(&drifted, "");
+    assert!(calls.starts_with("issue create --title MCP drift: search --body-file body.md"), "{calls}");
+    assert!(body.starts_with("## ❌ mcp-pin: FAIL"), "{body}");
+    assert!(body.contains("\\<img src=x\\> \\| \\@team") && !body.replace("\\<", "").contains("<img"), "{body}");
+    assert!(body.trim_end().ends_with("Found by [this run](https://github.com/o/r/actions/runs/7)."), "{body}");
+    let quiet = Report { fail_on: FailOn::Never, servers: vec![ServerReport::ok("search")] };
+    let (calls, _) = run(&quiet, "12");
+    assert!(calls.starts_with("issue close 12 --comment"), "{calls}");
+}

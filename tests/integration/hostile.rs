@@ -349,7 +349,7 @@ fn a_redirect_to_another_origin_is_refused_or_followed_without_the_headers() {
     let other = HttpFixture::start(&p.path("s.json"), &["--require-header", &format!("X-Api-Key: {CANARY_A}")]);
     let (url, keyed) = redirector(other.url.clone());
     let config = |extra: &str| {
-        format!("[servers.r]\nurl = {url:?}\nheaders = {{ X-Api-Key = \"${{KEY}}\" }}\ntimeout = \"5s\"\n{extra}")
+        format!("[servers.r]\nurl = {url:?}\nheaders = {{ X-Api-Key = \"${{KEY}}\" }}\ntimeout = \"30s\"\n{extra}")
     };
     p.write("mcp-pin.toml", &config(""));
     let out = p.run_env(&["lock", "--no-probe"], &[("KEY", CANARY_A)]);

@@ -30,6 +30,7 @@ mod probe_args;
 mod probe_servers;
 mod probes_cli;
 mod real_servers;
+mod report_agreement;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;

@@ -147,6 +147,7 @@ fn ctx(verbose: bool) -> RenderContext {
         style: Style { color: false, verbose },
         lockfile_display: "mcp.lock".into(),
         lock_text: LazyText::text(lock_text()),
+        run_url: None,
     }
 }
 
@@ -169,20 +170,22 @@ fn human_snapshot() {
 
 #[test]
 fn human_word_diff_and_colour() {
+    use report::textdiff::word_diff;
     assert_eq!(
-        report::human::word_diff("the quick fox", "the slow fox\u{200B}", false),
+        word_diff("the quick fox", "the slow fox\u{200B}", false),
         "the [-quick fox-]{+slow fox\\u{200B}+}",
         "the space between two changed words joins the change"
     );
-    assert_eq!(report::human::word_diff("a b c d", "a x c y", false), "a [-b-]{+x+} c [-d-]{+y+}");
+    assert_eq!(word_diff("a b c d", "a x c y", false), "a [-b-]{+x+} c [-d-]{+y+}");
     // whitespace that changed between unchanged words is not a change to show
-    assert_eq!(report::human::word_diff("one\ntwo three", "one\n  two four", false), "one\n  two [-three-]{+four+}");
+    assert_eq!(word_diff("one\ntwo three", "one\n  two four", false), "one\n  two [-three-]{+four+}");
     assert_eq!(
-        report::human::word_diff("Returns multiple links", "Returns up to ten links", false),
+        word_diff("Returns multiple links", "Returns up to ten links", false),
         "Returns [-multiple-]{+up to ten+} links"
     );
-    let coloured = report::human::word_diff("a b", "a c", true);
-    assert_eq!(coloured, "a \x1b[31mb\x1b[0m\x1b[32mc\x1b[0m");
+    // In colour the markers stay: red and green are not everyone's colours.
+    let coloured = word_diff("a b", "a c", true);
+    assert_eq!(coloured, "a \x1b[31m[-b-]\x1b[0m\x1b[32m{+c+}\x1b[0m");
     let r = sample(FailOn::Silent);
     let plain = report::render(&r, Format::Human, &ctx(false));
     assert!(!plain.contains('\x1b'), "no colour unless asked");
@@ -225,17 +228,24 @@ fn markdown_is_capped_with_a_line_saying_how_much_is_left_out() {
     }
     let full = markdown::render(&r, false);
     assert!(full.len() > 100_000);
-    let capped = markdown::render_capped(&r, 100_000);
+    let mut c = ctx(false);
+    c.run_url = Some("https://github.com/o/r/actions/runs/1".into());
+    let capped = markdown::render_capped(&r, &c, 100_000);
     assert!(capped.len() <= 100_000, "{}", capped.len());
     let last = capped.trim_end().lines().last().unwrap();
-    assert!(last.contains("more changes and probes not shown") && last.contains("JSON report"), "{last}");
+    assert!(last.contains("more changes not shown") && last.contains("comment limit"), "{last}");
+    // It points to the whole report: the run's log, and the command.
+    assert!(
+        last.contains("[this run's log](https://github.com/o/r/actions/runs/1)") && last.contains("--format json"),
+        "{last}"
+    );
     let n: usize = last.trim_start_matches("> **").split(' ').next().unwrap().parse().unwrap();
     let shown = capped.matches("| `tool-").count();
     assert_eq!(n + shown, 2000);
     // The heading keeps the real counts.
-    assert!(capped.contains("**2000 silent changes**"));
+    assert!(capped.contains("2000 silent changes block the merge") && capped.contains("**2000 silent**"));
     // A limit smaller than the heading still holds.
-    assert!(markdown::render_capped(&r, 50).len() <= 50);
+    assert!(markdown::render_capped(&r, &c, 50).len() <= 50);
 }
 
 #[test]
@@ -245,7 +255,7 @@ fn step_summary_is_appended_and_capped_with_what_the_file_holds() {
     std::fs::write(&path, "# earlier step\n").unwrap();
     report::step_summary_append_to(&sample(FailOn::Silent), &ctx(false), &path).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with("# earlier step\n## ❌ mcp-pin: FAIL"), "{text}");
+    assert!(text.starts_with("# earlier step\n## ⚠️ mcp-pin: ERROR"), "{text}");
     std::fs::write(&path, "x".repeat(markdown::STEP_SUMMARY_MAX - 10)).unwrap();
     report::step_summary_append_to(&sample(FailOn::Silent), &ctx(false), &path).unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() as usize <= markdown::STEP_SUMMARY_MAX);
@@ -262,9 +272,10 @@ fn github_annotations_point_at_the_tools_line_one_per_tool_worst_first() {
     let text = lock_text();
     let out = github::render(&sample(FailOn::Silent), "dir/mcp.lock", Some(&text));
     let lines: Vec<&str> = out.lines().collect();
-    // beta's error, alpha/fetch (2 silent + a probe failure), alpha/search (silent + loud), then the
-    // loud ones: alpha's server-level change and alpha/web (not in the lock: the server's line).
-    assert_eq!(lines.len(), 5, "{out}");
+    // beta's error, alpha/fetch (2 silent + a silent probe finding), alpha/search (silent + loud),
+    // then the loud ones by risk: alpha/web's new tool (not in the lock: the server's line) and
+    // alpha's server-level change; then the notice with the outcome and the counts.
+    assert_eq!(lines.len(), 6, "{out}");
     let fetch = line_of(&text, "alpha", Some("fetch")).unwrap();
     let search = line_of(&text, "alpha", Some("search")).unwrap();
     let alpha = line_of(&text, "alpha", None).unwrap();
@@ -280,7 +291,7 @@ fn github_annotations_point_at_the_tools_line_one_per_tool_worst_first() {
     assert!(lines[0].contains("%0Ahint%3A") || lines[0].contains("%0Ahint:"), "newlines escaped: {}", lines[0]);
     assert!(
         lines[1].starts_with(&format!(
-            "::error file=dir/mcp.lock,line={fetch},title=mcp-pin%3A description-changed (fetch)::"
+            "::error file=dir/mcp.lock,line={fetch},title=mcp-pin%3A silent hidden-characters (fetch)::"
         )),
         "{}",
         lines[1]
@@ -288,22 +299,27 @@ fn github_annotations_point_at_the_tools_line_one_per_tool_worst_first() {
     assert!(lines[1].ends_with("(+2 more in the step summary)"), "{}", lines[1]);
     assert!(
         lines[2].starts_with(&format!(
-            "::error file=dir/mcp.lock,line={search},title=mcp-pin%3A required-removed (search)::"
+            "::error file=dir/mcp.lock,line={search},title=mcp-pin%3A silent required-removed (search)::"
         )),
         "{}",
         lines[2]
     );
     assert!(
-        lines[3].starts_with(&format!(
-            "::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A server-version-changed (server alpha)::"
-        )),
+        lines[3]
+            .starts_with(&format!("::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A loud tool-added (web)::")),
         "{}",
         lines[3]
     );
     assert!(
-        lines[4].starts_with(&format!("::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A tool-added (web)::")),
+        lines[4].starts_with(&format!(
+            "::warning file=dir/mcp.lock,line={alpha},title=mcp-pin%3A loud server-version-changed (server alpha)::"
+        )),
         "{}",
         lines[4]
+    );
+    assert_eq!(
+        lines[5],
+        "::notice title=mcp-pin::ERROR: 1 server could not be checked, and 4 silent changes block the merge · 4 silent (1 from probes), 3 loud, 1 cosmetic"
     );
     assert!(!out.contains("icons-changed"), "cosmetic changes are not annotated");
     // Without the lock text there is no line.
@@ -334,7 +350,61 @@ fn github_caps_at_ten_errors_and_ten_warnings_then_a_notice() {
     assert_eq!(out.matches("::error ").count(), 10);
     assert_eq!(out.matches("::warning ").count(), 10);
     let last = out.lines().last().unwrap();
-    assert!(last.starts_with("::notice title=mcp-pin::18 more tools with findings not annotated"), "{last}");
+    assert!(last.starts_with("::notice title=mcp-pin::FAIL: 25 silent changes block the merge · 25 silent, 13 loud, 0 cosmetic; 18 more tools with findings not annotated"), "{last}");
+}
+
+/// GitHub's ten error slots go to the riskiest findings, every rule once before any rule twice:
+/// reworded descriptions on many tools cannot crowd out a removed tool, a required argument
+/// dropped on 20 tools and a removed enum value.
+#[test]
+fn github_error_slots_go_by_risk_every_rule_once_first() {
+    let mut s = ServerReport::ok("many");
+    for i in 0..15 {
+        s.changes.push(change(
+            "description-changed",
+            Class::Silent,
+            Some(&format!("a{i:02}")),
+            "/description",
+            "description changed",
+            Some(json!("a")),
+            Some(json!("b")),
+        ));
+    }
+    for i in 0..20 {
+        s.changes.push(change(
+            "required-removed",
+            Class::Silent,
+            Some(&format!("r{i:02}")),
+            "/inputSchema/required",
+            "q is no longer required",
+            None,
+            None,
+        ));
+    }
+    s.changes.push(change(
+        "enum-value-removed",
+        Class::Silent,
+        Some("z_enum"),
+        "/inputSchema/properties/m/enum",
+        "value gone",
+        Some(json!("x")),
+        None,
+    ));
+    s.changes.push(change("tool-removed", Class::Silent, Some("zz_gone"), "", "the tool was removed", None, None));
+    let out = github::render(&Report { fail_on: FailOn::Silent, servers: vec![s] }, "mcp.lock", None);
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), 10, "{out}");
+    let rule_of = |l: &str| l.split("title=mcp-pin%3A silent ").nth(1).unwrap().split(' ').next().unwrap().to_string();
+    let rules: Vec<String> = errors.iter().map(|l| rule_of(l)).collect();
+    // Every rule gets a slot, then the rest go round after round (listed highest risk first).
+    let count = |rule: &str| rules.iter().filter(|r| *r == rule).count();
+    assert_eq!(
+        [count("tool-removed"), count("description-changed"), count("required-removed"), count("enum-value-removed")],
+        [1, 4, 4, 1],
+        "{out}"
+    );
+    assert_eq!(rules[0], "tool-removed", "{out}");
+    assert_eq!(rules[9], "enum-value-removed", "{out}");
 }
 
 #[test]
@@ -354,8 +424,16 @@ fn sarif_snapshot_and_structure() {
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     assert!(rules.len() >= mcp_pin::rules::RULES.len());
     for (i, info) in mcp_pin::rules::RULES.iter().enumerate() {
-        assert_eq!(rules[i]["id"], info.id);
-        assert_eq!(rules[i]["shortDescription"]["text"], info.summary);
+        let d = &rules[i];
+        assert_eq!(d["id"], info.id);
+        // What code scanning reads to file and rank an alert.
+        assert_eq!(d["shortDescription"]["text"], sarif::short_description(info.summary));
+        assert_eq!(d["helpUri"], info.rule.doc_url());
+        assert!(d["helpUri"].as_str().unwrap().ends_with(&format!("/docs/rules.md#{}", info.id)));
+        let tags: Vec<&str> = d["properties"]["tags"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+        assert!(tags.contains(&"security") && tags.contains(&info.class.as_str()), "{tags:?}");
+        assert_eq!(d["properties"]["security-severity"], format!("{:.1}", f64::from(info.risk) / 10.0));
+        assert!(["very-high", "high", "medium"].contains(&d["properties"]["precision"].as_str().unwrap()));
     }
     let results = run["results"].as_array().unwrap();
     // 6 non-cosmetic changes, 1 failing probe, 1 server error.
@@ -418,10 +496,10 @@ fn junit_snapshot_and_well_formed() {
     insta::assert_snapshot!("junit", xml);
     assert_eq!(xml.matches("<testsuite ").count(), 3);
     assert!(xml.contains("<testcase name=\"fetch\" classname=\"alpha\">"));
-    // fetch: two silent changes and the failing probe; search: one; beta: the error.
-    assert_eq!(xml.matches("<failure ").count(), 4);
-    // `failures` counts the failed test cases (fetch, search).
-    assert!(xml.contains("<testsuite name=\"alpha\" tests=\"4\" failures=\"2\" errors=\"0\""), "{xml}");
+    // One failure per failing test case (fetch: two silent changes and a silent probe finding,
+    // each a line of its text; search: one), and beta's error.
+    assert_eq!(xml.matches("<failure ").count(), 2);
+    assert!(xml.contains("<testsuite name=\"alpha\" tests=\"4\" skipped=\"0\" errors=\"0\" failures=\"2\""), "{xml}");
     assert_eq!(xml.matches("<error ").count(), 1);
     assert!(!xml.contains('\u{200B}'));
     well_formed_xml(&xml);
@@ -448,9 +526,14 @@ fn json_contract_fields() {
     assert_eq!(v["verdict"], "fail");
     assert_eq!(v["failOn"], "silent");
     let counts: BTreeMap<String, Value> = serde_json::from_value(v["counts"].clone()).unwrap();
-    assert_eq!(counts.keys().cloned().collect::<Vec<_>>(), ["cosmetic", "errors", "loud", "probeFailures", "silent"]);
+    assert_eq!(
+        counts.keys().cloned().collect::<Vec<_>>(),
+        ["cosmetic", "errors", "findings", "loud", "probeFailures", "silent"]
+    );
     assert_eq!(v["counts"]["silent"], 3);
     assert_eq!(v["counts"]["probeFailures"], 1);
+    // Every finding by class: the three silent changes and the silent probe finding.
+    assert_eq!(v["counts"]["findings"], json!({"silent": 4, "loud": 3, "cosmetic": 1}));
     let c = &v["servers"][0]["changes"][0];
     for key in ["rule", "class", "tool", "pointer", "message", "before", "after"] {
         assert!(c.get(key).is_some(), "change field {key}");
@@ -529,10 +612,10 @@ fn human_report_cannot_be_forged_by_a_tool_name() {
 #[test]
 fn long_text_diffs_are_clipped_unless_verbose() {
     let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-    let clipped = report::human::clip_lines(&text, 20);
+    let clipped = report::textdiff::clip_lines(&text, 20);
     assert_eq!(clipped.lines().count(), 21);
     assert!(clipped.ends_with("... (10 more lines; --verbose shows all)"), "{clipped}");
-    assert_eq!(report::human::clip_lines("one\ntwo", 20), "one\ntwo");
+    assert_eq!(report::textdiff::clip_lines("one\ntwo", 20), "one\ntwo");
 }
 
 #[test]
@@ -547,26 +630,26 @@ fn a_description_that_appears_or_goes_is_shown_as_text() {
         after,
     };
     let gone = mk("schema-description-changed", Some(json!("Parameters for fetching a URL.")), None);
-    assert_eq!(report::human::texts(&gone), Some(("Parameters for fetching a URL.", "")));
+    assert_eq!(report::textdiff::texts(&gone), Some(("Parameters for fetching a URL.", "")));
     assert_eq!(
-        report::human::word_diff("Parameters for fetching a URL.", "", false),
+        report::textdiff::word_diff("Parameters for fetching a URL.", "", false),
         "[-Parameters for fetching a URL.-]"
     );
     let new = mk("instructions-changed", Some(Value::Null), Some(json!("Use search first.")));
-    assert_eq!(report::human::texts(&new), Some(("", "Use search first.")));
+    assert_eq!(report::textdiff::texts(&new), Some(("", "Use search first.")));
     // A title's message already quotes both values.
     let title = mk("schema-title-changed", None, Some(json!("Fetch Arguments")));
-    assert_eq!(report::human::texts(&title), None);
+    assert_eq!(report::textdiff::texts(&title), None);
 }
 
 #[test]
 fn a_long_text_shows_only_its_changed_lines() {
     let before: String = (1..=40).map(|i| format!("rule {i}: keep it.\n")).collect();
     let after = before.replace("rule 30: keep it.", "rule 30: drop it.");
-    let diff = report::human::text_diff(&before, &after, false);
+    let diff = report::textdiff::text_diff(&before, &after, false);
     assert_eq!(diff, "(line 28)\nrule 28: keep it.\nrule 29: keep it.\nrule 30: [-keep-]{+drop+} it.\nrule 31: keep it.\nrule 32: keep it.");
     // short texts keep the plain word diff
-    assert_eq!(report::human::text_diff("a b", "a c", false), "a [-b-]{+c+}");
+    assert_eq!(report::textdiff::text_diff("a b", "a c", false), "a [-b-]{+c+}");
 }
 
 /// A release that makes one emitter change on 27 tools, plus changes of their own on two tools.
@@ -628,12 +711,13 @@ fn grouped_report_in_every_format() {
     assert_eq!(groups[0]["rule"], "constraint-loosened");
     insta::assert_snapshot!("grouped_json", serde_json::to_string_pretty(&json).unwrap());
     insta::assert_snapshot!("grouped_github", report::render(&r, Format::Github, &ctx(false)));
-    // SARIF and JUnit keep one result per change (code scanning and test viewers group by rule
-    // themselves): all 29 are there.
+    // SARIF keeps one result per change (code scanning groups by rule itself): all 29 are there.
     let sarif: Value = serde_json::from_str(&report::render(&r, Format::Sarif, &ctx(false))).unwrap();
     assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 29);
+    // JUnit: one failing test case per tool, each failing change a line of its failure.
     let junit = report::render(&r, Format::Junit, &ctx(false));
-    assert_eq!(junit.matches("<failure").count(), 28, "{junit}");
+    assert_eq!(junit.matches("<failure").count(), 27, "{junit}");
+    assert_eq!(junit.matches("[silent] constraint-loosened").count(), 27, "{junit}");
     insta::assert_snapshot!("grouped_junit", junit);
 }
 
