@@ -483,6 +483,18 @@ impl ServerConfig {
         }
     }
 
+    /// The client capabilities mcp-pin declares to it: the configured ones, and `roots` for a
+    /// stdio server (its working folder and the folders on its command line: probes name them;
+    /// see `client::roots`). Sorted; what the lock records as `clientCapabilities`.
+    pub fn declared_capabilities(&self) -> Vec<String> {
+        let mut caps = self.client_capabilities.clone();
+        if matches!(self.transport, Transport::Stdio(_)) && !caps.iter().any(|c| c == "roots") {
+            caps.push("roots".into());
+            caps.sort();
+        }
+        caps
+    }
+
     /// Every secret value this server's config holds (env values, header values, URL userinfo
     /// and query values), for scrubbing from messages. Values shorter than 4 chars are skipped.
     pub fn secrets(&self) -> Vec<String> {

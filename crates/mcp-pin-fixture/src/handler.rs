@@ -209,6 +209,18 @@ impl ServerHandler for Fixture {
             return Err(McpError::new(ErrorCode(e.code), e.message, e.data));
         }
         let args = request.arguments.unwrap_or_default();
+        if surface::missing_required(&tool, &args).is_empty() {
+            if let Some(why) = behaviour.refusal(&args) {
+                return Ok(text_result(why, true).into());
+            }
+            if behaviour.echo_roots {
+                let text = match context.peer.list_roots().await {
+                    Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
+                    Err(e) => format!("roots/list failed: {e}"),
+                };
+                return Ok(text_result(text, false).into());
+            }
+        }
         let scripted = match behaviour.results.as_deref() {
             Some([]) | None => behaviour.result,
             Some(list) => {
