@@ -758,6 +758,9 @@ mod mrtr_tests {
         let sampling =
             json!({"resultType": "input_required", "inputRequests": {"c": {"method": "sampling/createMessage"}}});
         assert!(super::own_input_responses(&sampling, &json!({"roots": []})).is_none());
+        // The roots declared to the server are the answer to a roots request.
+        let declared = json!({"roots": [{"uri": "file:///w", "name": "w"}]});
+        assert_eq!(super::own_input_responses(&r, &declared).unwrap()["b"], declared);
         assert!(super::own_input_responses(&json!({"resultType": "input_required"}), &json!({"roots": []})).is_none());
     }
 }

@@ -544,8 +544,9 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
             return (vec![fail(tool, k, CALL_FAILED, msg)], None);
         }
         Ok(CallOutcome::Timeout) => {
+            // Always judged (a hang is never excused), and pinned: the tool was probed.
             let msg = format!("no answer within {}; the call was cancelled", humanize(ctx.timeout));
-            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], None);
+            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], Some(shape::timeout_shape()));
         }
         Ok(CallOutcome::RpcError { code, message }) => {
             if task_required_error(*code, message) {

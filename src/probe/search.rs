@@ -147,9 +147,9 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         }
     }
     // The arguments mcp-pin found are pinned with the contract (a fixture is the config's word;
-    // a secret is never pinned).
+    // no arguments need no pin; a secret is never pinned).
     if let (Some(Value::Object(m)), Some(_)) = (&mut shape, &synthesised) {
-        if !known.holds_secret(&Value::Object(set.args.clone())) {
+        if !set.args.is_empty() && !known.holds_secret(&Value::Object(set.args.clone())) {
             m.insert(CALL_KEY.into(), set.to_pin(tried));
         }
     }

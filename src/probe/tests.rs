@@ -20,6 +20,7 @@ fn server(probe: ProbePolicy) -> ServerConfig {
         timeout: Duration::from_secs(2),
         max_tools: crate::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
+        client_capabilities_set: false,
         probe,
         tools: BTreeMap::new(),
     }
@@ -178,9 +179,15 @@ fn call_failed_on_rpc_error_and_is_error_with_excerpt_and_secrets_masked() {
 #[test]
 fn timeout_is_call_timeout() {
     let d = json!({"name": "t", "inputSchema": {"type": "object"}});
-    let (p, _) = judge_call("t", &d, &Ok(CallOutcome::Timeout), None, T, &[]);
+    let (p, pin) = judge_call("t", &d, &Ok(CallOutcome::Timeout), None, T, &[]);
     assert_eq!(rules(&p), vec![Some(CALL_TIMEOUT)]);
     assert!(p[0].message.contains("2s"), "{}", p[0].message);
+    // Pinned as probed (check judges it), with nothing to compare.
+    let pin = pin.unwrap();
+    assert!(shape::timed_out(&pin) && shape::pinned_failure(&pin));
+    // A hang at check is judged even when the call hung at lock too: a timeout is never excused.
+    let (p, _) = judge("t", &ctx(&d, Some(&pin), Mode::Check, Some(LINE)), &Ok(CallOutcome::Timeout));
+    assert_eq!(rules(&p), vec![Some(CALL_TIMEOUT)]);
 }
 
 #[test]

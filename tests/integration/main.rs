@@ -24,8 +24,10 @@ mod interop;
 mod no_panic;
 mod oauth;
 mod probe_args;
+mod probe_search;
 mod probe_servers;
 mod probes_cli;
+mod real_probes;
 mod real_servers;
 mod report_formats;
 #[cfg(unix)]

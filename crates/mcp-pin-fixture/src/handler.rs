@@ -213,12 +213,12 @@ impl ServerHandler for Fixture {
             if let Some(why) = behaviour.refusal(&args) {
                 return Ok(text_result(why, true).into());
             }
-            if behaviour.echo_roots {
+            if let Some(file) = &behaviour.roots_to {
                 let text = match context.peer.list_roots().await {
                     Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
                     Err(e) => format!("roots/list failed: {e}"),
                 };
-                return Ok(text_result(text, false).into());
+                let _ = std::fs::write(file, text);
             }
         }
         let scripted = match behaviour.results.as_deref() {

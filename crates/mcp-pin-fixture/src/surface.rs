@@ -79,9 +79,10 @@ pub struct CallBehaviour {
     /// folder, or absolute); otherwise `isError` with `ENOENT: no such file or directory`.
     #[serde(default)]
     pub exists: Vec<String>,
-    /// Answer with the client's roots (`roots/list` asked of the client) as a JSON text block.
+    /// Ask the client for its roots (`roots/list`) and write the answer (JSON) to this file
+    /// (relative to the server's working folder), then answer as usual.
     #[serde(default)]
-    pub echo_roots: bool,
+    pub roots_to: Option<String>,
 }
 
 impl CallBehaviour {

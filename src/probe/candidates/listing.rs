@@ -10,6 +10,8 @@ use super::hints::words;
 pub const MAX_LISTED: usize = 256;
 /// Longest value kept.
 const MAX_VALUE_LEN: usize = 200;
+/// Most words in a value: more is a sentence, not a name.
+const MAX_WORDS: usize = 4;
 /// Most JSON nodes read from one result.
 const MAX_NODES: usize = 10_000;
 /// Most lines read from one text block.
@@ -175,7 +177,12 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
 
 fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
     let v = value.trim_matches(|c: char| c == '\'' || c == '"' || c.is_whitespace());
-    if v.is_empty() || v.chars().count() > MAX_VALUE_LEN || v.chars().any(char::is_control) || out.len() >= MAX_LISTED {
+    if v.is_empty()
+        || v.chars().count() > MAX_VALUE_LEN
+        || v.chars().any(char::is_control)
+        || v.split_whitespace().count() > MAX_WORDS
+        || out.len() >= MAX_LISTED
+    {
         return;
     }
     if !out.iter().any(|o| o.value == v && o.key.as_deref() == key) {
@@ -279,7 +286,9 @@ mod tests {
         let l = extract("list", &json!({"structuredContent": {"names": many}}));
         assert_eq!(l.len(), MAX_LISTED);
         let long = "x".repeat(500);
-        assert!(extract("list", &json!({"structuredContent": {"a": long, "b": "a\u{7}b"}})).is_empty());
+        let prose = "Here are 3 resource links to resources";
+        assert!(extract("list", &json!({"structuredContent": {"a": long, "b": "a\u{7}b", "c": prose}})).is_empty());
+        assert!(extract("list", &text(prose)).is_empty(), "a sentence is not a name");
     }
 
     #[test]

@@ -277,11 +277,13 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
         }
     }
     let tool_desc = def.get("description").and_then(Value::as_str).unwrap_or("");
+    let reads = hints::rank(name, def) <= 1;
     let per_prop: Vec<(&str, Vec<Candidate>)> = required
         .iter()
         .map(|p| {
             let schema = props.and_then(|m| m.get(*p)).unwrap_or(&empty);
-            (*p, property_candidates(p, schema, root, name, tool_desc, known, &smallest[*p]))
+            let tool = Tool { name, desc: tool_desc, reads };
+            (*p, property_candidates(p, schema, root, &tool, known, &smallest[*p]))
         })
         .collect();
     let base_dir = known.paths.base.as_deref();
@@ -374,14 +376,21 @@ fn pointer_token(k: &str) -> String {
     k.replace('~', "~0").replace('/', "~1")
 }
 
+/// The tool a property belongs to.
+struct Tool<'a> {
+    name: &'a str,
+    desc: &'a str,
+    /// It only reads ([`hints::rank`] 0 or 1).
+    reads: bool,
+}
+
 /// The candidates of one property, best first, each valid against its schema; the smallest
 /// valid value last.
 fn property_candidates(
     prop: &str,
     schema: &Value,
     root: &Value,
-    tool: &str,
-    tool_desc: &str,
+    tool: &Tool<'_>,
     known: &Known,
     smallest: &Value,
 ) -> Vec<Candidate> {
@@ -407,18 +416,19 @@ fn property_candidates(
             add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
         }
     }
-    if let Some(h) = hints::path_hint(prop, desc, tool, tool_desc) {
+    if let Some(h) = hints::path_hint(prop, desc, tool.name, tool.desc) {
         let many = is_array(schema, root);
-        for e in known.paths.for_hint(tool, &h) {
+        for e in known.paths.for_hint(tool.name, &h) {
             let s = Value::String(e.path.clone());
             let value = if many { Value::Array(vec![s]) } else { s };
             add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
         }
     }
     let mut listed = listing::for_property(prop, &known.listed);
-    // Nothing else known about it: what the server listed, tied to it or not (`target` of a
-    // diff and a branch listed by another tool).
-    if out.is_empty() && listed.is_empty() {
+    // Nothing else known about it, for a tool that only reads: what the server listed, tied to
+    // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
+    // changes things: a listed name is a real thing it would act on.
+    if out.is_empty() && listed.is_empty() && tool.reads {
         listed = listing::unmatched(&known.listed);
     }
     for v in listed {
