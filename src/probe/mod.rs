@@ -135,8 +135,8 @@ pub struct Context<'a> {
     /// The contract pinned for this tool (`None`: nothing pinned, or locking).
     pub pinned: Option<&'a Value>,
     pub mode: Mode,
-    /// `Some(line)` when the arguments were synthesised (the line adds an `args` fixture);
-    /// `None` when they are a fixture the user wrote.
+    /// `Some(line)` when mcp-pin found the arguments (the line adds an `args` fixture); `None`
+    /// when they are a fixture the user wrote.
     pub synthesised: Option<&'a str>,
     pub timeout: Duration,
     pub secrets: &'a [String],
@@ -294,7 +294,8 @@ fn skip_reason(message: &str) -> &'static str {
     REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
 }
 
-/// How the skip of a call that failed at lock and fails again with synthesised arguments starts.
+/// How the skip of a call that failed at lock with every argument set tried, and fails again,
+/// starts.
 const FAILS_AS_AT_LOCK: &str = "not judged: the call failed at lock too";
 
 /// One call, bounded by `timeout` even if the client's own timeout did not fire.
@@ -506,7 +507,7 @@ pub fn judge_call(
 /// Judge the valid call's outcome: its probes (one `pass`, or one `fail` per finding) and the
 /// result contract to pin when the call got an answer (a failed call is pinned as failed).
 ///
-/// A call that failed at lock with synthesised arguments and fails again is not drift: it is
+/// A call that failed at lock with every argument set mcp-pin tried and fails again is not drift: it is
 /// `skipped` with the fixture line, never `call-failed` (RULES.md: only a call that succeeded at
 /// lock, or uses a fixture the user wrote, gates on `call-failed`).
 pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, ClientError>) -> (Vec<Probe>, Option<Value>) {
