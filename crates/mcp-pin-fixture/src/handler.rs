@@ -214,7 +214,10 @@ impl ServerHandler for Fixture {
                 return Ok(text_result(why, true).into());
             }
             if let Some(file) = &behaviour.roots_to {
-                let text = match context.peer.list_roots().await {
+                // Roots are deprecated for a future revision (SEP-2577); 2025-11-25 has them.
+                #[allow(deprecated)]
+                let asked = context.peer.list_roots().await;
+                let text = match asked {
                     Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
                     Err(e) => format!("roots/list failed: {e}"),
                 };
