@@ -46,15 +46,7 @@ pub fn working_dir(cfg: &Stdio) -> Option<PathBuf> {
 pub fn roots(cfg: &Stdio) -> Vec<Root> {
     let Some(base) = working_dir(cfg) else { return vec![] };
     let mut dirs: Vec<PathBuf> = vec![base.clone()];
-    for a in &cfg.args {
-        let v = match a.split_once('=') {
-            Some((flag, v)) if flag.starts_with('-') => v,
-            _ if a.starts_with('-') => continue,
-            _ => a.as_str(),
-        };
-        if v.is_empty() {
-            continue;
-        }
+    for v in cfg.args.iter().filter_map(|a| path_in_argument(a)) {
         let p = base.join(v);
         if p.is_dir() {
             let p = std::fs::canonicalize(&p).unwrap_or(p);
@@ -64,6 +56,17 @@ pub fn roots(cfg: &Stdio) -> Vec<Root> {
         }
     }
     dirs.iter().filter_map(|d| root(d)).collect()
+}
+
+/// The path a command-line argument may name: the argument itself, or the value of a
+/// `--flag=VALUE`; `None` for a bare flag (`-y`, `--verbose`) or an empty value.
+pub fn path_in_argument(arg: &str) -> Option<&str> {
+    let v = match arg.split_once('=') {
+        Some((flag, v)) if flag.starts_with('-') => v,
+        _ if arg.starts_with('-') => return None,
+        _ => arg,
+    };
+    (!v.is_empty()).then_some(v)
 }
 
 fn root(dir: &Path) -> Option<Root> {

@@ -53,14 +53,7 @@ impl Paths {
             if value != written {
                 continue;
             }
-            let v = match value.split_once('=') {
-                Some((flag, v)) if flag.starts_with('-') => v,
-                _ if value.starts_with('-') => continue,
-                _ => value.as_str(),
-            };
-            if v.is_empty() {
-                continue;
-            }
+            let Some(v) = crate::client::roots::path_in_argument(value) else { continue };
             let full = base.join(v);
             let Ok(meta) = std::fs::metadata(&full) else { continue };
             let (path, relative) = match relative_to(base, &full) {
