@@ -133,7 +133,15 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         }
     }
     let ok = chosen.is_some();
-    let (index, outcome) = chosen.or(first).expect("at least one call is made");
+    let Some((index, outcome)) = chosen.or(first) else {
+        let why = "not probed: no arguments could be made for it".to_string();
+        return Done {
+            tool: tool.clone(),
+            probes: vec![probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)],
+            shape: None,
+            result: None,
+        };
+    };
     let set = &sets[index];
     let ctx = Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout, secrets, tried };
     let (mut probes, mut shape) = judge(&tool, &ctx, &outcome);

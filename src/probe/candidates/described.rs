@@ -21,10 +21,16 @@ const MARKERS: &[&str] = &[
 const MAX_LEN: usize = 120;
 /// Most examples taken from one description.
 const MAX_EXAMPLES: usize = 12;
+/// Only the start of a description is read (examples come early; a hostile one is long).
+const MAX_READ: usize = 2_048;
 
 /// The examples a description gives, in order: those after an example phrase, then quoted ones
 /// anywhere, then values made from format templates. Deduplicated; never empty strings.
 pub fn examples(desc: &str) -> Vec<String> {
+    let desc = match desc.char_indices().nth(MAX_READ) {
+        Some((i, _)) => &desc[..i],
+        None => desc,
+    };
     let mut out: Vec<String> = Vec::new();
     let mut push = |s: &str| {
         let s = s.trim();
@@ -73,6 +79,11 @@ pub fn examples(desc: &str) -> Vec<String> {
 /// semicolon or a line end; split on commas and `or`/`and`; each piece unquoted.
 fn after_marker(rest: &str) -> Vec<String> {
     let rest = rest.trim_start_matches([',', ':', ' ']);
+    // A list of examples is short: never read past a few of them.
+    let rest = match rest.char_indices().nth(MAX_LEN * 4) {
+        Some((i, _)) => &rest[..i],
+        None => rest,
+    };
     let mut end = rest.len();
     let mut depth_quote: Option<char> = None;
     for (i, c) in rest.char_indices() {
@@ -181,7 +192,9 @@ pub fn quoted(desc: &str) -> Vec<String> {
             i += 1;
             continue;
         }
-        let Some(len) = chars[i + 1..].iter().position(|x| *x == close || *x == '\n') else {
+        // A quote closes within an example's length, or it is not one.
+        let window = &chars[i + 1..chars.len().min(i + 2 + MAX_LEN)];
+        let Some(len) = window.iter().position(|x| *x == close || *x == '\n') else {
             i += 1;
             continue;
         };
@@ -300,6 +313,14 @@ mod tests {
         assert_eq!(templates("MM/DD/YYYY"), ["01/01/2000"]);
         assert!(templates("MM alone, HH too").is_empty());
         assert!(templates("HHMM?").is_empty());
+    }
+
+    #[test]
+    fn a_long_hostile_description_is_read_in_bounded_time() {
+        let hostile = format!("{}{}", " \u{201c}x".repeat(200_000), "like ".repeat(100_000));
+        let started = std::time::Instant::now();
+        let _ = examples(&hostile);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub const MAX_CANDIDATES: usize = 6;
 pub const SEARCH_BUDGET: Duration = Duration::from_secs(60);
 /// Most candidates kept per property.
 const PER_PROPERTY: usize = 8;
+/// Most required properties given candidates (the others keep their smallest valid value).
+const MAX_PROPERTIES: usize = 32;
 /// Environment values shorter than this are not looked for in listed values (`1`, `en`, `C`).
 const MIN_ENV_VALUE: usize = 8;
 
@@ -272,7 +274,7 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
     let props = root.get("properties").and_then(Value::as_object);
     let mut required: Vec<&str> = Vec::new();
     for r in root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-        if !required.contains(&r) && smallest.contains_key(r) {
+        if !required.contains(&r) && smallest.contains_key(r) && required.len() < MAX_PROPERTIES {
             required.push(r);
         }
     }
