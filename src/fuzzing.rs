@@ -104,7 +104,10 @@ pub fn synth(data: &[u8]) {
     let wrapped = json!({"type": "object", "properties": {"a": v}, "required": ["a"]});
     if let Ok(smallest) = crate::probe::synthesize_args(&wrapped) {
         let mut known = crate::probe::candidates::Known::default();
-        known.listed_by("list_a", &json!({"structuredContent": v, "content": [{"type": "text", "text": v.to_string()}]}));
+        known.listed_by(
+            "list_a",
+            &json!({"structuredContent": v, "content": [{"type": "text", "text": v.to_string()}]}),
+        );
         let def = json!({"name": "read_a_file", "description": v.to_string(), "inputSchema": wrapped});
         for set in crate::probe::candidates::argument_sets("read_a_file", &def, &known, &smallest) {
             let _ = crate::probe::candidates::ArgSet::from_pin(&set.to_pin(2));

@@ -191,13 +191,15 @@ pub async fn run(
         let mut results = wave_of.probe(wave.clone(), &known).await;
         results.sort_by(|a, b| a.tool.cmp(&b.tool));
         if mode == Mode::Lock && rank <= 1 {
-            // What these readers returned feeds the arguments of later tools, and of readers of
-            // this wave that failed with every candidate: they get one more try when what was
-            // listed gives them other arguments.
+            // What the listing tools among these readers returned feeds the arguments of later
+            // tools, and of readers of this wave that failed with every candidate: they get one
+            // more try when what was listed gives them other arguments.
             let before = known.clone();
             for d in &results {
-                if let Some(r) = &d.result {
-                    known.listed_by(&d.tool, r);
+                if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+                    if candidates::hints::lists(&d.tool, def) {
+                        known.listed_by(&d.tool, r);
+                    }
                 }
             }
             let again: Vec<(&String, &Value)> = wave
@@ -221,8 +223,10 @@ pub async fn run(
             if !again.is_empty() {
                 let retried = wave_of.probe(again, &known).await;
                 for d in retried {
-                    if let Some(r) = &d.result {
-                        known.listed_by(&d.tool, r);
+                    if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+                        if candidates::hints::lists(&d.tool, def) {
+                            known.listed_by(&d.tool, r);
+                        }
                     }
                     if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
                         *slot = d;

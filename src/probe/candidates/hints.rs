@@ -172,6 +172,24 @@ fn verb(ws: &[String]) -> Option<&str> {
         .find(|w| READING_VERBS.contains(w) || DESTRUCTIVE_VERBS.contains(w) || CHANGING_VERBS.contains(w))
 }
 
+/// Words that say a tool lists what exists (names), rather than returning contents.
+const LISTING_WORDS: &[&str] = &["list", "ls", "search", "find", "tree", "enumerate", "browse", "index", "catalog"];
+
+/// Whether a tool is a read-only listing tool, whose results are values for other tools'
+/// arguments: it only reads ([`rank`] 0 or 1) and its name, or the first word of its
+/// description, says it lists (`list_tables`, `search_files`, a `git_branch` described as "List
+/// Git branches"). A tool that reads contents (`read_text_file`, `git_show`) is not one: its
+/// results are bodies, never arguments.
+pub fn lists(tool: &str, def: &Value) -> bool {
+    if rank(tool, def) > 1 {
+        return false;
+    }
+    let desc = def.get("description").and_then(Value::as_str).unwrap_or("");
+    let first = words(desc).into_iter().next();
+    words(tool).iter().any(|w| LISTING_WORDS.contains(&w.as_str()))
+        || first.is_some_and(|w| LISTING_WORDS.contains(&w.as_str()))
+}
+
 /// When a tool is probed: 0 first (tools that only read and need no argument: their results
 /// feed the arguments of later tools), 1 other tools that only read, 2 tools that make or change
 /// things, 3 last (tools whose name says they destroy, move or reset). Read-only means the
@@ -262,5 +280,16 @@ mod tests {
         let rw = json!({"annotations": {"readOnlyHint": false}, "inputSchema": {"type": "object"}});
         assert_eq!(rank("get_env", &rw), 2, "hints win over the verb");
         assert_eq!(rank("git_reset", &rw), 3);
+    }
+
+    #[test]
+    fn listing_tools_list_and_only_read() {
+        let ro = |desc: &str| json!({"annotations": {"readOnlyHint": true}, "description": desc, "inputSchema": {"required": ["x"]}});
+        assert!(lists("list_tables", &json!({"inputSchema": {}})));
+        assert!(lists("git_branch", &ro("List Git branches")));
+        assert!(lists("search_files", &ro("Recursively search for files")));
+        assert!(!lists("read_text_file", &ro("Read the complete contents of a file")));
+        assert!(!lists("git_show", &ro("Shows the contents of a commit")));
+        assert!(!lists("list_and_delete", &json!({"annotations": {"readOnlyHint": false}, "inputSchema": {}})));
     }
 }

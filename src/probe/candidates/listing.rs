@@ -68,6 +68,8 @@ pub struct Listed {
     /// The object key it was found under (`None` for a line of text).
     pub key: Option<String>,
     pub value: String,
+    /// The value is a path relative to the project folder (the server listed it absolute).
+    pub relative: bool,
 }
 
 /// The values in one successful result: string leaves of `structuredContent` and of text blocks
@@ -186,17 +188,22 @@ fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
         return;
     }
     if !out.iter().any(|o| o.value == v && o.key.as_deref() == key) {
-        out.push(Listed { tool: tool.to_string(), key: key.map(str::to_string), value: v.to_string() });
+        out.push(Listed {
+            tool: tool.to_string(),
+            key: key.map(str::to_string),
+            value: v.to_string(),
+            relative: false,
+        });
     }
 }
 
 /// The listed values for property `prop`, best first: those of a tool or key that shares a
 /// significant word with the property (`table_name` and `list_tables`; `branch_name` and a
 /// branch listing), then, among them, those under a key the property's words include.
-pub fn for_property(prop: &str, listed: &[Listed]) -> Vec<String> {
+pub fn for_property<'a>(prop: &str, listed: &'a [Listed]) -> Vec<&'a Listed> {
     let pw = words(prop);
     let significant: Vec<&String> = pw.iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
-    let mut scored: Vec<(usize, usize, &str)> = Vec::new();
+    let mut scored: Vec<(usize, usize, &Listed)> = Vec::new();
     for (i, l) in listed.iter().enumerate() {
         let tw = words(&l.tool);
         let kw = l.key.as_deref().map(words).unwrap_or_default();
@@ -205,13 +212,13 @@ pub fn for_property(prop: &str, listed: &[Listed]) -> Vec<String> {
             continue;
         }
         let key_fits = !kw.is_empty() && kw.iter().all(|w| pw.contains(w));
-        scored.push((2 * shared + usize::from(key_fits), i, l.value.as_str()));
+        scored.push((2 * shared + usize::from(key_fits), i, l));
     }
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out: Vec<String> = Vec::new();
-    for (_, _, v) in scored {
-        if !out.iter().any(|o| o == v) {
-            out.push(v.to_string());
+    let mut out: Vec<&Listed> = Vec::new();
+    for (_, _, l) in scored {
+        if !out.iter().any(|o| o.value == l.value) {
+            out.push(l);
         }
         if out.len() >= MAX_FOR_PROPERTY {
             break;
@@ -221,11 +228,11 @@ pub fn for_property(prop: &str, listed: &[Listed]) -> Vec<String> {
 }
 
 /// The first values listed, whatever their words, for a property nothing else is known about.
-pub fn unmatched(listed: &[Listed]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+pub fn unmatched(listed: &[Listed]) -> Vec<&Listed> {
+    let mut out: Vec<&Listed> = Vec::new();
     for l in listed {
-        if !out.contains(&l.value) {
-            out.push(l.value.clone());
+        if !out.iter().any(|o| o.value == l.value) {
+            out.push(l);
         }
         if out.len() >= MAX_UNMATCHED {
             break;
@@ -270,7 +277,7 @@ mod tests {
         assert_eq!(extract("read_text_file", &r).iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["a.env"]);
         let l = extract("git_log", &text("Commit: 'abc123'\nMessage: 'secret plans'"));
         assert_eq!(l.iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["abc123"]);
-        assert_eq!(unmatched(&l), ["abc123"]);
+        assert_eq!(unmatched(&l)[0].value, "abc123");
     }
 
     #[test]
@@ -296,8 +303,9 @@ mod tests {
         let mut listed = extract("list_tables", &text("[{'name': 'items'}]"));
         listed.extend(extract("git_branch", &text("* main")));
         listed.extend(extract("list_directory", &text("[FILE] notes.txt")));
-        assert_eq!(for_property("table_name", &listed), ["items"]);
-        assert_eq!(for_property("branch_name", &listed), ["main"]);
+        let values = |prop: &str| for_property(prop, &listed).iter().map(|l| l.value.clone()).collect::<Vec<_>>();
+        assert_eq!(values("table_name"), ["items"]);
+        assert_eq!(values("branch_name"), ["main"]);
         assert!(for_property("query", &listed).is_empty());
         assert!(for_property("name", &listed).is_empty(), "a generic word alone ties nothing");
     }

@@ -134,12 +134,36 @@ impl Known {
     }
 
     /// Add the values of one successful read-only call.
+    ///
+    /// Nothing of this machine is kept: an absolute path (or `file:` URI) inside the project
+    /// folder becomes relative to it, one outside it is dropped, and so is the project folder's
+    /// own name (a root's `name`), so a lock taken in another checkout pins the same values.
     pub fn listed_by(&mut self, tool: &str, result: &Value) {
-        for l in listing::extract(tool, result) {
-            let clean = !self.env_values.iter().any(|e| l.value.contains(e.as_str()));
-            if clean && self.listed.len() < listing::MAX_LISTED {
-                self.listed.push(l);
+        let base = self.paths.base.clone();
+        for mut l in listing::extract(tool, result) {
+            if self.env_values.iter().any(|e| l.value.contains(e.as_str())) || self.listed.len() >= listing::MAX_LISTED
+            {
+                continue;
             }
+            let path = match reqwest::Url::parse(&l.value) {
+                Ok(u) if u.scheme() == "file" => u.to_file_path().ok(),
+                _ if l.value.starts_with('/') => Some(PathBuf::from(&l.value)),
+                _ => None,
+            };
+            if let Some(p) = path {
+                match base.as_deref().and_then(|b| context::relative_to(b, &p)) {
+                    Some(r) => {
+                        l.value = r;
+                        l.relative = true;
+                    }
+                    None => continue,
+                }
+            }
+            let folder_name = base.as_deref().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+            if folder_name.as_deref() == Some(l.value.as_str()) {
+                continue;
+            }
+            self.listed.push(l);
         }
     }
 
@@ -433,8 +457,14 @@ fn property_candidates(
     if out.is_empty() && listed.is_empty() && tool.reads {
         listed = listing::unmatched(&known.listed);
     }
-    for v in listed {
-        for value in coerce(&v, schema, root) {
+    for l in listed {
+        if l.relative {
+            let s = Value::String(l.value.clone());
+            let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
+            add(Candidate { value, source: Source::Listing, relative: true }, &mut out);
+            continue;
+        }
+        for value in coerce(&l.value, schema, root) {
             add(Candidate { value, source: Source::Listing, relative: false }, &mut out);
         }
     }

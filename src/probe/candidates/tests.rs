@@ -173,3 +173,28 @@ fn pinned_arguments_replay_as_pinned_and_adapt_to_a_changed_schema() {
     assert_eq!(set.args["mode"], "r");
     assert!(set.args["n"].is_string());
 }
+
+#[test]
+fn listed_paths_are_pinned_relative_and_nothing_of_this_machine_is_kept() {
+    let (d, mut known) = project();
+    let base = d.path().to_path_buf();
+    let name = base.file_name().unwrap().to_string_lossy().into_owned();
+    let uri = reqwest::Url::from_directory_path(base.join("docs")).unwrap().to_string();
+    known.listed_by(
+        "list_roots",
+        &json!({"structuredContent": {"roots": [
+            {"uri": uri, "name": name},
+            {"path": base.join("notes.txt").display().to_string()},
+            {"path": "/elsewhere/on/this/machine"}
+        ]}}),
+    );
+    let kept: Vec<(&str, bool)> = known.listed.iter().map(|l| (l.value.as_str(), l.relative)).collect();
+    assert_eq!(kept, [("docs", true), ("notes.txt", true)]);
+    // A reader's argument nothing else is known about takes the first listed value, a path here.
+    let def = tool(json!({"entry": {"type": "string"}}), &["entry"]);
+    let s = sets("get_entry", &def, &known);
+    assert_eq!(
+        (s[0].args["entry"].as_str(), s[0].relative.as_slice()),
+        (Some("docs"), ["/entry".to_string()].as_slice())
+    );
+}
