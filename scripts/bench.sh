@@ -208,3 +208,9 @@ if [ -x "$peers/bin/mcp-diff" ] && [ -x "$peers/bin/mcpscan" ]; then
 else
   echo "SKIP: the peers could not be installed from PyPI here"
 fi
+echo
+
+# Probes on real servers (docs/probes.md, "Measured on real servers"): the default config, and
+# `probe = "all"` in throwaway projects (tools that change things called too).
+bash scripts/probe-bench.sh "$PIN" default
+bash scripts/probe-bench.sh "$PIN" all

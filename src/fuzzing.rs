@@ -94,13 +94,30 @@ pub fn diff(data: &[u8]) {
 }
 
 /// Argument synthesis for the probes, on an arbitrary `inputSchema` (alone and as a required
-/// property), never panics; what it returns is an object.
+/// property), never panics; what it returns is an object. The candidate argument sets made from
+/// it (its values read as descriptions, listed values and a pin too) never panic either.
 pub fn synth(data: &[u8]) {
     let Ok(v) = serde_json::from_slice::<Value>(data) else {
         return;
     };
     let _ = crate::probe::synthesize_args(&v);
-    let _ = crate::probe::synthesize_args(&json!({"type": "object", "properties": {"a": v}, "required": ["a"]}));
+    let wrapped = json!({"type": "object", "properties": {"a": v}, "required": ["a"]});
+    if let Ok(smallest) = crate::probe::synthesize_args(&wrapped) {
+        let mut known = crate::probe::candidates::Known::default();
+        known.listed_by(
+            "list_a",
+            &json!({"structuredContent": v, "content": [{"type": "text", "text": v.to_string()}]}),
+        );
+        let def = json!({"name": "read_a_file", "description": v.to_string(), "inputSchema": wrapped});
+        for set in crate::probe::candidates::argument_sets("read_a_file", &def, &known, &smallest) {
+            let _ = crate::probe::candidates::ArgSet::from_pin(&set.to_pin(2));
+            let _ = crate::probe::candidates::replay(set, &def, &known, &smallest);
+        }
+    }
+    let _ = crate::probe::candidates::ArgSet::from_pin(&v);
+    if let Some(text) = v.as_str() {
+        let _ = crate::probe::candidates::described::examples(text);
+    }
 }
 
 /// The result contract on arbitrary results: `[lock result, live result]`, or one result held

@@ -63,11 +63,12 @@ async fn check_server(
             server.name
         ));
     }
-    if entry.client_capabilities != server.client_capabilities {
+    let declared = server.declared_capabilities();
+    if entry.client_capabilities != declared {
         report.notes.push(format!(
             "configuration change: client capabilities were [{}] when locked and are [{}] now; the surface below is what the new capabilities show. Run `mcp-pin lock --server {}` to accept it",
             entry.client_capabilities.join(", "),
-            server.client_capabilities.join(", "),
+            declared.join(", "),
             server.name
         ));
     }

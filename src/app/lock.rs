@@ -53,27 +53,35 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     }
                     // The probes record each tool's result shape; a failure is shown, not fatal:
                     // the lock pins what the server does today.
-                    let probes = if opts.probe {
-                        let run = crate::probe::run(&session, server, &surface.tools, None).await;
-                        for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
-                            crate::tell!(
-                                "warning: server `{}`: probe {} of `{}` failed: {}",
-                                server.name,
-                                p.rule.map_or("", |r| r.as_str()),
-                                p.tool,
-                                p.message
-                            );
-                        }
-                        crate::tell!("server `{}`: probes: {}", server.name, run.summary());
-                        run.shapes
-                    } else {
-                        // Without probes, keep the shapes pinned before.
-                        old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
-                    };
+                    let probes =
+                        if opts.probe {
+                            let run = crate::probe::run(&session, server, &surface.tools, None).await;
+                            for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
+                                crate::tell!(
+                                    "warning: server `{}`: probe {} of `{}` failed: {}",
+                                    server.name,
+                                    p.rule.map_or("", |r| r.as_str()),
+                                    p.tool,
+                                    p.message
+                                );
+                            }
+                            // Per tool, how its arguments were found (the failures above say it too).
+                            for p in run.probes.iter().filter(|p| {
+                                p.kind == report::ProbeKind::Call && p.outcome == report::ProbeOutcome::Pass
+                            }) {
+                                let tool = crate::json::escape_line(&p.tool);
+                                crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
+                            }
+                            crate::tell!("server `{}`: probes: {}", server.name, run.summary());
+                            run.shapes
+                        } else {
+                            // Without probes, keep the shapes pinned before.
+                            old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
+                        };
                     session.close().await;
                     Ok(ServerEntry {
                         source: source_of(server),
-                        client_capabilities: server.client_capabilities.clone(),
+                        client_capabilities: server.declared_capabilities(),
                         surface,
                         probes,
                     })

@@ -157,7 +157,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
         session.close().await;
         let live = ServerEntry {
             source: source_of(server),
-            client_capabilities: server.client_capabilities.clone(),
+            client_capabilities: server.declared_capabilities(),
             surface,
             probes: shapes,
         };

@@ -4,9 +4,11 @@
 pub mod capture;
 pub mod http;
 pub mod oauth;
+pub mod roots;
 pub mod stdio;
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -95,7 +97,7 @@ enum Process {
 
 /// A live connection to one server.
 pub struct Session {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, roots::Client>,
     capture: Arc<Capture>,
     process: Process,
     stderr: Option<stdio::StderrTail>,
@@ -104,6 +106,10 @@ pub struct Session {
     handshake: std::sync::OnceLock<Option<Value>>,
     /// At most this many tools are read (`max_tools`).
     max_tools: usize,
+    /// The folder the server works in (stdio), against which probe arguments resolve paths.
+    working_dir: Option<PathBuf>,
+    /// The roots declared to it, as a `roots/list` result.
+    roots: Value,
 }
 
 /// A tool call's raw outcome.
@@ -160,7 +166,17 @@ impl Session {
 
     async fn connect_with(server: &ServerConfig, lifecycle: ClientLifecycleMode) -> Result<Session, ClientError> {
         let capture = Arc::new(Capture::default());
-        let info = client_info(&server.client_capabilities);
+        let declared = server.declared_capabilities();
+        let info = client_info(&declared);
+        let (working_dir, declared_roots) = match &server.transport {
+            Transport::Stdio(cfg) if declared.iter().any(|c| c == "roots") => {
+                (roots::working_dir(cfg), roots::roots(cfg))
+            }
+            Transport::Stdio(cfg) => (roots::working_dir(cfg), vec![]),
+            Transport::Http(_) => (None, vec![]),
+        };
+        let roots_result = roots::as_result(&declared_roots);
+        let info = roots::Client { info, roots: declared_roots };
         // The configured timeout bounds the handshake: `connect` retries a plain `initialize`
         // (with the same timeout) when rmcp's `server/discover` wait did not fit in it.
         let handshake_timeout = server.timeout;
@@ -186,6 +202,8 @@ impl Session {
                         timeout: server.timeout,
                         handshake: Default::default(),
                         max_tools: server.max_tools,
+                        working_dir: working_dir.clone(),
+                        roots: roots_result.clone(),
                     }),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
@@ -255,6 +273,8 @@ impl Session {
                         timeout: server.timeout,
                         handshake: Default::default(),
                         max_tools: server.max_tools,
+                        working_dir: working_dir.clone(),
+                        roots: roots_result.clone(),
                     }),
                     Ok(Err(e)) => Err(match (classify_http_error(&e), capture.fatal()) {
                         (ClientError::Transport(msg) | ClientError::Handshake(msg), Some(why)) => {
@@ -419,7 +439,7 @@ impl Session {
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(outcome);
             }
-            match own_input_responses(result) {
+            match own_input_responses(result, &self.roots) {
                 Some(responses) => {
                     round = (Some(responses), result.get("requestState").and_then(Value::as_str).map(str::to_string));
                 }
@@ -476,6 +496,12 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The folder the server works in (a stdio server's `cwd`, else mcp-pin's own), `None` for a
+    /// remote server: probe arguments that name project paths resolve against it.
+    pub fn working_dir(&self) -> Option<&Path> {
+        self.working_dir.as_deref()
+    }
+
     /// The tail of the server's stderr (stdio servers).
     pub fn stderr(&self) -> Option<String> {
         self.stderr.as_ref().map(|s| s.text())
@@ -498,13 +524,13 @@ const MAX_INPUT_ROUNDS: usize = 3;
 /// The answers mcp-pin gives on its own to a result's `inputRequests`: an elicitation is
 /// declined, a roots request gets none. `None` when a request needs an answer only a user or a
 /// model could give (sampling), or there is nothing to answer: the result then stands.
-fn own_input_responses(result: &Value) -> Option<rmcp::model::InputResponses> {
+fn own_input_responses(result: &Value, roots: &Value) -> Option<rmcp::model::InputResponses> {
     let requests = result.get("inputRequests")?.as_object()?;
     let mut out = rmcp::model::InputResponses::new();
     for (key, req) in requests {
         let answer = match req.get("method").and_then(Value::as_str)? {
             "elicitation/create" => serde_json::json!({"action": "decline"}),
-            "roots/list" => serde_json::json!({"roots": []}),
+            "roots/list" => roots.clone(),
             _ => return None,
         };
         out.insert(key.clone(), answer);
@@ -726,12 +752,15 @@ mod mrtr_tests {
     fn input_requests_mcp_pin_can_answer_itself() {
         let r = json!({"resultType": "input_required", "requestState": "s1",
                        "inputRequests": {"a": {"method": "elicitation/create", "params": {}}, "b": {"method": "roots/list"}}});
-        let got = super::own_input_responses(&r).unwrap();
+        let got = super::own_input_responses(&r, &json!({"roots": []})).unwrap();
         assert_eq!(got["a"], json!({"action": "decline"}));
         assert_eq!(got["b"], json!({"roots": []}));
         let sampling =
             json!({"resultType": "input_required", "inputRequests": {"c": {"method": "sampling/createMessage"}}});
-        assert!(super::own_input_responses(&sampling).is_none());
-        assert!(super::own_input_responses(&json!({"resultType": "input_required"})).is_none());
+        assert!(super::own_input_responses(&sampling, &json!({"roots": []})).is_none());
+        // The roots declared to the server are the answer to a roots request.
+        let declared = json!({"roots": [{"uri": "file:///w", "name": "w"}]});
+        assert_eq!(super::own_input_responses(&r, &declared).unwrap()["b"], declared);
+        assert!(super::own_input_responses(&json!({"resultType": "input_required"}), &json!({"roots": []})).is_none());
     }
 }

@@ -134,7 +134,9 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
         let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));
     } else {
-        out.push_str("# client_capabilities = [\"roots\"]  # declare roots, sampling, elicitation\n");
+        out.push_str(
+            "# client_capabilities = [\"roots\"]  # the default for a stdio server; add sampling, elicitation\n",
+        );
     }
     match server.probe {
         ProbePolicy::ReadOnly => out.push_str(

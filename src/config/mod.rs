@@ -118,6 +118,9 @@ pub struct ServerConfig {
     pub max_tools: usize,
     /// Client capabilities to declare (`roots`, `sampling`, `elicitation`), sorted, deduplicated.
     pub client_capabilities: Vec<String>,
+    /// Whether the config wrote `client_capabilities` (then exactly those are declared; else a
+    /// stdio server also gets `roots`: [`ServerConfig::declared_capabilities`]).
+    pub client_capabilities_set: bool,
     /// Probe policy for this server's tools (issue: probes).
     pub probe: ProbePolicy,
     /// Per-tool settings (`[servers.NAME.tools.TOOL]`).
@@ -478,9 +481,26 @@ impl ServerConfig {
             timeout: DEFAULT_TIMEOUT,
             max_tools: DEFAULT_MAX_TOOLS,
             client_capabilities: vec![],
+            client_capabilities_set: false,
             probe: ProbePolicy::ReadOnly,
             tools: BTreeMap::new(),
         }
+    }
+
+    /// The client capabilities mcp-pin declares to it: those the config writes, exactly; without
+    /// a `client_capabilities` line, `roots` for a stdio server (its working folder and the
+    /// folders on its command line: probes name them; see `client::roots`). Sorted; what the lock
+    /// records as `clientCapabilities`.
+    pub fn declared_capabilities(&self) -> Vec<String> {
+        let mut caps = self.client_capabilities.clone();
+        if !self.client_capabilities_set
+            && matches!(self.transport, Transport::Stdio(_))
+            && !caps.iter().any(|c| c == "roots")
+        {
+            caps.push("roots".into());
+            caps.sort();
+        }
+        caps
     }
 
     /// Every secret value this server's config holds (env values, header values, URL userinfo

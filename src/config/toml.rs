@@ -279,6 +279,7 @@ impl<'a> Ctx<'a> {
         };
 
         let mut client_capabilities = Vec::new();
+        let client_capabilities_set = fields.contains_key("client_capabilities");
         if let Some((_, cv)) = fields.get("client_capabilities") {
             for (c, span) in self.strings(cv, "`client_capabilities`")? {
                 if !CLIENT_CAPABILITIES.contains(&c.as_str()) {
@@ -315,7 +316,16 @@ impl<'a> Ctx<'a> {
             }
         }
 
-        Ok(ServerConfig { name: n.to_string(), transport, timeout, max_tools, client_capabilities, probe, tools })
+        Ok(ServerConfig {
+            name: n.to_string(),
+            transport,
+            timeout,
+            max_tools,
+            client_capabilities,
+            client_capabilities_set,
+            probe,
+            tools,
+        })
     }
 
     /// The builder's view of this file (errors at file:line:col).

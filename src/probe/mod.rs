@@ -1,13 +1,17 @@
 //! Probes: per tool, one real end-to-end `tools/call` with valid arguments and, when the tool has
 //! a required argument, one call with a required argument left out that must be rejected.
 //!
-//! [`run`] plans every tool ([`plan`]: safety policy, fixture or synthesised arguments), makes
-//! the calls with bounded concurrency, and judges each answer ([`judge_call`],
-//! [`judge_incomplete`]: pure functions over the raw result, so failure cases test without a
-//! server). See `docs/probes.md`.
+//! [`run`] plans every tool ([`plan`]: safety policy, fixture or smallest valid arguments),
+//! probes the tools in waves (those that only read first: their results feed the arguments of
+//! later tools), each in its session ([`search`]: candidate arguments tried at `lock`, pinned
+//! ones replayed at `check`; [`candidates`]: where arguments come from), and judges each answer
+//! ([`judge_call`], [`judge_incomplete`]: pure functions over the raw result, so failure cases
+//! test without a server). See `docs/probes.md`.
 
 pub mod args;
+pub mod candidates;
 pub mod regexgen;
+pub mod search;
 pub mod shape;
 pub mod skeleton;
 pub mod validate;
@@ -153,11 +157,13 @@ pub struct Context<'a> {
     /// The contract pinned for this tool (`None`: nothing pinned, or locking).
     pub pinned: Option<&'a Value>,
     pub mode: Mode,
-    /// `Some(line)` when the arguments were synthesised (the line adds an `args` fixture);
-    /// `None` when they are a fixture the user wrote.
+    /// `Some(line)` when mcp-pin found the arguments (the line adds an `args` fixture); `None`
+    /// when they are a fixture the user wrote.
     pub synthesised: Option<&'a str>,
     pub timeout: Duration,
     pub secrets: &'a [String],
+    /// How many argument sets were tried before this outcome (1 when there was one).
+    pub tried: usize,
 }
 
 /// What will be done for one tool.
@@ -165,9 +171,10 @@ pub struct Context<'a> {
 pub enum Plan {
     /// Not called; the message says why and how to enable it.
     Skip { tool: String, message: String },
-    /// Called with `args`; then, when the tool has a required argument, with `incomplete`.
-    /// `synthesised`: the config line that adds an `args` fixture, when the arguments were made
-    /// up from the schema (`None`: the user's fixture).
+    /// Called with `args` (the fixture, or the smallest valid arguments, which `lock` may better:
+    /// [`search`]); then, when the tool has a required argument, with `incomplete`.
+    /// `synthesised`: the config line that adds an `args` fixture, when the arguments are not
+    /// the user's (`None`: the user's fixture).
     Call { tool: String, args: Map<String, Value>, incomplete: Option<Incomplete>, synthesised: Option<String> },
 }
 
@@ -181,6 +188,11 @@ pub struct Incomplete {
 
 /// Probe every tool of one server. `tools`: the live raw tools by name; `pinned`: the shapes
 /// recorded at lock time (`None` when locking). Never fails: every problem is a probe.
+///
+/// Tools are probed in waves by [`candidates::hints::rank`] (those that only read and need no
+/// argument, then the other readers, then the rest, then those whose names say they destroy or
+/// move things), at most [`CONCURRENCY`] at a time within a wave; at `lock` the values each wave
+/// of readers returns feed the arguments of the next.
 pub async fn run(
     session: &Session,
     server: &ServerConfig,
@@ -188,30 +200,106 @@ pub async fn run(
     pinned: Option<&BTreeMap<String, Value>>,
 ) -> ProbeRun {
     let secrets = server.secrets();
-    let timeout = server.timeout;
-    // Collected first: a lazy `map` closure kept in the future's state makes it not provably
-    // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
-    let jobs: Vec<_> = tools
-        .iter()
-        .map(|(name, def)| {
-            let plan = plan(server, name, def);
-            let pinned_shape = pinned.and_then(|p| p.get(name));
-            let secrets = &secrets;
-            let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
-            async move { execute(session, timeout, plan, def, pinned_shape, mode, secrets).await }
-        })
-        .collect();
-    let mut done: Vec<(String, Vec<Probe>, Option<Value>)> =
-        stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await;
-    done.sort_by(|a, b| a.0.cmp(&b.0));
+    let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
+    let mut known = candidates::Known::of_server(server);
+    let budget = search::Budget::start();
+    let mut waves: BTreeMap<u8, Vec<(&String, &Value)>> = BTreeMap::new();
+    for (name, def) in tools {
+        waves.entry(candidates::hints::rank(name, def)).or_default().push((name, def));
+    }
+    let mut done: Vec<search::Done> = Vec::new();
+    for (rank, wave) in waves {
+        let wave_of = Wave { session, server, pinned, mode, budget: &budget, secrets: &secrets };
+        let mut results = wave_of.probe(wave.clone(), &known).await;
+        results.sort_by(|a, b| a.tool.cmp(&b.tool));
+        if mode == Mode::Lock && rank <= 1 {
+            // What the listing tools among these readers returned feeds the arguments of later
+            // tools, and of readers of this wave that failed with every candidate: they get one
+            // more try when what was listed gives them other arguments.
+            let before = known.clone();
+            for d in &results {
+                if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+                    if candidates::hints::lists(&d.tool, def) {
+                        known.listed_by(&d.tool, r);
+                    }
+                }
+            }
+            let again: Vec<(&String, &Value)> = wave
+                .iter()
+                .copied()
+                .filter(|(name, def)| {
+                    let failed = results.iter().any(|d| {
+                        d.tool == **name && d.result.is_none() && d.shape.as_ref().is_some_and(shape::pinned_failure)
+                    });
+                    failed && !budget.spent() && {
+                        match plan(server, name, def) {
+                            Plan::Call { args, synthesised: Some(_), .. } => {
+                                candidates::argument_sets(name, def, &before, &args)
+                                    != candidates::argument_sets(name, def, &known, &args)
+                            }
+                            _ => false,
+                        }
+                    }
+                })
+                .collect();
+            if !again.is_empty() {
+                let retried = wave_of.probe(again, &known).await;
+                for d in retried {
+                    if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+                        if candidates::hints::lists(&d.tool, def) {
+                            known.listed_by(&d.tool, r);
+                        }
+                    }
+                    if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
+                        *slot = d;
+                    }
+                }
+            }
+        }
+        done.extend(results);
+    }
+    done.sort_by(|a, b| a.tool.cmp(&b.tool));
     let mut run = ProbeRun::default();
-    for (tool, probes, shape) in done {
-        run.probes.extend(probes);
-        if let Some(s) = shape {
-            run.shapes.insert(tool, s);
+    for d in done {
+        run.probes.extend(d.probes);
+        if let Some(s) = d.shape {
+            run.shapes.insert(d.tool, s);
         }
     }
     run
+}
+
+/// What the tools of one wave share.
+struct Wave<'a> {
+    session: &'a Session,
+    server: &'a ServerConfig,
+    pinned: Option<&'a BTreeMap<String, Value>>,
+    mode: Mode,
+    budget: &'a search::Budget,
+    secrets: &'a [String],
+}
+
+impl Wave<'_> {
+    /// Probe `tools`, at most [`CONCURRENCY`] at a time.
+    async fn probe(&self, tools: Vec<(&String, &Value)>, known: &candidates::Known) -> Vec<search::Done> {
+        // Collected first: a lazy `map` closure kept in the future's state makes it not provably
+        // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
+        let jobs: Vec<_> = tools
+            .into_iter()
+            .map(|(name, def)| {
+                let job = search::Job {
+                    plan: plan(self.server, name, def),
+                    def,
+                    pinned: self.pinned.and_then(|p| p.get(name)),
+                    mode: self.mode,
+                    timeout: self.server.timeout,
+                    secrets: self.secrets,
+                };
+                search::probe_tool(self.session, job, known, self.budget)
+            })
+            .collect();
+        stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await
+    }
 }
 
 /// The short reason of a skipped call, for the summary line.
@@ -226,49 +314,15 @@ fn skip_reason(message: &str) -> &'static str {
         ("not probed: the args fixture", "need an args fixture"),
         ("not probed: the server answered resultType", "need more input"),
         ("not probed: invalid x-mcp-header", "invalid x-mcp-header"),
-        (FAILS_AS_AT_LOCK, "cannot succeed with synthesised arguments"),
+        (FAILS_AS_AT_LOCK, "failed at lock with every argument set tried"),
+        (search::NOTHING_PINNED, "nothing pinned yet"),
     ];
     REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
 }
 
-/// How the skip of a call that failed at lock and fails again with synthesised arguments starts.
+/// How the skip of a call that failed at lock with every argument set tried, and fails again,
+/// starts.
 const FAILS_AS_AT_LOCK: &str = "not judged: the call failed at lock too";
-
-async fn execute(
-    session: &Session,
-    timeout: Duration,
-    plan: Plan,
-    def: &Value,
-    pinned: Option<&Value>,
-    mode: Mode,
-    secrets: &[String],
-) -> (String, Vec<Probe>, Option<Value>) {
-    match plan {
-        Plan::Skip { tool, message } => {
-            let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
-            (tool, vec![p], None)
-        }
-        Plan::Call { tool, args, incomplete, synthesised } => {
-            let outcome = call(session, &tool, args, timeout).await;
-            let ctx = Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout, secrets };
-            let (mut probes, shape) = judge(&tool, &ctx, &outcome);
-            if let Some(inc) = incomplete {
-                let not_sent = match &outcome {
-                    Ok(CallOutcome::Timeout) => Some("not sent: the valid call timed out"),
-                    Err(_) => Some("not sent: the connection failed on the valid call"),
-                    _ => None,
-                };
-                if let Some(why) = not_sent {
-                    probes.push(probe(&tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why.into()));
-                } else {
-                    let o = call(session, &tool, inc.args, timeout).await;
-                    probes.push(judge_incomplete(&tool, &inc.left_out, &o, timeout, secrets));
-                }
-            }
-            (tool, probes, shape)
-        }
-    }
-}
 
 /// One call, bounded by `timeout` even if the client's own timeout did not fire.
 async fn call(
@@ -341,7 +395,8 @@ pub fn header_mapping_problem(def: &Value) -> Option<String> {
 /// Which required argument the incomplete call leaves out: exactly one, everything else of
 /// the valid call kept. Never a flag (a boolean, such as a required `dryRun: true` or
 /// `confirm: false`), whose absence a lenient server could read as "go ahead": the first of the
-/// others in `required` order. `None` when every required argument of the call is a flag.
+/// others in `required` order (as the schema lists them). `None` when every required argument
+/// of the call is a flag.
 pub fn left_out_argument(required: &[String], args: &Map<String, Value>) -> Option<String> {
     required.iter().find(|r| matches!(args.get(*r), Some(v) if !v.is_boolean())).cloned()
 }
@@ -389,12 +444,7 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
             }
         },
     };
-    // In `required` order (RULES.md, probes): the first that is not a flag is left out.
-    let required: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default();
+    let required = search::required_in_order(def);
     let incomplete = left_out_argument(&required, &args).map(|left_out| {
         let mut a = args.clone();
         a.remove(&left_out);
@@ -478,14 +528,14 @@ pub fn judge_call(
     timeout: Duration,
     secrets: &[String],
 ) -> (Vec<Probe>, Option<Value>) {
-    let ctx = Context { def, pinned, mode: Mode::Check, synthesised: None, timeout, secrets };
+    let ctx = Context { def, pinned, mode: Mode::Check, synthesised: None, timeout, secrets, tried: 1 };
     judge(tool, &ctx, outcome)
 }
 
 /// Judge the valid call's outcome: its probes (one `pass`, or one `fail` per finding) and the
 /// result contract to pin when the call got an answer (a failed call is pinned as failed).
 ///
-/// A call that failed at lock with synthesised arguments and fails again is not drift: it is
+/// A call that failed at lock with every argument set mcp-pin tried and fails again is not drift: it is
 /// `skipped` with the fixture line, never `call-failed` (RULES.md: only a call that succeeded at
 /// lock, or uses a fixture the user wrote, gates on `call-failed`).
 pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, ClientError>) -> (Vec<Probe>, Option<Value>) {
@@ -501,7 +551,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
                 ProbeOutcome::Skipped,
                 None,
                 format!(
-                    "{FAILS_AS_AT_LOCK} with synthesised arguments ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
+                    "{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
                 ),
             ),
             (Mode::Lock, Some(line)) => fail(
@@ -509,7 +559,8 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
                 k,
                 CALL_FAILED,
                 format!(
-                    "{what}; the call could not succeed with synthesised arguments: its failing outcome is pinned and `check` will not fail on it while it fails; to probe it, add {line} to mcp-pin.toml"
+                    "{what}; no arguments mcp-pin tried made the call succeed ({} tried): its failing outcome is pinned and `check` will not fail on it while it fails; to probe it, add {line} to mcp-pin.toml",
+                    ctx.tried
                 ),
             ),
             _ => fail(tool, k, CALL_FAILED, what),
@@ -522,8 +573,9 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
             return (vec![fail(tool, k, CALL_FAILED, msg)], None);
         }
         Ok(CallOutcome::Timeout) => {
+            // Always judged (a hang is never excused), and pinned: the tool was probed.
             let msg = format!("no answer within {}; the call was cancelled", humanize(ctx.timeout));
-            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], None);
+            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], Some(shape::timeout_shape()));
         }
         Ok(CallOutcome::RpcError { code, message }) => {
             if task_required_error(*code, message) {
@@ -658,16 +710,38 @@ pub fn summary(result: &Value) -> String {
     }
 }
 
-/// Judge the incomplete call: rejected (JSON-RPC error or `isError: true`) passes.
+/// Judge the incomplete call. It counts as rejected only when the rejection is the missing
+/// argument's: a JSON-RPC invalid-params error (-32602), an error text that names the argument,
+/// or any error while the valid call of the same tool succeeded in the same session
+/// (`valid_succeeded`). Any other error is `skipped`: a tool that fails every call proves
+/// nothing by failing this one. A success is `incomplete-call-accepted`.
 pub fn judge_incomplete(
     tool: &str,
     left_out: &str,
     outcome: &Result<CallOutcome, ClientError>,
+    valid_succeeded: bool,
     timeout: Duration,
     secrets: &[String],
 ) -> Probe {
     let k = ProbeKind::Incomplete;
     let pass = |m: String| probe(tool, k, ProbeOutcome::Pass, None, m);
+    let rejected = |how: String, text: &str| -> Probe {
+        if names_argument(text, left_out) {
+            pass(format!("rejected without `{left_out}` ({how}, naming it)"))
+        } else if valid_succeeded {
+            pass(format!("rejected without `{left_out}` ({how}; the valid call succeeded)"))
+        } else {
+            probe(
+                tool,
+                k,
+                ProbeOutcome::Skipped,
+                None,
+                format!(
+                    "not judged: the call without `{left_out}` failed ({how}), but its error does not name `{left_out}` and the valid call failed too: a tool that fails every call proves nothing by failing this one"
+                ),
+            )
+        }
+    };
     match outcome {
         Err(e) => fail(
             tool,
@@ -681,8 +755,11 @@ pub fn judge_incomplete(
             CALL_TIMEOUT,
             format!("the call without `{left_out}` got no answer within {}; it was cancelled", humanize(timeout)),
         ),
-        Ok(CallOutcome::RpcError { code, .. }) => pass(format!("rejected without `{left_out}` (JSON-RPC error {code})")),
-        Ok(CallOutcome::Result(r)) if shape::is_error(r) => pass(format!("rejected without `{left_out}` (isError)")),
+        Ok(CallOutcome::RpcError { code: INVALID_PARAMS, .. }) => {
+            pass(format!("rejected without `{left_out}` (JSON-RPC error {INVALID_PARAMS}, invalid params)"))
+        }
+        Ok(CallOutcome::RpcError { code, message }) => rejected(format!("JSON-RPC error {code}"), message),
+        Ok(CallOutcome::Result(r)) if shape::is_error(r) => rejected("isError".into(), &shape::texts(r).join("\n")),
         Ok(CallOutcome::Result(r)) if incomplete_result_type(r).is_some() => {
             pass(format!("the server asked for more input without `{left_out}`"))
         }
@@ -693,6 +770,24 @@ pub fn judge_incomplete(
             format!("the call without required argument `{left_out}` succeeded: the server does not enforce its inputSchema"),
         ),
     }
+}
+
+/// JSON-RPC's invalid-params error code.
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// Whether an error text names the argument `arg`: as a whole word (case-insensitive), or
+/// spelled with spaces for underscores (`repo_path` as `repo path`).
+pub fn names_argument(text: &str, arg: &str) -> bool {
+    if arg.is_empty() {
+        return false;
+    }
+    let text = text.to_lowercase();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let spaced = arg.replace('_', " ");
+    [arg.to_lowercase(), spaced.to_lowercase()].iter().any(|a| {
+        text.match_indices(a.as_str())
+            .any(|(i, m)| !word(text[..i].chars().next_back()) && !word(text[i + m.len()..].chars().next()))
+    })
 }
 
 #[cfg(test)]

@@ -471,7 +471,18 @@ pub fn is_error(result: &Value) -> bool {
 
 /// Whether a pinned shape records a failed call (`isError: true` or a JSON-RPC error).
 pub fn pinned_failure(pinned: &Value) -> bool {
-    pinned.get("isError") == Some(&Value::Bool(true)) || pinned.get("rpcError").is_some()
+    pinned.get("isError") == Some(&Value::Bool(true)) || pinned.get("rpcError").is_some() || timed_out(pinned)
+}
+
+/// The shape pinned for a call that got no answer within the timeout: the tool was probed (a
+/// `check` judges it), and there is no result to compare.
+pub fn timeout_shape() -> Value {
+    json!({"timedOut": true})
+}
+
+/// Whether a pin says the call timed out at lock.
+pub fn timed_out(pinned: &Value) -> bool {
+    pinned.get("timedOut") == Some(&Value::Bool(true))
 }
 
 /// One difference between the pinned contract and a live result.

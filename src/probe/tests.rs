@@ -20,6 +20,7 @@ fn server(probe: ProbePolicy) -> ServerConfig {
         timeout: Duration::from_secs(2),
         max_tools: crate::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
+        client_capabilities_set: false,
         probe,
         tools: BTreeMap::new(),
     }
@@ -107,8 +108,8 @@ fn incomplete_leaves_out_the_first_required_argument_in_required_order() {
     match plan(&s, "t", &tool(true, schema)) {
         Plan::Call { args, incomplete, .. } => {
             assert_eq!(Value::Object(args), json!({"alpha": 0, "zeta": ""}));
+            // RULES: the first in `required` order (as the schema lists them), not by name.
             let inc = incomplete.unwrap();
-            // `required` order, not name order (RULES.md, probes).
             assert_eq!(inc.left_out, "zeta");
             assert_eq!(Value::Object(inc.args), json!({"alpha": 0}));
         }
@@ -178,9 +179,15 @@ fn call_failed_on_rpc_error_and_is_error_with_excerpt_and_secrets_masked() {
 #[test]
 fn timeout_is_call_timeout() {
     let d = json!({"name": "t", "inputSchema": {"type": "object"}});
-    let (p, _) = judge_call("t", &d, &Ok(CallOutcome::Timeout), None, T, &[]);
+    let (p, pin) = judge_call("t", &d, &Ok(CallOutcome::Timeout), None, T, &[]);
     assert_eq!(rules(&p), vec![Some(CALL_TIMEOUT)]);
     assert!(p[0].message.contains("2s"), "{}", p[0].message);
+    // Pinned as probed (check judges it), with nothing to compare.
+    let pin = pin.unwrap();
+    assert!(shape::timed_out(&pin) && shape::pinned_failure(&pin));
+    // A hang at check is judged even when the call hung at lock too: a timeout is never excused.
+    let (p, _) = judge("t", &ctx(&d, Some(&pin), Mode::Check, Some(LINE)), &Ok(CallOutcome::Timeout));
+    assert_eq!(rules(&p), vec![Some(CALL_TIMEOUT)]);
 }
 
 #[test]
@@ -238,16 +245,45 @@ fn shape_change_is_reported_against_the_pin() {
 
 #[test]
 fn incomplete_call_judgement() {
-    let r = judge_incomplete("t", "a", &Ok(CallOutcome::RpcError { code: -32602, message: "x".into() }), T, &[]);
-    assert_eq!(r.outcome, ProbeOutcome::Pass);
-    assert_eq!(r.kind, ProbeKind::Incomplete);
-    let r = judge_incomplete("t", "a", &ok(json!({"isError": true, "content": []})), T, &[]);
-    assert_eq!(r.outcome, ProbeOutcome::Pass);
-    let r = judge_incomplete("t", "a", &ok(json!({"content": [{"type": "text", "text": "fine"}]})), T, &[]);
+    let inc = |o: &Result<CallOutcome, ClientError>, valid_ok: bool| judge_incomplete("t", "path", o, valid_ok, T, &[]);
+    let rpc = |code: i64, m: &str| Ok(CallOutcome::RpcError { code, message: m.into() });
+    let err = |t: &str| ok(json!({"isError": true, "content": [{"type": "text", "text": t}]}));
+    // Invalid params is the missing argument's rejection, whatever else happened.
+    let r = inc(&rpc(-32602, "x"), false);
+    assert_eq!((r.outcome, r.kind), (ProbeOutcome::Pass, ProbeKind::Incomplete));
+    // An error naming the argument: rejected for it.
+    for text in ["Required: path", "1 validation error\nPATH\n  Field required", "missing `path`"] {
+        assert_eq!(inc(&err(text), false).outcome, ProbeOutcome::Pass, "{text}");
+    }
+    assert_eq!(inc(&rpc(-32603, "path is required"), false).outcome, ProbeOutcome::Pass);
+    // Any error after a valid call that succeeded in the same session.
+    assert_eq!(inc(&err("something broke"), true).outcome, ProbeOutcome::Pass);
+    assert_eq!(inc(&ok(json!({"isError": true, "content": []})), true).outcome, ProbeOutcome::Pass);
+    // Otherwise: a tool that fails every call proves nothing by failing this one.
+    let r = inc(&err("EISDIR: illegal operation"), false);
+    assert_eq!(r.outcome, ProbeOutcome::Skipped, "{r:?}");
+    assert!(r.message.contains("proves nothing"), "{}", r.message);
+    assert_eq!(
+        inc(&err("the filepath is odd"), false).outcome,
+        ProbeOutcome::Skipped,
+        "a word containing it is not it"
+    );
+    assert_eq!(inc(&rpc(-32603, "internal error"), false).outcome, ProbeOutcome::Skipped);
+    // Accepted: always a failure, and a timeout is one too.
+    let r = inc(&ok(json!({"content": [{"type": "text", "text": "fine"}]})), false);
     assert_eq!(r.rule, Some(INCOMPLETE_CALL_ACCEPTED));
-    assert!(r.message.contains("`a`"));
-    let r = judge_incomplete("t", "a", &Ok(CallOutcome::Timeout), T, &[]);
-    assert_eq!(r.rule, Some(CALL_TIMEOUT));
+    assert!(r.message.contains("`path`"));
+    assert_eq!(inc(&Ok(CallOutcome::Timeout), true).rule, Some(CALL_TIMEOUT));
+}
+
+#[test]
+fn an_error_names_an_argument_as_a_word_or_spelled_with_spaces() {
+    assert!(names_argument("Invalid arguments: repo_path: Field required", "repo_path"));
+    assert!(names_argument("missing repo path", "repo_path"));
+    assert!(names_argument("\"timeZone\" is required", "timezone"));
+    assert!(!names_argument("no such file", "path"));
+    assert!(!names_argument("filepath wrong", "path"));
+    assert!(!names_argument("anything", ""));
 }
 
 #[test]
@@ -327,7 +363,7 @@ fn invalid_header_mappings_are_never_called() {
 }
 
 fn ctx<'a>(def: &'a Value, pinned: Option<&'a Value>, mode: Mode, synthesised: Option<&'a str>) -> Context<'a> {
-    Context { def, pinned, mode, synthesised, timeout: T, secrets: &[] }
+    Context { def, pinned, mode, synthesised, timeout: T, secrets: &[], tried: 3 }
 }
 
 const LINE: &str = "[servers.fs.tools.read_file] args = { path = ... }";
@@ -340,7 +376,7 @@ fn a_call_that_failed_at_lock_with_synthesised_arguments_is_not_drift() {
     // At lock: a call-failed warning that says why and gives the fixture line; the failure is pinned.
     let (p, pin) = judge("read_file", &ctx(&d, None, Mode::Lock, Some(LINE)), &eisdir);
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
-    assert!(p[0].message.contains("could not succeed with synthesised arguments"), "{}", p[0].message);
+    assert!(p[0].message.contains("no arguments mcp-pin tried made the call succeed (3 tried)"), "{}", p[0].message);
     assert!(p[0].message.contains(LINE), "{}", p[0].message);
     let pin = pin.unwrap();
     assert_eq!(pin["isError"], true);
@@ -362,7 +398,8 @@ fn a_call_that_failed_at_lock_with_synthesised_arguments_is_not_drift() {
     let (_, good_pin) = judge("read_file", &ctx(&d, None, Mode::Lock, Some(LINE)), &ok(good.clone()));
     let (p, _) = judge("read_file", &ctx(&d, good_pin.as_ref(), Mode::Check, Some(LINE)), &eisdir);
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
-    // Nothing pinned (a new tool, or `lock --no-probe`): gated as before.
+    // Nothing pinned, judged anyway (the judgement alone; `search::probe_tool` skips such a tool
+    // at check before calling it: judged from the next lock on).
     let (p, _) = judge("read_file", &ctx(&d, None, Mode::Check, Some(LINE)), &eisdir);
     assert_eq!(rules(&p), vec![Some(CALL_FAILED)]);
     // Failed at lock, succeeds now: a pass that says to pin it.
@@ -414,9 +451,10 @@ fn summary_line_counts_probed_skipped_and_passed() {
         "5 tools: 2 probed, 1 passed, 1 failed; 3 skipped (2 not annotated read-only, 1 probe = \"none\")"
     );
     assert_eq!(
-        skip_reason(&format!("{FAILS_AS_AT_LOCK} with synthesised arguments (task x)")),
-        "cannot succeed with synthesised arguments"
+        skip_reason(&format!("{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried (task x)")),
+        "failed at lock with every argument set tried"
     );
+    assert_eq!(skip_reason(&format!("{}: run lock", search::NOTHING_PINNED)), "nothing pinned yet");
 }
 
 /// `result-payload-invalid` against a pin made before mcp-pin judged payloads (no `blocks`

@@ -507,11 +507,11 @@ catalogue! {
     // ---- probes
     CallFailed "call-failed" S P [] risk 70 value
       "the probe's valid call now returns an error (a JSON-RPC error or isError: true)",
-      "The tool is broken end to end; fails the gate like a silent change. Only a declared isError: true is an error (absent means false). A call that already failed at lock with synthesised arguments (say a required path of \"\") and fails again is not drift: it is reported skipped with the line that adds an args fixture; call-failed gates when the call succeeded at lock or uses a fixture the user wrote.",
+      "The tool is broken end to end, wherever it was called (the server's own session for a read-only tool, a sandboxed one for the others); fails the gate like a silent change. Only a declared isError: true is an error (absent means false). The valid call uses an args fixture when the config has one; otherwise the arguments `lock` found for it (from the schema, examples in its description, the server's own context, then the smallest valid values), pinned in the lock and replayed by `check`. A call that succeeded at lock and fails now is call-failed. One that failed at lock with every argument set mcp-pin tried and fails again is not drift: it is reported skipped with the line that adds an args fixture. A tool the lock holds no probe for (a lock from an older mcp-pin, or a tool added since) is judged from the next lock on, never before.",
       r#"{"isError": false}"#, r#"{"isError": true}"#;
     CallTimeout "call-timeout" S P [] risk 68 value
       "the probe call got no answer within the timeout",
-      "A hung tool; fails the gate.", "answer in 40 ms", "no answer in 30 s";
+      "A hung tool; fails the gate. The call is cancelled, and the incomplete call is not sent. A timeout is judged even when the call timed out at lock too: a hang is never excused.", "answer in 40 ms", "no answer in 30 s";
     StructuredContentMissing "structured-content-missing" S P [] risk 72 value
       "the tool promises structured output but the result has none (outputSchema without structuredContent)",
       "Consumers relying on the promised structure get nothing, and no error says so.",
@@ -522,7 +522,7 @@ catalogue! {
       r#"{"structuredContent": {"count": 3}}"#, r#"{"structuredContent": {"count": "3"}}"#;
     IncompleteCallAccepted "incomplete-call-accepted" S P [] risk 64 value
       "a call missing a required argument succeeded",
-      "The server no longer enforces its own required arguments: the model's mistakes now pass silently.",
+      "The server no longer enforces its own required arguments: the model's mistakes now pass silently. The incomplete call leaves out exactly one required argument (the first in `required` order that is not a boolean flag) and keeps everything else of the valid call. Its rejection counts only when it is the missing argument's: a JSON-RPC invalid-params error, an error text that names the argument, or any error while the valid call of the same tool succeeded in the same session; another error is reported skipped (a tool that fails every call proves nothing by failing this one).",
       r#"{"isError": true}"#, r#"{"isError": false}"#;
     TextStructureConflict "text-structure-conflict" S P [] risk 78 value
       "the result's text now disagrees with its structured content (a JSON text block against structuredContent)",

@@ -43,6 +43,7 @@ fn npx_server(name: &str, args: Vec<String>, env: BTreeMap<String, String>) -> S
         timeout: Duration::from_secs(60),
         max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
+        client_capabilities_set: false,
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
     }
@@ -133,8 +134,12 @@ async fn server_everything_passes_end_to_end() {
     assert!(!s.contains_key("get-env"));
     assert_eq!(s["get-tiny-image"]["content"], json!(["text", "image"]));
     assert!(s["get-structured-content"]["structuredContent"].is_object(), "{}", s["get-structured-content"]);
+    let mut echo = s["echo"].clone();
+    // The arguments mcp-pin found are pinned beside the contract.
+    assert!(echo["call"]["args"]["message"].is_string(), "{echo}");
+    echo.as_object_mut().unwrap().remove("call");
     assert_eq!(
-        s["echo"],
+        echo,
         json!({"content": ["text"], "blocks": [{"kind": "text"}], "textStructure": "text-only", "isError": false, "contractVersion": 2})
     );
     assert!(s["get-resource-links"]["content"].as_array().unwrap().contains(&json!("resource_link")));
@@ -252,6 +257,7 @@ fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
         timeout: Duration::from_secs(30),
         max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
         client_capabilities: vec![],
+        client_capabilities_set: false,
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
     }

@@ -70,7 +70,7 @@ fn every_probe_rule_fires_on_its_scenario() {
         }
     });
     // Locked while every tool worked (the fixture's default answers), checked after the release
-    // broke them: a call that already failed at lock with synthesised arguments is not drift.
+    // broke them: a call that already failed at lock with every argument tried is not drift.
     let mut healthy = surface.clone();
     let calls = healthy["calls"].as_object_mut().unwrap();
     for t in ["no_struct", "bad_struct", "is_error", "rpc_error", "conflict"] {
@@ -130,8 +130,20 @@ fn replay_of_the_39_tools_structured_content_failure() {
         .collect();
     p.write_json("surface.json", &json!({"tools": tools, "calls": calls}));
     p.stdio_config(&[("replay", "surface.json")]);
+    // A lock without probes (`--no-probe`, or an mcp-pin from before them): the tools are judged
+    // from the next `lock` on, never before, so an upgrade never fails the first check.
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(
+        report["servers"][0]["probeSummary"],
+        "39 tools: 0 probed, 0 passed, 0 failed; 39 skipped (39 nothing pinned yet)"
+    );
+    // The next lock probes them and says so; every check after it fails on each tool.
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("structured-content-missing"), "{}", text(&out));
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 1, "{report:#}");
     let missing: Vec<_> = probes(&report).into_iter().filter(|p| p.3 == "structured-content-missing").collect();
@@ -442,7 +454,8 @@ fn value_variation_passes_the_gate() {
 
 #[test]
 fn a_call_that_fails_at_lock_with_synthesised_arguments_is_not_drift() {
-    // server-filesystem's read_file with the synthesised `path: ""`: EISDIR at lock and at check.
+    // A reader that fails whatever it is given (EISDIR for every path): at lock, each candidate
+    // fails; at check, the pinned one fails again.
     let p = Project::new();
     let tool = json!({"name": "read_file", "description": "Read a file.", "annotations": {"readOnlyHint": true},
                       "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}});
@@ -452,7 +465,7 @@ fn a_call_that_fails_at_lock_with_synthesised_arguments_is_not_drift() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("could not succeed with synthesised arguments"), "{err}");
+    assert!(err.contains("no arguments mcp-pin tried made the call succeed"), "{err}");
     assert!(err.contains("[servers.fs.tools.read_file] args = { path = ... }"), "{err}");
     assert!(err.contains("probes: 1 tool: 1 probed, 0 passed, 1 failed; 0 skipped"), "{err}");
     let (code, report) = p.check_json(&[]);
@@ -463,7 +476,7 @@ fn a_call_that_fails_at_lock_with_synthesised_arguments_is_not_drift() {
     assert!(msg.contains("[servers.fs.tools.read_file] args = { path = ... }") && msg.contains("EISDIR"), "{msg}");
     assert_eq!(
         report["servers"][0]["probeSummary"],
-        "1 tool: 0 probed, 0 passed, 0 failed; 1 skipped (1 cannot succeed with synthesised arguments)"
+        "1 tool: 0 probed, 0 passed, 0 failed; 1 skipped (1 failed at lock with every argument set tried)"
     );
     // With a fixture the user wrote, the same failure fails the gate.
     let base = p.read("mcp-pin.toml");

@@ -111,7 +111,8 @@ fn declared_client_capabilities_change_the_surface_and_are_labelled() {
     let rich: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
     let caps = &rich["servers"]["everything"]["clientCapabilities"];
     assert_eq!(caps, &serde_json::json!(["elicitation", "roots", "sampling"]));
-    assert_eq!(plain["servers"]["everything"]["clientCapabilities"], serde_json::json!([]));
+    // Without a `client_capabilities` line a stdio server is declared `roots` (its project folder).
+    assert_eq!(plain["servers"]["everything"]["clientCapabilities"], serde_json::json!(["roots"]));
     let n_plain = plain["servers"]["everything"]["tools"].as_object().unwrap().len();
     let n_rich = rich["servers"]["everything"]["tools"].as_object().unwrap().len();
     assert!(n_rich > n_plain, "server-everything lists more tools to a capable client ({n_plain} vs {n_rich})");
@@ -146,10 +147,26 @@ fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract
     let old = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/everything-before-result-contract.lock");
     assert!(!std::fs::read_to_string(old).unwrap().contains("\"blocks\""));
     std::fs::copy(old, p.path("mcp.lock")).unwrap();
+    // The config as it was then: that mcp-pin declared no capability (it declares `roots` now).
+    let base = p.read("mcp-pin.toml").replace("timeout = \"60s\"\n", "timeout = \"60s\"\nclient_capabilities = []\n");
+    p.write("mcp-pin.toml", &base);
     let (code, report) = p.check_json(&["--fail-on", "loud"]);
     assert_eq!(code, 0, "{report:#}");
     assert!(changes(&report).is_empty(), "{report:#}");
     assert_eq!(report["counts"]["probeFailures"], 0, "{report:#}");
+    // Without the line, the first check says the declared capabilities changed (server-everything
+    // lists one more tool to a client with roots); the default gate passes.
+    everything_config(&p);
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(
+        report["servers"][0]["notes"]
+            .to_string()
+            .contains("client capabilities were [] when locked and are [roots] now"),
+        "{report:#}"
+    );
+    let added: Vec<_> = changes(&report).into_iter().map(|c| (c.1, c.2)).collect();
+    assert_eq!(added, [("get-roots-list".to_string(), "tool-added".to_string())], "{report:#}");
 }
 
 /// Values that change between calls never fail the gate: lock, check, check, lock, check.
@@ -190,9 +207,9 @@ fn server_everything_locks_and_checks_clean_twice_in_a_row() {
     assert!(annotated.to_string().contains("\"audience\":[\"user\"]"), "{annotated}");
 }
 
-/// `init` → `lock` → `check` on server-filesystem passes out of the box: the synthesised
-/// `path: ""` makes three readers answer EISDIR at lock and at check, which is not drift; each
-/// says which fixture line would probe it.
+/// `init` → `lock` → `check` on server-filesystem passes out of the box, and every reader's
+/// valid call reaches its code: `lock` finds a path the tool accepts (a file of the folder the
+/// server was given, the folder itself) instead of a `path: ""` that answers EISDIR.
 #[test]
 fn server_filesystem_init_lock_check_passes_out_of_the_box() {
     if !have_npx() {
@@ -210,16 +227,17 @@ fn server_filesystem_init_lock_check_passes_out_of_the_box() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("could not succeed with synthesised arguments"), "{err}");
-    assert!(err.contains("[servers.filesystem.tools.read_file] args = { path = ... }"), "{err}");
+    assert!(!err.contains("warning:"), "{err}");
+    assert!(err.contains("probe of `read_text_file` passed"), "{err}");
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     let probes = report["servers"][0]["probes"].as_array().unwrap();
     let read_file = probes.iter().find(|p| p["tool"] == "read_file" && p["kind"] == "call").unwrap();
-    assert_eq!(read_file["outcome"], "skipped", "{read_file:#}");
+    assert_eq!(read_file["outcome"], "pass", "{read_file:#}");
+    // Every reader called passes, and each incomplete call is judged.
     let summary = report["servers"][0]["probeSummary"].as_str().unwrap();
-    assert!(
-        summary.contains("cannot succeed with synthesised arguments") && summary.contains(" 0 failed"),
-        "{summary}"
-    );
+    assert!(summary.contains(" 0 failed; ") && !summary.contains("failed at lock"), "{summary}");
+    let skipped_incomplete: Vec<_> =
+        probes.iter().filter(|p| p["kind"] == "incomplete" && p["outcome"] == "skipped").collect();
+    assert!(skipped_incomplete.is_empty(), "{skipped_incomplete:#?}");
 }

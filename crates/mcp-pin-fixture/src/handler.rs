@@ -209,6 +209,21 @@ impl ServerHandler for Fixture {
             return Err(McpError::new(ErrorCode(e.code), e.message, e.data));
         }
         let args = request.arguments.unwrap_or_default();
+        if surface::missing_required(&tool, &args).is_empty() {
+            if let Some(why) = behaviour.refusal(&args) {
+                return Ok(text_result(why, true).into());
+            }
+            if let Some(file) = &behaviour.roots_to {
+                // Roots are deprecated for a future revision (SEP-2577); 2025-11-25 has them.
+                #[allow(deprecated)]
+                let asked = context.peer.list_roots().await;
+                let text = match asked {
+                    Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
+                    Err(e) => format!("roots/list failed: {e}"),
+                };
+                let _ = std::fs::write(file, text);
+            }
+        }
         let scripted = match behaviour.results.as_deref() {
             Some([]) | None => behaviour.result,
             Some(list) => {

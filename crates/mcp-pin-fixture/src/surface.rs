@@ -71,6 +71,41 @@ pub struct CallBehaviour {
     /// Do not complain about missing required arguments.
     #[serde(default)]
     pub accept_incomplete: bool,
+    /// A call with every required argument succeeds only when each argument named here has one
+    /// of the listed values; otherwise `isError` with `not found: VALUE` (the argument unnamed).
+    #[serde(default)]
+    pub accepts: BTreeMap<String, Vec<Value>>,
+    /// Arguments that must name an existing file or folder (relative to the server's working
+    /// folder, or absolute); otherwise `isError` with `ENOENT: no such file or directory`.
+    #[serde(default)]
+    pub exists: Vec<String>,
+    /// Ask the client for its roots (`roots/list`) and write the answer (JSON) to this file
+    /// (relative to the server's working folder), then answer as usual.
+    #[serde(default)]
+    pub roots_to: Option<String>,
+}
+
+impl CallBehaviour {
+    /// Why a call with every required argument is refused by `accepts` / `exists`, if it is.
+    pub fn refusal(&self, args: &Map<String, Value>) -> Option<String> {
+        for (k, allowed) in &self.accepts {
+            if let Some(v) = args.get(k) {
+                if !allowed.contains(v) {
+                    return Some(format!(
+                        "not found: {}",
+                        v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
+                    ));
+                }
+            }
+        }
+        for k in &self.exists {
+            let ok = args.get(k).and_then(Value::as_str).is_some_and(|p| !p.is_empty() && Path::new(p).exists());
+            if !ok {
+                return Some("ENOENT: no such file or directory".into());
+            }
+        }
+        None
+    }
 }
 
 /// Faults for reliability tests.

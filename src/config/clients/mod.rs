@@ -389,6 +389,7 @@ impl Cx<'_> {
             timeout: DEFAULT_TIMEOUT,
             max_tools: crate::config::DEFAULT_MAX_TOOLS,
             client_capabilities: vec![],
+            client_capabilities_set: false,
             probe: ProbePolicy::default(),
             tools: BTreeMap::new(),
         }))

@@ -1,0 +1,281 @@
+//! The server's own context as paths: folders and files named on its command line, the project
+//! folder (the server's working folder) and what lies under it, and the roots mcp-pin declares
+//! (the working folder and the folders on the command line: `client::roots`).
+//!
+//! A path inside the project folder is kept relative to it, so the lock records `docs/guide.md`,
+//! never a machine's absolute path, and a call resolves it against the working folder of the
+//! session that makes it (a sandboxed session works in a scratch copy). A path outside it is
+//! kept as written on the command line.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::hints::{Kind, PathHint};
+use super::Source;
+
+/// How deep under the project folder entries are listed (1: its own entries).
+const MAX_DEPTH: usize = 2;
+/// Most entries kept from the project folder.
+const MAX_ENTRIES: usize = 48;
+/// Most directory entries read in all (a folder of a million files is not read whole).
+const MAX_READ: usize = 2_000;
+/// Folders never listed: build output and dependencies, not the project's own files.
+const SKIPPED_DIRS: &[&str] = &["node_modules", "target", "__pycache__"];
+/// mcp-pin's own files: rewritten by `lock`, never an argument.
+const OWN_FILES: &[&str] = &["mcp.lock", "mcp-pin.toml"];
+/// The name of a path that does not exist yet (for a tool that makes one).
+pub const FRESH_NAME: &str = "mcp-pin-probe";
+
+/// One path candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Relative to the project folder (`.` is the folder itself) when `relative`, else as written.
+    pub path: String,
+    pub relative: bool,
+    pub dir: bool,
+    pub origin: Source,
+}
+
+/// Every path the server's context offers, in order: the command line, the roots, the project
+/// folder's entries (breadth first, by name).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Paths {
+    /// The project folder (absolute), when the server runs on this machine.
+    pub base: Option<PathBuf>,
+    pub entries: Vec<Entry>,
+}
+
+impl Paths {
+    /// The paths of a server started as `args` (each `(value, as written)`: an argument whose
+    /// value comes from the environment is never taken) in the folder `base`.
+    pub fn scan(base: &Path, args: &[(String, String)]) -> Paths {
+        let mut entries = Vec::new();
+        for (value, written) in args {
+            if value != written {
+                continue;
+            }
+            let Some(v) = crate::client::roots::path_in_argument(value) else { continue };
+            let full = base.join(v);
+            let Ok(meta) = std::fs::metadata(&full) else { continue };
+            let (path, relative) = match relative_to(base, &full) {
+                Some(r) => (r, true),
+                None => (v.to_string(), false),
+            };
+            push(&mut entries, Entry { path, relative, dir: meta.is_dir(), origin: Source::CommandLine });
+        }
+        push(&mut entries, Entry { path: ".".into(), relative: true, dir: true, origin: Source::Roots });
+        let mut level: Vec<PathBuf> = vec![PathBuf::new()];
+        let mut read = 0usize;
+        let mut found = 0usize;
+        for _ in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for rel in &level {
+                let Ok(rd) = std::fs::read_dir(base.join(rel)) else { continue };
+                let mut names: Vec<(String, bool)> = Vec::new();
+                for e in rd.flatten() {
+                    read += 1;
+                    if read > MAX_READ {
+                        break;
+                    }
+                    let Ok(name) = e.file_name().into_string() else { continue };
+                    // Symbolic links are not followed: a link may lead anywhere.
+                    let Ok(ft) = e.file_type() else { continue };
+                    if name.starts_with('.') || ft.is_symlink() {
+                        continue;
+                    }
+                    if ft.is_dir() && SKIPPED_DIRS.contains(&name.as_str()) {
+                        continue;
+                    }
+                    if ft.is_file() && OWN_FILES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    if ft.is_dir() || ft.is_file() {
+                        names.push((name, ft.is_dir()));
+                    }
+                }
+                names.sort();
+                for (name, dir) in names {
+                    let r = rel.join(&name);
+                    if found < MAX_ENTRIES {
+                        let path = r.to_string_lossy().replace('\\', "/");
+                        push(&mut entries, Entry { path, relative: true, dir, origin: Source::ProjectFolder });
+                        found += 1;
+                    }
+                    if dir {
+                        next.push(r);
+                    }
+                }
+            }
+            level = next;
+        }
+        Paths { base: Some(base.to_path_buf()), entries }
+    }
+
+    /// The path candidates for a property with hint `h` of tool `tool`, best first: a new path
+    /// when the tool makes one (named for the tool, so two tools never make the same one), then
+    /// entries of the kind the words name (files whose type the words name first), two of them
+    /// before two of the other kind, then the rest.
+    pub fn for_hint(&self, tool: &str, h: &PathHint) -> Vec<Entry> {
+        let mut out = Vec::new();
+        if h.fresh && self.base.is_some() {
+            let stem: String = tool
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+                .take(64)
+                .collect();
+            let name = match h.kind {
+                Kind::Dir => format!("{FRESH_NAME}-{stem}"),
+                _ => format!("{FRESH_NAME}-{stem}.txt"),
+            };
+            out.push(Entry { path: name, relative: true, dir: h.kind == Kind::Dir, origin: Source::ProjectFolder });
+        }
+        let wants_dir = match h.kind {
+            Kind::Dir => Some(true),
+            Kind::File => Some(false),
+            Kind::Either => None,
+        };
+        let (mut first, mut other): (Vec<Entry>, Vec<Entry>) = match wants_dir {
+            Some(d) => self.entries.iter().cloned().partition(|e| e.dir == d),
+            None => (self.entries.clone(), vec![]),
+        };
+        // Files of the type the words name first (stable: otherwise in listing order).
+        first.sort_by_key(|e| if e.dir { 0 } else { -affinity(&h.words, &e.path) });
+        other.sort_by_key(|e| if e.dir { 0 } else { -affinity(&h.words, &e.path) });
+        let (a, b) = (first.len().min(2), other.len().min(2));
+        out.extend(first.drain(..a));
+        out.extend(other.drain(..b));
+        out.extend(first);
+        out.extend(other);
+        out
+    }
+}
+
+fn push(entries: &mut Vec<Entry>, e: Entry) {
+    if !entries.iter().any(|x| x.path == e.path && x.relative == e.relative) {
+        entries.push(e);
+    }
+}
+
+/// `full` relative to `base` (`.` for `base` itself), when it lies inside it (compared
+/// lexically after resolving `.` and `..`, and through the real folders when both exist).
+pub fn relative_to(base: &Path, full: &Path) -> Option<String> {
+    let (b, f) = match (std::fs::canonicalize(base), std::fs::canonicalize(full)) {
+        (Ok(b), Ok(f)) => (b, f),
+        _ => (normalize(base), normalize(full)),
+    };
+    let rest = f.strip_prefix(&b).ok()?;
+    let s = rest.to_string_lossy().replace('\\', "/");
+    Some(if s.is_empty() { ".".into() } else { s })
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// How well a file's extension fits the words of a tool and its property (an image for a tool
+/// that reads media, a JSON file for one that parses JSON).
+fn affinity(words: &[String], path: &str) -> i32 {
+    const FAMILIES: &[(&[&str], &[&str])] = &[
+        (&["image", "picture", "photo", "media", "png", "jpeg", "jpg"], &["png", "jpg", "jpeg", "gif", "webp", "bmp"]),
+        (&["audio", "sound", "media", "wav", "mp3"], &["wav", "mp3", "ogg", "flac"]),
+        (&["json"], &["json"]),
+        (&["csv", "spreadsheet"], &["csv", "tsv"]),
+        (&["markdown"], &["md", "markdown"]),
+        (&["pdf"], &["pdf"]),
+        (&["database", "db", "sqlite"], &["db", "sqlite", "sqlite3"]),
+        (&["text", "txt"], &["txt", "md", "json", "csv", "toml", "yaml", "yml"]),
+    ];
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    FAMILIES
+        .iter()
+        .filter(|(ws, exts)| exts.contains(&ext.as_str()) && words.iter().any(|w| ws.contains(&w.as_str())))
+        .count() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::hints::path_hint;
+    use super::*;
+
+    fn project() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        std::fs::create_dir_all(p.join("docs/deep/deeper")).unwrap();
+        std::fs::create_dir_all(p.join("node_modules/x")).unwrap();
+        std::fs::create_dir_all(p.join(".git")).unwrap();
+        std::fs::write(p.join("notes.txt"), "hi").unwrap();
+        std::fs::write(p.join("pic.png"), "png").unwrap();
+        std::fs::write(p.join("mcp.lock"), "{}").unwrap();
+        std::fs::write(p.join("docs/guide.md"), "# g").unwrap();
+        std::fs::write(p.join("docs/deep/deeper/far.txt"), "far").unwrap();
+        d
+    }
+
+    fn paths(es: &[Entry]) -> Vec<&str> {
+        es.iter().map(|e| e.path.as_str()).collect()
+    }
+
+    #[test]
+    fn the_project_folder_is_listed_breadth_first_without_hidden_build_or_own_files() {
+        let d = project();
+        let p = Paths::scan(d.path(), &[]);
+        assert_eq!(paths(&p.entries), [".", "docs", "notes.txt", "pic.png", "docs/deep", "docs/guide.md"]);
+        assert!(p.entries.iter().all(|e| e.relative));
+        assert_eq!(p.entries[0].origin, Source::Roots);
+    }
+
+    #[test]
+    fn command_line_paths_come_first_and_values_from_the_environment_never() {
+        let d = project();
+        let outside = tempfile::tempdir().unwrap();
+        let out = outside.path().display().to_string();
+        let args = vec![
+            ("-y".to_string(), "-y".to_string()),
+            ("@scope/pkg@1.0.0".to_string(), "@scope/pkg@1.0.0".to_string()),
+            ("--root=docs".to_string(), "--root=docs".to_string()),
+            (out.clone(), out.clone()),
+            ("notes.txt".to_string(), "${NOTES}".to_string()),
+        ];
+        let p = Paths::scan(d.path(), &args);
+        assert_eq!(&paths(&p.entries)[..3], ["docs", out.as_str(), "."]);
+        assert_eq!(p.entries[0].origin, Source::CommandLine);
+        assert!(p.entries[0].relative && !p.entries[1].relative);
+        assert_eq!(p.entries.iter().filter(|e| e.path == "notes.txt").count(), 1, "listed once, from the folder");
+        assert_eq!(p.entries.iter().find(|e| e.path == "notes.txt").unwrap().origin, Source::ProjectFolder);
+    }
+
+    #[test]
+    fn candidates_follow_the_kind_the_words_name() {
+        let d = project();
+        let p = Paths::scan(d.path(), &[]);
+        let files = p.for_hint("read_text_file", &path_hint("path", "", "read_text_file", "").unwrap());
+        // Text files first for a tool that reads text; then two folders; then the rest.
+        assert_eq!(paths(&files), ["notes.txt", "docs/guide.md", ".", "docs", "pic.png", "docs/deep"]);
+        let media =
+            p.for_hint("read_media_file", &path_hint("path", "", "read_media_file", "Image and audio").unwrap());
+        assert_eq!(media[0].path, "pic.png");
+        let dirs = p.for_hint("git_status", &path_hint("repo_path", "", "git_status", "").unwrap());
+        assert_eq!(&paths(&dirs)[..4], [".", "docs", "notes.txt", "pic.png"]);
+        let new = p.for_hint("write_file", &path_hint("path", "", "write_file", "").unwrap());
+        assert_eq!(new[0].path, "mcp-pin-probe-write_file.txt");
+        let new_dir = p.for_hint("create directory!", &path_hint("path", "", "create_directory", "").unwrap());
+        assert_eq!((new_dir[0].path.as_str(), new_dir[0].dir), ("mcp-pin-probe-create-directory-", true));
+    }
+
+    #[test]
+    fn relative_paths_only_inside_the_folder() {
+        let d = project();
+        assert_eq!(relative_to(d.path(), &d.path().join("docs/../notes.txt")).as_deref(), Some("notes.txt"));
+        assert_eq!(relative_to(d.path(), d.path()).as_deref(), Some("."));
+        assert_eq!(relative_to(d.path(), Path::new("/")), None);
+    }
+}

@@ -1,0 +1,331 @@
+//! Examples written in a property's description: `IANA timezone name (e.g., 'America/New_York',
+//! 'Europe/London')`, `such as "main"`, `` `HEAD~1` ``, or a format spelled as a template
+//! (`24-hour format (HH:MM)`, `YYYY-MM-DD`). Each is text; the caller keeps those that validate.
+
+/// Phrases after which a description lists examples.
+const MARKERS: &[&str] = &[
+    "e.g.",
+    "eg.",
+    "e.g:",
+    "for example",
+    "for instance",
+    "such as",
+    "example:",
+    "examples:",
+    "like",
+    "default:",
+    "defaults to",
+    "i.e.",
+];
+/// Longest example taken.
+const MAX_LEN: usize = 120;
+/// Most examples taken from one description.
+const MAX_EXAMPLES: usize = 12;
+/// Only the start of a description is read (examples come early; a hostile one is long).
+const MAX_READ: usize = 2_048;
+
+/// The examples a description gives, in order: those after an example phrase, then quoted ones
+/// anywhere, then values made from format templates. Deduplicated; never empty strings.
+pub fn examples(desc: &str) -> Vec<String> {
+    let desc = match desc.char_indices().nth(MAX_READ) {
+        Some((i, _)) => &desc[..i],
+        None => desc,
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        let s = s.trim();
+        if !s.is_empty()
+            && s.chars().count() <= MAX_LEN
+            && !s.chars().any(char::is_control)
+            && !out.iter().any(|o| o == s)
+        {
+            out.push(s.to_string());
+        }
+    };
+    let lower = desc.to_lowercase();
+    // Only where lower-casing kept every byte offset (ASCII text, in practice).
+    if lower.len() == desc.len() {
+        for m in MARKERS {
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(m) {
+                let start = from + i;
+                from = start + m.len();
+                // A marker starts a word (`like` inside `likely` is not one).
+                if start > 0 && desc[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
+                    continue;
+                }
+                if m.chars().last().is_some_and(char::is_alphabetic)
+                    && desc[from..].chars().next().is_some_and(char::is_alphanumeric)
+                {
+                    continue;
+                }
+                for piece in after_marker(&desc[from..]) {
+                    push(&piece);
+                }
+            }
+        }
+    }
+    for q in quoted(desc) {
+        push(&q);
+    }
+    for t in templates(desc) {
+        push(&t);
+    }
+    out.truncate(MAX_EXAMPLES);
+    out
+}
+
+/// The list after an example phrase: up to the closing parenthesis, a sentence end, a
+/// semicolon or a line end; split on commas and `or`/`and`; each piece unquoted.
+fn after_marker(rest: &str) -> Vec<String> {
+    let rest = rest.trim_start_matches([',', ':', ' ']);
+    // A list of examples is short: never read past a few of them.
+    let rest = match rest.char_indices().nth(MAX_LEN * 4) {
+        Some((i, _)) => &rest[..i],
+        None => rest,
+    };
+    let mut end = rest.len();
+    let mut depth_quote: Option<char> = None;
+    for (i, c) in rest.char_indices() {
+        match depth_quote {
+            Some(q) if c == q => depth_quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' | '`' => depth_quote = Some(c),
+                ')' | ']' | ';' | '\n' => {
+                    end = i;
+                    break;
+                }
+                '.' if rest[i + 1..].starts_with(' ') || i + 1 == rest.len() => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            },
+        }
+    }
+    let list = &rest[..end];
+    let mut out = Vec::new();
+    for piece in split_list(list) {
+        let p = piece.trim();
+        let unquoted = strip_quotes(p);
+        // An unquoted piece is an example only when it is one token (`such as main`), not prose.
+        if unquoted.len() != p.len() || !p.contains(' ') {
+            out.push(unquoted.to_string());
+        }
+    }
+    out
+}
+
+/// Split on commas and the words `or` / `and`, outside quotes.
+fn split_list(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = list.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            cur.push(c);
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if matches!(c, '\'' | '"' | '`') && cur.trim().is_empty() {
+            quote = Some(c);
+            cur.push(c);
+            i += 1;
+            continue;
+        }
+        if c == ',' {
+            out.push(std::mem::take(&mut cur));
+            i += 1;
+            continue;
+        }
+        let rest: String = chars[i..].iter().collect();
+        let sep = [" or ", " and "].into_iter().find(|s| rest.starts_with(s));
+        if let Some(s) = sep {
+            out.push(std::mem::take(&mut cur));
+            i += s.chars().count();
+            continue;
+        }
+        cur.push(c);
+        i += 1;
+    }
+    out.push(cur);
+    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+fn strip_quotes(s: &str) -> &str {
+    for (open, close) in [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’'), ('“', '”')] {
+        if let Some(inner) = s.strip_prefix(open).and_then(|x| x.strip_suffix(close)) {
+            return inner;
+        }
+    }
+    s
+}
+
+/// Spans in quotes (`'x'`, `"x"`, `` `x` ``, `‘x’`, `“x”`) that open after a non-letter and close
+/// before one (an apostrophe in `don't` opens nothing).
+pub fn quoted(desc: &str) -> Vec<String> {
+    let chars: Vec<char> = desc.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let close = match c {
+            '\'' => '\'',
+            '"' => '"',
+            '`' => '`',
+            '‘' => '’',
+            '“' => '”',
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let opens = i == 0 || !chars[i - 1].is_alphanumeric();
+        if !opens {
+            i += 1;
+            continue;
+        }
+        // A quote closes within an example's length, or it is not one.
+        let window = &chars[i + 1..chars.len().min(i + 2 + MAX_LEN)];
+        let Some(len) = window.iter().position(|x| *x == close || *x == '\n') else {
+            i += 1;
+            continue;
+        };
+        let j = i + 1 + len;
+        if chars[j] != close {
+            i = j;
+            continue;
+        }
+        let closes = j + 1 == chars.len() || !chars[j + 1].is_alphanumeric();
+        if closes && len > 0 {
+            out.push(chars[i + 1..j].iter().collect());
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Values for format templates written in a description: `HH:MM` → `00:00`, `YYYY-MM-DD` →
+/// `2000-01-01`, `YYYY-MM-DDTHH:MM:SS` → `2000-01-01T00:00:00` (the same fixed instant the
+/// schema's `format` values use).
+pub fn templates(desc: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for token in desc.split(|c: char| c.is_whitespace() || "()[],;'\"`".contains(c)) {
+        let token = token.trim_end_matches('.');
+        if let Some(v) = template_value(token) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+fn template_value(token: &str) -> Option<String> {
+    const PARTS: &[&str] = &["YYYY", "YY", "MM", "DD", "HH", "hh", "mm", "SS", "ss"];
+    let mut out = String::new();
+    let mut rest = token;
+    let mut parts = 0;
+    let mut seen_hour = false;
+    let mut seen_date = false;
+    while !rest.is_empty() {
+        if let Some(p) = PARTS.iter().find(|p| rest.starts_with(**p)) {
+            let v = match *p {
+                "YYYY" => "2000",
+                "YY" => "00",
+                "DD" => "01",
+                "MM" if !seen_hour && seen_date => "01",
+                "MM" if !seen_hour && rest[2..].starts_with(['-', '/', '.']) => "01",
+                "HH" | "hh" => "00",
+                _ => "00",
+            };
+            match *p {
+                "YYYY" | "YY" | "DD" => seen_date = true,
+                "HH" | "hh" => seen_hour = true,
+                "MM" if v == "01" => seen_date = true,
+                _ => {}
+            }
+            out.push_str(v);
+            rest = &rest[p.len()..];
+            parts += 1;
+        } else {
+            let c = rest.chars().next()?;
+            if !"-:/T. ".contains(c) {
+                return None;
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    (parts >= 2).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_after_e_g_in_quotes() {
+        let d = "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.";
+        assert_eq!(examples(d), ["America/New_York", "Europe/London", "UTC"]);
+    }
+
+    #[test]
+    fn examples_after_other_phrases() {
+        assert_eq!(examples("A branch, such as main or develop."), ["main", "develop"]);
+        assert_eq!(examples("The unit, for example \"celsius\""), ["celsius"]);
+        assert_eq!(examples("Ref to show (e.g. HEAD~1)"), ["HEAD~1"]);
+        assert_eq!(examples("Defaults to 10."), ["10"]);
+    }
+
+    #[test]
+    fn prose_after_a_phrase_is_not_an_example() {
+        // `like` followed by words, `likely` containing `like`.
+        assert!(examples("Behaves like the other tool does.").is_empty());
+        assert!(examples("This is likely slow").is_empty());
+    }
+
+    #[test]
+    fn quotes_need_word_boundaries() {
+        assert!(quoted("Don't do it, it's slow").is_empty());
+        assert_eq!(
+            quoted("Whether to list local branches ('local'), remote ('remote') or all('all')."),
+            ["local", "remote", "all"]
+        );
+        assert_eq!(quoted("use `SELECT 1` or “x”"), ["SELECT 1", "x"]);
+        assert!(quoted("unclosed 'quote").is_empty());
+    }
+
+    #[test]
+    fn format_templates_give_the_fixed_instant() {
+        assert_eq!(examples("Time to convert in 24-hour format (HH:MM)"), ["00:00"]);
+        assert_eq!(templates("a date YYYY-MM-DD."), ["2000-01-01"]);
+        assert_eq!(templates("YYYY-MM-DDTHH:MM:SS"), ["2000-01-01T00:00:00"]);
+        assert_eq!(templates("MM/DD/YYYY"), ["01/01/2000"]);
+        assert!(templates("MM alone, HH too").is_empty());
+        assert!(templates("HHMM?").is_empty());
+    }
+
+    #[test]
+    fn a_long_hostile_description_is_read_in_bounded_time() {
+        let hostile = format!("{}{}", " \u{201c}x".repeat(200_000), "like ".repeat(100_000));
+        let started = std::time::Instant::now();
+        let _ = examples(&hostile);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn nothing_from_an_empty_or_plain_description() {
+        assert!(examples("").is_empty());
+        assert!(examples("The path of the file to read").is_empty());
+    }
+}

@@ -1,0 +1,312 @@
+//! Values the server's read-only tools returned: the table names of `list_tables`, the branches
+//! of a branch listing, the names in a structured result. Each value keeps the key it was found
+//! under and the tool that listed it; a property takes the values whose words it shares.
+
+use serde_json::Value;
+
+use super::hints::words;
+
+/// Most values kept per server.
+pub const MAX_LISTED: usize = 256;
+/// Longest value kept.
+const MAX_VALUE_LEN: usize = 200;
+/// Most words in a value: more is a sentence, not a name.
+const MAX_WORDS: usize = 4;
+/// Most JSON nodes read from one result.
+const MAX_NODES: usize = 10_000;
+/// Most lines read from one text block.
+const MAX_LINES: usize = 64;
+/// Most values offered to one property.
+const MAX_FOR_PROPERTY: usize = 8;
+/// Words too common to tie a value to a property on their own.
+const GENERIC: &[&str] = &[
+    "name",
+    "id",
+    "identifier",
+    "key",
+    "value",
+    "the",
+    "a",
+    "an",
+    "of",
+    "to",
+    "for",
+    "in",
+    "list",
+    "get",
+    "item",
+    "string",
+    "text",
+    "type",
+    "data",
+    "result",
+];
+
+/// Keys whose values are bodies (a file's text, a message), not names: never taken. A listing's
+/// names are what a later call needs; a body could carry anything the project holds.
+const BODY_KEYS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "body",
+    "data",
+    "blob",
+    "message",
+    "description",
+    "diff",
+    "output",
+    "stdout",
+    "stderr",
+];
+/// Most values offered to a property that shares no word with any.
+const MAX_UNMATCHED: usize = 3;
+
+/// One value a tool returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub tool: String,
+    /// The object key it was found under (`None` for a line of text).
+    pub key: Option<String>,
+    pub value: String,
+    /// The value is a path relative to the project folder (the server listed it absolute).
+    pub relative: bool,
+}
+
+/// The values in one successful result: string leaves of `structuredContent` and of text blocks
+/// that are JSON (or a Python literal, as some servers print lists), the lines of other text
+/// (bullets, numbers and `[TAG]` prefixes dropped), the URIs and names of resource links.
+pub fn extract(tool: &str, result: &Value) -> Vec<Listed> {
+    let mut out = Vec::new();
+    let mut nodes = 0usize;
+    if let Some(sc) = result.get("structuredContent").filter(|v| !v.is_null()) {
+        walk(tool, sc, None, &mut out, &mut nodes);
+    }
+    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+                match parse_structured(text) {
+                    Some(v) => walk(tool, &v, None, &mut out, &mut nodes),
+                    None => lines(tool, text, &mut out),
+                }
+            }
+            Some("resource_link") => {
+                for key in ["uri", "name"] {
+                    if let Some(s) = block.get(key).and_then(Value::as_str) {
+                        keep(tool, Some(key), s, &mut out);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if out.len() >= MAX_LISTED {
+            break;
+        }
+    }
+    out.truncate(MAX_LISTED);
+    out
+}
+
+/// A text that is a JSON object or array, or a Python literal of one.
+fn parse_structured(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(t) {
+        return Some(v);
+    }
+    if t.contains('"') {
+        return None;
+    }
+    let py = t.replace('\'', "\"").replace("None", "null").replace("True", "true").replace("False", "false");
+    serde_json::from_str(&py).ok()
+}
+
+fn walk(tool: &str, v: &Value, key: Option<&str>, out: &mut Vec<Listed>, nodes: &mut usize) {
+    *nodes += 1;
+    if *nodes > MAX_NODES || out.len() >= MAX_LISTED {
+        return;
+    }
+    match v {
+        Value::String(s) => keep(tool, key, s, out),
+        Value::Array(a) => {
+            for x in a {
+                walk(tool, x, key, out, nodes);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                if !BODY_KEYS.contains(&k.to_ascii_lowercase().as_str()) {
+                    walk(tool, x, Some(k), out, nodes);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
+    for line in text.lines().take(MAX_LINES) {
+        let mut l = line.trim();
+        // `[FILE] a.txt`, `- a`, `* main`, `1. a`, `2) a`
+        loop {
+            let before = l;
+            if l.starts_with('[') {
+                if let Some(end) = l.find(']') {
+                    l = l[end + 1..].trim_start();
+                }
+            }
+            l = l.trim_start_matches(['-', '*', '•', '+', '>']).trim_start();
+            let digits = l.chars().take_while(char::is_ascii_digit).count();
+            if digits > 0 && l[digits..].starts_with(['.', ')']) {
+                l = l[digits + 1..].trim_start();
+            }
+            if l == before {
+                break;
+            }
+        }
+        match l.split_once(": ") {
+            Some((k, v)) if !k.contains(' ') && !v.trim().is_empty() => {
+                if !BODY_KEYS.contains(&k.to_ascii_lowercase().as_str()) {
+                    keep(tool, Some(k), v.trim(), out)
+                }
+            }
+            _ => keep(tool, None, l, out),
+        }
+    }
+}
+
+fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
+    let v = value.trim_matches(|c: char| c == '\'' || c == '"' || c.is_whitespace());
+    if v.is_empty()
+        || v.chars().count() > MAX_VALUE_LEN
+        || v.chars().any(char::is_control)
+        || v.split_whitespace().count() > MAX_WORDS
+        || out.len() >= MAX_LISTED
+    {
+        return;
+    }
+    if !out.iter().any(|o| o.value == v && o.key.as_deref() == key) {
+        out.push(Listed {
+            tool: tool.to_string(),
+            key: key.map(str::to_string),
+            value: v.to_string(),
+            relative: false,
+        });
+    }
+}
+
+/// The listed values for property `prop`, best first: those of a tool or key that shares a
+/// significant word with the property (`table_name` and `list_tables`; `branch_name` and a
+/// branch listing), then, among them, those under a key the property's words include.
+pub fn for_property<'a>(prop: &str, listed: &'a [Listed]) -> Vec<&'a Listed> {
+    let pw = words(prop);
+    let significant: Vec<&String> = pw.iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
+    let mut scored: Vec<(usize, usize, &Listed)> = Vec::new();
+    for (i, l) in listed.iter().enumerate() {
+        let tw = words(&l.tool);
+        let kw = l.key.as_deref().map(words).unwrap_or_default();
+        let shared = significant.iter().filter(|w| tw.contains(w) || kw.contains(w)).count();
+        if shared == 0 {
+            continue;
+        }
+        let key_fits = !kw.is_empty() && kw.iter().all(|w| pw.contains(w));
+        scored.push((2 * shared + usize::from(key_fits), i, l));
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<&Listed> = Vec::new();
+    for (_, _, l) in scored {
+        if !out.iter().any(|o| o.value == l.value) {
+            out.push(l);
+        }
+        if out.len() >= MAX_FOR_PROPERTY {
+            break;
+        }
+    }
+    out
+}
+
+/// The first values listed, whatever their words, for a property nothing else is known about.
+pub fn unmatched(listed: &[Listed]) -> Vec<&Listed> {
+    let mut out: Vec<&Listed> = Vec::new();
+    for l in listed {
+        if !out.iter().any(|o| o.value == l.value) {
+            out.push(l);
+        }
+        if out.len() >= MAX_UNMATCHED {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(t: &str) -> Value {
+        json!({"content": [{"type": "text", "text": t}]})
+    }
+
+    #[test]
+    fn values_from_structured_content_and_json_text() {
+        let r = json!({"structuredContent": {"tables": [{"name": "items"}, {"name": "users"}], "count": 2}});
+        let l = extract("list_tables", &r);
+        assert_eq!(l.iter().map(|x| x.value.as_str()).collect::<Vec<_>>(), ["items", "users"]);
+        assert_eq!(l[0].key.as_deref(), Some("name"));
+        let l = extract("list_tables", &text("[{\"name\": \"items\"}]"));
+        assert_eq!(l[0].value, "items");
+    }
+
+    #[test]
+    fn values_from_a_python_literal_and_from_lines() {
+        let l = extract("list_tables", &text("[{'name': 'items'}, {'name': 'users'}]"));
+        assert_eq!(l.iter().map(|x| x.value.as_str()).collect::<Vec<_>>(), ["items", "users"]);
+        let l = extract("git_branch", &text("* main\n  feature/x\n"));
+        assert_eq!(l.iter().map(|x| x.value.as_str()).collect::<Vec<_>>(), ["main", "feature/x"]);
+        let l = extract("list_directory", &text("[FILE] notes.txt\n[DIR] docs\n1. first\nStatus: clean"));
+        let vals: Vec<_> = l.iter().map(|x| (x.key.as_deref(), x.value.as_str())).collect();
+        assert_eq!(vals, [(None, "notes.txt"), (None, "docs"), (None, "first"), (Some("Status"), "clean")]);
+    }
+
+    #[test]
+    fn bodies_are_never_values() {
+        let r = json!({"structuredContent": {"content": "API_KEY=abc", "name": "a.env"}});
+        assert_eq!(extract("read_text_file", &r).iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["a.env"]);
+        let l = extract("git_log", &text("Commit: 'abc123'\nMessage: 'secret plans'"));
+        assert_eq!(l.iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["abc123"]);
+        assert_eq!(unmatched(&l)[0].value, "abc123");
+    }
+
+    #[test]
+    fn resource_links_give_their_uri_and_name() {
+        let r = json!({"content": [{"type": "resource_link", "uri": "file:///a.md", "name": "a.md"}]});
+        let l = extract("list_docs", &r);
+        assert_eq!(l.len(), 2);
+    }
+
+    #[test]
+    fn bounded_and_clean() {
+        let many: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
+        let l = extract("list", &json!({"structuredContent": {"names": many}}));
+        assert_eq!(l.len(), MAX_LISTED);
+        let long = "x".repeat(500);
+        let prose = "Here are 3 resource links to resources";
+        assert!(extract("list", &json!({"structuredContent": {"a": long, "b": "a\u{7}b", "c": prose}})).is_empty());
+        assert!(extract("list", &text(prose)).is_empty(), "a sentence is not a name");
+    }
+
+    #[test]
+    fn a_property_takes_the_values_it_shares_words_with() {
+        let mut listed = extract("list_tables", &text("[{'name': 'items'}]"));
+        listed.extend(extract("git_branch", &text("* main")));
+        listed.extend(extract("list_directory", &text("[FILE] notes.txt")));
+        let values = |prop: &str| for_property(prop, &listed).iter().map(|l| l.value.clone()).collect::<Vec<_>>();
+        assert_eq!(values("table_name"), ["items"]);
+        assert_eq!(values("branch_name"), ["main"]);
+        assert!(for_property("query", &listed).is_empty());
+        assert!(for_property("name", &listed).is_empty(), "a generic word alone ties nothing");
+    }
+}

@@ -1,0 +1,532 @@
+//! Arguments that reach the tool (RULES.md, "Probes"): a call that a schema accepts but the tool
+//! rejects (`path: ""`, a timezone `""`) tests nothing, so `lock` looks for arguments that make
+//! the valid call succeed.
+//!
+//! For each top-level required property, candidate values come from, in order:
+//! 1. the schema ([`schema`]: `const`, `default`, `examples`, `enum`);
+//! 2. examples written in the property's description ([`described`]);
+//! 3. the server's own context: paths on its command line, the roots mcp-pin declares, the
+//!    project folder ([`context`]), values its read-only tools returned ([`listing`]);
+//! 4. the smallest valid value (`args::synthesize_args`, and for a string the smallest
+//!    non-empty one after `""`).
+//!
+//! Each candidate must validate against its property's schema and may hold no secret.
+//! [`argument_sets`] combines them into at most [`MAX_CANDIDATES`] argument sets, best first,
+//! each valid against the whole `inputSchema`. The judgement is words and schemas only: no
+//! server is named anywhere.
+
+pub mod context;
+pub mod described;
+pub mod hints;
+pub mod listing;
+pub mod schema;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::validate::{self, Formats};
+use crate::config::{ServerConfig, Transport};
+
+/// Most argument sets tried for one tool at `lock` (the first included).
+pub const MAX_CANDIDATES: usize = 6;
+/// Time one server's probes may spend on further candidates once each tool had its first call.
+pub const SEARCH_BUDGET: Duration = Duration::from_secs(60);
+/// Most candidates kept per property.
+const PER_PROPERTY: usize = 8;
+/// Most required properties given candidates (the others keep their smallest valid value).
+const MAX_PROPERTIES: usize = 32;
+/// Environment values shorter than this are not looked for in listed values (`1`, `en`, `C`).
+const MIN_ENV_VALUE: usize = 8;
+
+/// Where a value came from, in the order sources are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Source {
+    /// `const`, `default`, `examples`, `enum` of its schema.
+    Schema,
+    /// An example written in its description.
+    Description,
+    /// A path named on the server's command line.
+    CommandLine,
+    /// A root mcp-pin declares (the working folder).
+    Roots,
+    /// An entry of the project folder, or a new path in it.
+    ProjectFolder,
+    /// A value a read-only tool of the server returned.
+    Listing,
+    /// The smallest valid value.
+    Smallest,
+    /// An `args` fixture in the config.
+    Fixture,
+}
+
+impl Source {
+    /// How the lock and the reports name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Source::Schema => "schema",
+            Source::Description => "description",
+            Source::CommandLine => "command line",
+            Source::Roots => "roots",
+            Source::ProjectFolder => "project folder",
+            Source::Listing => "listing",
+            Source::Smallest => "smallest valid",
+            Source::Fixture => "fixture",
+        }
+    }
+
+    pub fn from_label(s: &str) -> Option<Source> {
+        [
+            Source::Schema,
+            Source::Description,
+            Source::CommandLine,
+            Source::Roots,
+            Source::ProjectFolder,
+            Source::Listing,
+            Source::Smallest,
+            Source::Fixture,
+        ]
+        .into_iter()
+        .find(|x| x.label() == s)
+    }
+}
+
+/// One candidate value of a property.
+#[derive(Debug, Clone, PartialEq)]
+struct Candidate {
+    value: Value,
+    source: Source,
+    /// The value (a string, or an array of strings) is a path relative to the working folder.
+    relative: bool,
+}
+
+/// What the server's context offers, gathered once per server.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    pub paths: context::Paths,
+    /// Values its read-only tools returned so far.
+    pub listed: Vec<listing::Listed>,
+    /// Values never to send or pin: the server's secrets, and (for listed values) the values of
+    /// mcp-pin's own environment.
+    pub secrets: Vec<String>,
+    pub env_values: Vec<String>,
+}
+
+impl Known {
+    /// The context of one server: for a stdio server, its command line and working folder (the
+    /// project folder); a remote server has none.
+    pub fn of_server(server: &ServerConfig) -> Known {
+        let paths = match &server.transport {
+            Transport::Stdio(s) => {
+                let base = s.cwd.clone().or_else(|| std::env::current_dir().ok());
+                let args: Vec<(String, String)> = s.args.iter().cloned().zip(s.args_template.iter().cloned()).collect();
+                base.map(|b| context::Paths::scan(&b, &args)).unwrap_or_default()
+            }
+            Transport::Http(_) => context::Paths::default(),
+        };
+        let env_values = std::env::vars_os()
+            .filter_map(|(_, v)| v.into_string().ok())
+            .filter(|v| v.len() >= MIN_ENV_VALUE)
+            .collect();
+        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values }
+    }
+
+    /// Add the values of one successful read-only call.
+    ///
+    /// Nothing of this machine is kept: an absolute path (or `file:` URI) inside the project
+    /// folder becomes relative to it, one outside it is dropped, and so is the project folder's
+    /// own name (a root's `name`), so a lock taken in another checkout pins the same values.
+    pub fn listed_by(&mut self, tool: &str, result: &Value) {
+        let base = self.paths.base.clone();
+        for mut l in listing::extract(tool, result) {
+            if self.env_values.iter().any(|e| l.value.contains(e.as_str())) || self.listed.len() >= listing::MAX_LISTED
+            {
+                continue;
+            }
+            let path = match reqwest::Url::parse(&l.value) {
+                Ok(u) if u.scheme() == "file" => u.to_file_path().ok(),
+                _ if l.value.starts_with('/') => Some(PathBuf::from(&l.value)),
+                _ => None,
+            };
+            if let Some(p) = path {
+                match base.as_deref().and_then(|b| context::relative_to(b, &p)) {
+                    Some(r) => {
+                        l.value = r;
+                        l.relative = true;
+                    }
+                    None => continue,
+                }
+            }
+            let folder_name = base.as_deref().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+            if folder_name.as_deref() == Some(l.value.as_str()) {
+                continue;
+            }
+            self.listed.push(l);
+        }
+    }
+
+    /// Whether `v` holds a secret anywhere (never pinned, never a candidate).
+    pub fn holds_secret(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.secrets.iter().any(|x| !x.is_empty() && s.contains(x.as_str())),
+            Value::Array(a) => a.iter().any(|x| self.holds_secret(x)),
+            Value::Object(m) => m.values().any(|x| self.holds_secret(x)),
+            _ => false,
+        }
+    }
+}
+
+/// One set of arguments for the valid call, and where each top-level value came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgSet {
+    /// As pinned: paths relative to the working folder where `relative` says so.
+    pub args: Map<String, Value>,
+    pub from: BTreeMap<String, Source>,
+    /// JSON pointers (into `args`) of strings that are paths relative to the working folder.
+    pub relative: Vec<String>,
+}
+
+impl ArgSet {
+    /// Arguments the user wrote: sent as they are.
+    pub fn fixture(args: Map<String, Value>) -> ArgSet {
+        let from = args.keys().map(|k| (k.clone(), Source::Fixture)).collect();
+        ArgSet { args, from, relative: vec![] }
+    }
+
+    /// Every value the smallest valid one.
+    pub fn smallest(args: Map<String, Value>) -> ArgSet {
+        let from = args.keys().map(|k| (k.clone(), Source::Smallest)).collect();
+        ArgSet { args, from, relative: vec![] }
+    }
+
+    /// The arguments to send from a session working in `dir`: relative paths made absolute
+    /// there (left relative when the session has no folder of its own).
+    pub fn resolve(&self, dir: Option<&Path>) -> Map<String, Value> {
+        let mut v = Value::Object(self.args.clone());
+        if let Some(dir) = dir {
+            for p in &self.relative {
+                if let Some(Value::String(s)) = v.pointer_mut(p) {
+                    *s = absolute(dir, s);
+                }
+            }
+        }
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    /// `path from the project folder, content: smallest valid`: where each value came from,
+    /// never a value.
+    pub fn describe(&self) -> String {
+        if self.from.is_empty() {
+            return "none needed".into();
+        }
+        if self.from.values().all(|s| *s == Source::Fixture) {
+            return "your args fixture".into();
+        }
+        if self.from.values().all(|s| *s == Source::Smallest) {
+            return "the smallest valid values".into();
+        }
+        let parts: Vec<String> =
+            self.from.iter().map(|(k, s)| format!("{} from {}", crate::json::escape_line(k), s.label())).collect();
+        parts.join(", ")
+    }
+
+    /// The pin `lock` writes for it: `{"args": ..., "from": {...}, "relative": [...]}`
+    /// (`relative` only when there is one), plus how many sets were tried.
+    pub fn to_pin(&self, tried: usize) -> Value {
+        let mut m = Map::new();
+        m.insert("args".into(), Value::Object(self.args.clone()));
+        m.insert(
+            "from".into(),
+            Value::Object(self.from.iter().map(|(k, s)| (k.clone(), Value::String(s.label().into()))).collect()),
+        );
+        if !self.relative.is_empty() {
+            m.insert("relative".into(), self.relative.iter().cloned().map(Value::String).collect());
+        }
+        if tried > 1 {
+            m.insert("tried".into(), Value::from(tried));
+        }
+        Value::Object(m)
+    }
+
+    /// Read a pin back; `None` when it is not one (a lock from before pinned arguments, or a
+    /// hand-edited one that is not an object of arguments).
+    pub fn from_pin(pin: &Value) -> Option<ArgSet> {
+        let args = pin.get("args")?.as_object()?.clone();
+        let from = pin
+            .get("from")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), Source::from_label(v.as_str()?)?))).collect())
+            .unwrap_or_default();
+        let relative = pin
+            .get("relative")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default();
+        Some(ArgSet { args, from, relative })
+    }
+}
+
+/// `rel` inside `dir`, as one absolute path string (`.` is `dir` itself). A relative path that
+/// climbs out (`..`) is never made: it stays inside `dir`.
+fn absolute(dir: &Path, rel: &str) -> String {
+    let mut out = PathBuf::from(dir);
+    for part in rel.split('/') {
+        match part {
+            "" | "." | ".." => {}
+            p => out.push(p),
+        }
+    }
+    out.to_string_lossy().into_owned()
+}
+
+/// The argument sets to try for tool `name` (definition `def`), best first: every required
+/// property at its best candidate, then one property at a time at its next one, the smallest
+/// valid arguments (`smallest`) always among them. At most [`MAX_CANDIDATES`]; each validates
+/// against the whole `inputSchema`.
+pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<String, Value>) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let base = ArgSet::smallest(smallest.clone());
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
+        return vec![base];
+    };
+    let props = root.get("properties").and_then(Value::as_object);
+    let mut required: Vec<&str> = Vec::new();
+    for r in root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        if !required.contains(&r) && smallest.contains_key(r) && required.len() < MAX_PROPERTIES {
+            required.push(r);
+        }
+    }
+    let tool_desc = def.get("description").and_then(Value::as_str).unwrap_or("");
+    let reads = hints::rank(name, def) <= 1;
+    let per_prop: Vec<(&str, Vec<Candidate>)> = required
+        .iter()
+        .map(|p| {
+            let schema = props.and_then(|m| m.get(*p)).unwrap_or(&empty);
+            let tool = Tool { name, desc: tool_desc, reads };
+            (*p, property_candidates(p, schema, root, &tool, known, &smallest[*p]))
+        })
+        .collect();
+    let base_dir = known.paths.base.as_deref();
+    let build = |choice: &[usize]| -> ArgSet {
+        let mut set = base.clone();
+        for ((p, cands), &i) in per_prop.iter().zip(choice) {
+            let c = &cands[i];
+            set.args.insert((*p).to_string(), c.value.clone());
+            set.from.insert((*p).to_string(), c.source);
+            if c.relative {
+                match &c.value {
+                    Value::Array(a) => set.relative.extend((0..a.len()).map(|j| format!("/{}/{j}", pointer_token(p)))),
+                    _ => set.relative.push(format!("/{}", pointer_token(p))),
+                }
+            }
+        }
+        set
+    };
+    let mut sets: Vec<ArgSet> = Vec::new();
+    let consider = |set: ArgSet, sets: &mut Vec<ArgSet>| {
+        let sent = Value::Object(set.resolve(base_dir));
+        if !sets.iter().any(|s| s.args == set.args) && whole.is_valid(&sent) && !known.holds_secret(&sent) {
+            sets.push(set);
+        }
+    };
+    let first = vec![0usize; per_prop.len()];
+    consider(build(&first), &mut sets);
+    let longest = per_prop.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
+    'outer: for d in 1..longest {
+        for (i, (_, cands)) in per_prop.iter().enumerate() {
+            if sets.len() >= MAX_CANDIDATES - 1 {
+                break 'outer;
+            }
+            if cands.len() > d {
+                let mut choice = first.clone();
+                choice[i] = d;
+                consider(build(&choice), &mut sets);
+            }
+        }
+    }
+    consider(base.clone(), &mut sets);
+    if sets.is_empty() {
+        sets.push(base);
+    }
+    sets.truncate(MAX_CANDIDATES);
+    sets
+}
+
+/// The pinned arguments to replay against the live tool `def`: as pinned while they validate
+/// against its `inputSchema`; otherwise (the schema changed since `lock`) each pinned value kept
+/// where its property still accepts it and the rest the smallest valid, or the smallest valid
+/// arguments when even that does not validate. `true` when they were adapted.
+pub fn replay(pin: ArgSet, def: &Value, known: &Known, smallest: &Map<String, Value>) -> (ArgSet, bool) {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
+        return (pin, false);
+    };
+    let dir = known.paths.base.as_deref();
+    if whole.is_valid(&Value::Object(pin.resolve(dir))) {
+        return (pin, false);
+    }
+    let props = root.get("properties").and_then(Value::as_object);
+    let mut set = ArgSet::smallest(smallest.clone());
+    for (k, v) in &pin.args {
+        let Some(schema) = props.and_then(|m| m.get(k)) else { continue };
+        let at = format!("/{}", pointer_token(k));
+        let relative: Vec<String> =
+            pin.relative.iter().filter(|p| **p == at || p.starts_with(&format!("{at}/"))).cloned().collect();
+        let mut one = ArgSet { args: Map::from_iter([(k.clone(), v.clone())]), from: BTreeMap::new(), relative };
+        let sent = one.resolve(dir).remove(k).unwrap_or(Value::Null);
+        let standalone = schema::standalone(schema, root);
+        let fits = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert)
+            .map(|val| val.is_valid(&sent))
+            .unwrap_or(false);
+        if fits {
+            set.args.insert(k.clone(), v.clone());
+            set.from.insert(k.clone(), pin.from.get(k).copied().unwrap_or(Source::Smallest));
+            set.relative.append(&mut one.relative);
+        }
+    }
+    if whole.is_valid(&Value::Object(set.resolve(dir))) {
+        (set, true)
+    } else {
+        (ArgSet::smallest(smallest.clone()), true)
+    }
+}
+
+fn pointer_token(k: &str) -> String {
+    k.replace('~', "~0").replace('/', "~1")
+}
+
+/// The tool a property belongs to.
+struct Tool<'a> {
+    name: &'a str,
+    desc: &'a str,
+    /// It only reads ([`hints::rank`] 0 or 1).
+    reads: bool,
+}
+
+/// The candidates of one property, best first, each valid against its schema; the smallest
+/// valid value last.
+fn property_candidates(
+    prop: &str,
+    schema: &Value,
+    root: &Value,
+    tool: &Tool<'_>,
+    known: &Known,
+    smallest: &Value,
+) -> Vec<Candidate> {
+    let standalone = schema::standalone(schema, root);
+    let validator = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert).ok();
+    let base_dir = known.paths.base.as_deref();
+    let fits = |c: &Candidate| -> bool {
+        let v = if c.relative { resolve_value(&c.value, base_dir) } else { c.value.clone() };
+        validator.as_ref().is_none_or(|val| val.is_valid(&v)) && !known.holds_secret(&v)
+    };
+    let mut out: Vec<Candidate> = Vec::new();
+    let add = |c: Candidate, out: &mut Vec<Candidate>| {
+        if out.len() < PER_PROPERTY && !out.iter().any(|o| validate::json_eq(&o.value, &c.value)) && fits(&c) {
+            out.push(c);
+        }
+    };
+    for v in schema::values(schema, root) {
+        add(Candidate { value: v, source: Source::Schema, relative: false }, &mut out);
+    }
+    let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+    for text in described::examples(desc) {
+        for v in coerce(&text, schema, root) {
+            add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
+        }
+    }
+    if let Some(h) = hints::path_hint(prop, desc, tool.name, tool.desc) {
+        let many = is_array(schema, root);
+        for e in known.paths.for_hint(tool.name, &h) {
+            let s = Value::String(e.path.clone());
+            let value = if many { Value::Array(vec![s]) } else { s };
+            add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
+        }
+    }
+    let mut listed = listing::for_property(prop, &known.listed);
+    // Nothing else known about it, for a tool that only reads: what the server listed, tied to
+    // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
+    // changes things: a listed name is a real thing it would act on.
+    if out.is_empty() && listed.is_empty() && tool.reads {
+        listed = listing::unmatched(&known.listed);
+    }
+    for l in listed {
+        if l.relative {
+            let s = Value::String(l.value.clone());
+            let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
+            add(Candidate { value, source: Source::Listing, relative: true }, &mut out);
+            continue;
+        }
+        for value in coerce(&l.value, schema, root) {
+            add(Candidate { value, source: Source::Listing, relative: false }, &mut out);
+        }
+    }
+    // The smallest valid value always stays (it replaces the last when the list is full).
+    let mut tail = vec![Candidate { value: smallest.clone(), source: Source::Smallest, relative: false }];
+    if smallest.as_str() == Some("") {
+        tail.push(Candidate { value: Value::String("a".into()), source: Source::Smallest, relative: false });
+    }
+    for c in tail {
+        if out.iter().any(|o| validate::json_eq(&o.value, &c.value)) || !fits(&c) {
+            continue;
+        }
+        if out.len() >= PER_PROPERTY {
+            out.pop();
+        }
+        out.push(c);
+    }
+    if out.is_empty() {
+        out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });
+    }
+    out
+}
+
+fn resolve_value(v: &Value, dir: Option<&Path>) -> Value {
+    match (v, dir) {
+        (Value::String(s), Some(d)) => Value::String(absolute(d, s)),
+        (Value::Array(a), Some(_)) => Value::Array(a.iter().map(|x| resolve_value(x, dir)).collect()),
+        _ => v.clone(),
+    }
+}
+
+fn is_array(schema: &Value, root: &Value) -> bool {
+    let s = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(p) => root.pointer(p).unwrap_or(schema),
+        None => schema,
+    };
+    match s.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array") && !ts.iter().any(|t| t == "string"),
+        _ => s.get("items").is_some(),
+    }
+}
+
+/// A text read as the types the schema allows: itself as a string, a number, a boolean, or a
+/// one-item array of it. Invalid readings are dropped by the caller's validation.
+fn coerce(text: &str, schema: &Value, root: &Value) -> Vec<Value> {
+    let mut out = vec![Value::String(text.to_string())];
+    if let Ok(n) = text.parse::<i64>() {
+        out.push(Value::from(n));
+    } else if let Some(n) = text.parse::<f64>().ok().filter(|f| f.is_finite()).and_then(serde_json::Number::from_f64) {
+        out.push(Value::Number(n));
+    }
+    match text {
+        "true" => out.push(Value::Bool(true)),
+        "false" => out.push(Value::Bool(false)),
+        _ => {}
+    }
+    if is_array(schema, root) {
+        out = out.into_iter().map(|v| Value::Array(vec![v])).collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+//! Unit tests of how argument sets are made from the sources (each source has its own tests in
+//! its file).
+
+use super::*;
+use serde_json::json;
+
+fn tool(props: Value, required: &[&str]) -> Value {
+    json!({"name": "t", "inputSchema": {"type": "object", "properties": props, "required": required}})
+}
+
+fn smallest(def: &Value) -> Map<String, Value> {
+    crate::probe::synthesize_args(&def["inputSchema"]).unwrap()
+}
+
+fn sets(name: &str, def: &Value, known: &Known) -> Vec<ArgSet> {
+    argument_sets(name, def, known, &smallest(def))
+}
+
+fn project() -> (tempfile::TempDir, Known) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("docs")).unwrap();
+    std::fs::write(d.path().join("notes.txt"), "hi").unwrap();
+    std::fs::write(d.path().join("docs/guide.md"), "g").unwrap();
+    let known = Known { paths: context::Paths::scan(d.path(), &[]), ..Known::default() };
+    (d, known)
+}
+
+#[test]
+fn a_description_example_comes_before_the_smallest_value() {
+    let def = tool(
+        json!({"timezone": {"type": "string", "description": "IANA timezone name (e.g., 'America/New_York', 'Europe/London')."}}),
+        &["timezone"],
+    );
+    let s = sets("get_current_time", &def, &Known::default());
+    assert_eq!(s[0].args["timezone"], "America/New_York");
+    assert_eq!(s[0].from["timezone"], Source::Description);
+    assert_eq!(s[1].args["timezone"], "Europe/London");
+    let smallest = s.iter().find(|x| x.args["timezone"] == "").expect("the smallest valid value is always among them");
+    assert_eq!(smallest.describe(), "the smallest valid values");
+}
+
+#[test]
+fn the_schema_comes_first_and_invalid_examples_are_dropped() {
+    let def = tool(
+        json!({"unit": {"type": "string", "enum": ["c", "f"], "description": "e.g. 'kelvin' or 'c'"},
+               "count": {"type": "integer", "minimum": 1, "description": "for example 0 or 5"}}),
+        &["unit", "count"],
+    );
+    let s = sets("convert", &def, &Known::default());
+    assert_eq!(s[0].args["unit"], "c");
+    assert_eq!(s[0].from["unit"], Source::Schema);
+    assert_eq!(s[0].args["count"], 5, "0 is below the minimum; 5 is read as an integer");
+    assert!(s.iter().all(|x| x.args["unit"] != "kelvin"), "not in the enum: never sent");
+}
+
+#[test]
+fn a_path_from_the_project_folder_is_pinned_relative_and_sent_absolute() {
+    let (d, known) = project();
+    let def = tool(json!({"path": {"type": "string"}}), &["path"]);
+    let s = sets("read_text_file", &def, &known);
+    assert_eq!(s[0].args["path"], "notes.txt");
+    assert_eq!(s[0].from["path"], Source::ProjectFolder);
+    assert_eq!(s[0].relative, ["/path"]);
+    let sent = s[0].resolve(Some(d.path()));
+    assert_eq!(sent["path"], d.path().join("notes.txt").to_string_lossy().as_ref());
+    // Another place (a scratch copy) gets the same file in its own folder.
+    let sent = s[0].resolve(Some(Path::new("/scratch/copy")));
+    assert_eq!(sent["path"], "/scratch/copy/notes.txt");
+    // The working folder itself is `.`, sent as the folder.
+    let s = sets("list_directory", &def, &known);
+    assert_eq!((s[0].args["path"].as_str(), s[0].from["path"]), (Some("."), Source::Roots));
+    assert_eq!(s[0].resolve(Some(Path::new("/w")))["path"], "/w");
+}
+
+#[test]
+fn an_array_of_paths_gets_one_path() {
+    let (_d, known) = project();
+    let def = tool(json!({"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1}}), &["paths"]);
+    let s = sets("read_multiple_files", &def, &known);
+    assert_eq!(s[0].args["paths"], json!(["notes.txt"]));
+    assert_eq!(s[0].relative, ["/paths/0"]);
+}
+
+#[test]
+fn a_relative_path_never_climbs_out_of_the_folder() {
+    assert_eq!(absolute(Path::new("/w"), "../../etc/passwd"), "/w/etc/passwd");
+    assert_eq!(absolute(Path::new("/w"), "a/./b"), "/w/a/b");
+}
+
+#[test]
+fn listed_values_feed_the_property_that_shares_their_words() {
+    let mut known = Known::default();
+    known.listed_by("list_tables", &json!({"content": [{"type": "text", "text": "[{'name': 'items'}]"}]}));
+    let def = tool(json!({"table_name": {"type": "string", "description": "Name of the table"}}), &["table_name"]);
+    let s = sets("describe_table", &def, &known);
+    assert_eq!((s[0].args["table_name"].as_str(), s[0].from["table_name"]), (Some("items"), Source::Listing));
+    assert_eq!(s[0].describe(), "table_name from listing");
+}
+
+#[test]
+fn a_secret_is_never_a_candidate_and_nothing_from_the_environment() {
+    let mut known =
+        Known { secrets: vec!["s3cr3t-token".into()], env_values: vec!["/home/someone".into()], ..Known::default() };
+    known.listed_by(
+        "list_keys",
+        &json!({"structuredContent": {"keys": ["key-s3cr3t-token", "/home/someone/.ssh/id", "plain"]}}),
+    );
+    assert_eq!(known.listed.len(), 2, "an environment value is never kept: {:?}", known.listed);
+    let def =
+        tool(json!({"key": {"type": "string", "description": "e.g. 's3cr3t-token' or 'x-s3cr3t-token-y'"}}), &["key"]);
+    for s in sets("get_key", &def, &known) {
+        assert!(!Value::Object(s.args.clone()).to_string().contains("s3cr3t"), "{:?}", s.args);
+    }
+}
+
+#[test]
+fn at_most_max_candidates_each_valid_one_property_varied_at_a_time() {
+    let def = tool(
+        json!({"a": {"type": "string", "enum": ["1", "2", "3", "4", "5", "6", "7", "8", "9"]},
+               "b": {"type": "string", "examples": ["x", "y", "z"]}}),
+        &["a", "b"],
+    );
+    let s = sets("t", &def, &Known::default());
+    assert!(s.len() <= MAX_CANDIDATES, "{}", s.len());
+    assert_eq!((s[0].args["a"].as_str(), s[0].args["b"].as_str()), (Some("1"), Some("x")));
+    assert_eq!((s[1].args["a"].as_str(), s[1].args["b"].as_str()), (Some("2"), Some("x")));
+    assert_eq!((s[2].args["a"].as_str(), s[2].args["b"].as_str()), (Some("1"), Some("y")));
+    let v = validate::compile(&def["inputSchema"], Formats::Assert).unwrap();
+    assert!(s.iter().all(|x| v.is_valid(&Value::Object(x.args.clone()))));
+}
+
+#[test]
+fn a_tool_without_required_arguments_gets_one_set() {
+    let def = tool(json!({"verbose": {"type": "boolean"}}), &[]);
+    let s = sets("status", &def, &Known::default());
+    assert_eq!(s.len(), 1);
+    assert!(s[0].args.is_empty());
+    assert_eq!(s[0].describe(), "none needed");
+}
+
+#[test]
+fn pins_round_trip_and_junk_is_no_pin() {
+    let (_d, known) = project();
+    let def = tool(json!({"path": {"type": "string"}, "n": {"type": "integer"}}), &["path", "n"]);
+    let s = &sets("read_file", &def, &known)[0];
+    let pin = s.to_pin(3);
+    assert_eq!(pin["tried"], 3);
+    assert_eq!(pin["from"]["path"], "project folder");
+    assert_eq!(ArgSet::from_pin(&pin).as_ref(), Some(s));
+    assert_eq!(ArgSet::from_pin(&json!({"args": "x"})), None);
+    assert_eq!(ArgSet::from_pin(&json!({})), None);
+    // An unknown source label is dropped, the arguments kept.
+    let odd = ArgSet::from_pin(&json!({"args": {"a": 1}, "from": {"a": "elsewhere"}})).unwrap();
+    assert!(odd.from.is_empty() && odd.args["a"] == 1);
+}
+
+#[test]
+fn pinned_arguments_replay_as_pinned_and_adapt_to_a_changed_schema() {
+    let (_d, known) = project();
+    let def = tool(json!({"path": {"type": "string"}, "n": {"type": "integer"}}), &["path", "n"]);
+    let pin = sets("read_file", &def, &known)[0].clone();
+    let (same, adapted) = replay(pin.clone(), &def, &known, &smallest(&def));
+    assert_eq!((same, adapted), (pin.clone(), false));
+    // `n` became a string and `mode` a new required property: `path` is kept, the rest made anew.
+    let changed = tool(
+        json!({"path": {"type": "string"}, "n": {"type": "string", "minLength": 1}, "mode": {"enum": ["r"]}}),
+        &["path", "n", "mode"],
+    );
+    let (set, adapted) = replay(pin, &changed, &known, &smallest(&changed));
+    assert!(adapted);
+    assert_eq!(set.args["path"], "notes.txt");
+    assert_eq!(set.relative, ["/path"]);
+    assert_eq!(set.args["mode"], "r");
+    assert!(set.args["n"].is_string());
+}
+
+#[test]
+fn listed_paths_are_pinned_relative_and_nothing_of_this_machine_is_kept() {
+    let (d, mut known) = project();
+    let base = d.path().to_path_buf();
+    let name = base.file_name().unwrap().to_string_lossy().into_owned();
+    let uri = reqwest::Url::from_directory_path(base.join("docs")).unwrap().to_string();
+    known.listed_by(
+        "list_roots",
+        &json!({"structuredContent": {"roots": [
+            {"uri": uri, "name": name},
+            {"path": base.join("notes.txt").display().to_string()},
+            {"path": "/elsewhere/on/this/machine"}
+        ]}}),
+    );
+    let kept: Vec<(&str, bool)> = known.listed.iter().map(|l| (l.value.as_str(), l.relative)).collect();
+    assert_eq!(kept, [("docs", true), ("notes.txt", true)]);
+    // A reader's argument nothing else is known about takes the first listed value, a path here.
+    let def = tool(json!({"entry": {"type": "string"}}), &["entry"]);
+    let s = sets("get_entry", &def, &known);
+    assert_eq!(
+        (s[0].args["entry"].as_str(), s[0].relative.as_slice()),
+        (Some("docs"), ["/entry".to_string()].as_slice())
+    );
+}

@@ -1,0 +1,212 @@
+//! One tool's calls, in the session of the place it is called (the server's own session, or a
+//! sandboxed one: this code does not know which). At `lock`, the candidate argument sets
+//! ([`candidates::argument_sets`]) are tried in order until the valid call succeeds, within
+//! [`candidates::MAX_CANDIDATES`] per tool and [`candidates::SEARCH_BUDGET`] per server; the
+//! arguments of the call that succeeded (or of the first, when none did) are pinned with the
+//! result contract. At `check`, the pinned arguments are replayed, so a check is deterministic.
+//! Then the incomplete call, in the same session.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::candidates::{self, ArgSet, Known};
+use super::{call, judge, judge_incomplete, probe, shape, Context, Mode, Plan};
+use crate::client::{CallOutcome, ClientError, Session};
+use crate::report::{Probe, ProbeKind, ProbeOutcome};
+
+/// The key of a pin that holds the valid call's arguments.
+pub const CALL_KEY: &str = "call";
+
+/// When further candidates stop being tried for one server.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    until: Instant,
+}
+
+impl Budget {
+    pub fn start() -> Budget {
+        Budget { until: Instant::now() + candidates::SEARCH_BUDGET }
+    }
+
+    /// Whether the server's time for further candidates is over.
+    pub fn spent(&self) -> bool {
+        Instant::now() >= self.until
+    }
+}
+
+/// What probing one tool gave.
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub tool: String,
+    pub probes: Vec<Probe>,
+    /// The result contract to pin (with the valid call's arguments when mcp-pin found them).
+    pub shape: Option<Value>,
+    /// The result of a valid call that succeeded, for the values it lists.
+    pub result: Option<Value>,
+}
+
+/// Everything one tool's probe needs besides the session.
+pub struct Job<'a> {
+    pub plan: Plan,
+    pub def: &'a Value,
+    /// The tool's pin (`None`: nothing pinned for it, or locking).
+    pub pinned: Option<&'a Value>,
+    pub mode: Mode,
+    pub timeout: Duration,
+    pub secrets: &'a [String],
+}
+
+/// Whether a valid call's outcome is a success the search can stop at.
+fn succeeded(outcome: &Result<CallOutcome, ClientError>) -> bool {
+    matches!(outcome, Ok(CallOutcome::Result(r)) if !shape::is_error(r) && super::incomplete_result_type(r).is_none())
+}
+
+/// Whether trying another candidate is pointless: the tool hangs, the connection failed, or it
+/// needs something no argument gives (tasks, more input).
+fn hopeless(outcome: &Result<CallOutcome, ClientError>) -> bool {
+    match outcome {
+        Err(_) | Ok(CallOutcome::Timeout) => true,
+        Ok(CallOutcome::RpcError { code, message }) => super::task_required_error(*code, message),
+        Ok(CallOutcome::Result(r)) => super::incomplete_result_type(r).is_some(),
+    }
+}
+
+/// Probe one tool in `session`: the valid call (searched at `lock`, replayed at `check`) and,
+/// when it has a required argument, the incomplete call.
+pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: &Budget) -> Done {
+    let Job { plan, def, pinned, mode, timeout, secrets } = job;
+    let (tool, smallest, synthesised) = match plan {
+        Plan::Skip { tool, message } => {
+            let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
+            return Done { tool, probes: vec![p], shape: None, result: None };
+        }
+        Plan::Call { tool, args, synthesised, .. } => (tool, args, synthesised),
+    };
+    // A tool the lock holds no probe for is judged from the next `lock` on (RULES.md, Judging).
+    if mode == Mode::Check && pinned.is_none() {
+        let p = probe(
+            &tool,
+            ProbeKind::Call,
+            ProbeOutcome::Skipped,
+            None,
+            format!("{NOTHING_PINNED}: `mcp-pin lock` pins its probe, and later checks judge it"),
+        );
+        return Done { tool, probes: vec![p], shape: None, result: None };
+    }
+    let mut note = None;
+    let sets: Vec<ArgSet> = match (&synthesised, mode) {
+        (None, _) => vec![ArgSet::fixture(smallest.clone())],
+        (Some(_), Mode::Lock) => candidates::argument_sets(&tool, def, known, &smallest),
+        (Some(_), Mode::Check) => match pinned.and_then(|p| p.get(CALL_KEY)).and_then(ArgSet::from_pin) {
+            Some(pin) => {
+                let (set, adapted) = candidates::replay(pin, def, known, &smallest);
+                if adapted {
+                    note = Some("the pinned arguments no longer fit the inputSchema: adapted to it");
+                }
+                vec![set]
+            }
+            // A lock from before pinned arguments: the smallest valid ones, as it was probed then.
+            None => vec![ArgSet::smallest(smallest.clone())],
+        },
+    };
+    let dir = session.working_dir();
+    let mut first: Option<(usize, Result<CallOutcome, ClientError>)> = None;
+    let mut chosen: Option<(usize, Result<CallOutcome, ClientError>)> = None;
+    let mut tried = 0;
+    for (i, set) in sets.iter().enumerate() {
+        if i > 0 && budget.spent() {
+            break;
+        }
+        let outcome = call(session, &tool, set.resolve(dir), timeout).await;
+        tried += 1;
+        if succeeded(&outcome) {
+            chosen = Some((i, outcome));
+            break;
+        }
+        let stop = hopeless(&outcome);
+        if first.is_none() {
+            first = Some((i, outcome));
+        }
+        if stop {
+            break;
+        }
+    }
+    let ok = chosen.is_some();
+    let Some((index, outcome)) = chosen.or(first) else {
+        let why = "not probed: no arguments could be made for it".to_string();
+        return Done {
+            tool: tool.clone(),
+            probes: vec![probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)],
+            shape: None,
+            result: None,
+        };
+    };
+    let set = &sets[index];
+    let ctx = Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout, secrets, tried };
+    let (mut probes, mut shape) = judge(&tool, &ctx, &outcome);
+    // Say where the arguments came from (never a value), on the valid call's first line.
+    if let Some(p) = probes.first_mut() {
+        if !p.message.starts_with("not probed") {
+            p.message.push_str(&format!("; arguments: {}", set.describe()));
+            if let Some(n) = note {
+                p.message.push_str(&format!(" ({n})"));
+            }
+        }
+    }
+    // The arguments mcp-pin found are pinned with the contract (a fixture is the config's word;
+    // no arguments need no pin; a secret is never pinned).
+    if let (Some(Value::Object(m)), Some(_)) = (&mut shape, &synthesised) {
+        if !set.args.is_empty() && !known.holds_secret(&Value::Object(set.args.clone())) {
+            m.insert(CALL_KEY.into(), set.to_pin(tried));
+        }
+    }
+    let result = match (&outcome, ok) {
+        (Ok(CallOutcome::Result(r)), true) => Some(r.clone()),
+        _ => None,
+    };
+    let required = required_in_order(def);
+    if let Some((left_out, args)) = incomplete_args(&required, set, dir) {
+        let not_sent = match &outcome {
+            Ok(CallOutcome::Timeout) => Some("not sent: the valid call timed out"),
+            Err(_) => Some("not sent: the connection failed on the valid call"),
+            _ => None,
+        };
+        match not_sent {
+            Some(why) => probes.push(probe(&tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why.into())),
+            None => {
+                let o = call(session, &tool, args, timeout).await;
+                probes.push(judge_incomplete(&tool, &left_out, &o, ok, timeout, secrets));
+            }
+        }
+    }
+    Done { tool, probes, shape, result }
+}
+
+/// How the skip of a tool the lock holds no probe for starts.
+pub const NOTHING_PINNED: &str = "not judged: the lock holds no probe for this tool";
+
+/// The top-level `required` names, in the schema's order, once each.
+pub fn required_in_order(def: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in def.pointer("/inputSchema/required").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(s) = r.as_str() {
+            if !out.iter().any(|o| o == s) {
+                out.push(s.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The incomplete call for the valid call `set`: the argument left out and the arguments sent.
+fn incomplete_args(
+    required: &[String],
+    set: &ArgSet,
+    dir: Option<&std::path::Path>,
+) -> Option<(String, Map<String, Value>)> {
+    let left_out = super::left_out_argument(required, &set.args)?;
+    let mut args = set.resolve(dir);
+    args.remove(&left_out);
+    Some((left_out, args))
+}

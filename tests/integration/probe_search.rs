@@ -1,0 +1,311 @@
+//! Arguments that reach the tool, end to end (RULES.md, "Probes"): `lock` finds arguments the
+//! fixture server's tools accept (from the schema, the description, the project folder, the
+//! values a reader lists, the smallest valid value), pins them in the lock, and `check` replays
+//! them; judging of the incomplete call and of tools the lock holds no probe for.
+
+use crate::common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn ro(name: &str, props: Value, required: &[&str]) -> Value {
+    json!({
+        "name": name,
+        "description": format!("Tool {name}."),
+        "inputSchema": {"type": "object", "properties": props, "required": required},
+        "annotations": {"readOnlyHint": true}
+    })
+}
+
+fn probe<'a>(report: &'a Value, tool: &str, kind: &str) -> &'a Value {
+    report["servers"][0]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["tool"] == tool && p["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} probe of {tool}: {report:#}"))
+}
+
+fn pins(p: &Project, server: &str) -> Value {
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    lock["servers"][server]["probes"].clone()
+}
+
+/// Tools that succeed only with the right arguments, each found by another source.
+fn picky_surface() -> Value {
+    json!({
+        "tools": [
+            ro("get_time", json!({"timezone": {"type": "string", "description": "IANA timezone (e.g. 'Europe/Paris')"}}), &["timezone"]),
+            ro("read_text_file", json!({"path": {"type": "string"}}), &["path"]),
+            ro("list_tables", json!({}), &[]),
+            ro("describe_table", json!({"table_name": {"type": "string", "description": "Name of the table"}}), &["table_name"]),
+            ro("set_mode", json!({"mode": {"type": "string", "enum": ["slow", "fast"]}}), &["mode"]),
+            ro("echo", json!({"text": {"type": "string"}}), &["text"])
+        ],
+        "calls": {
+            "get_time": {"accepts": {"timezone": ["Europe/Paris"]}},
+            "read_text_file": {"exists": ["path"]},
+            "list_tables": {"result": {"content": [{"type": "text", "text": "[{'name': 'items'}, {'name': 'users'}]"}]}},
+            "describe_table": {"accepts": {"table_name": ["users"]}},
+            "set_mode": {"accepts": {"mode": ["fast"]}}
+        }
+    })
+}
+
+#[test]
+fn lock_finds_arguments_the_tool_accepts_and_check_replays_them() {
+    let p = Project::new();
+    std::fs::create_dir(p.path("docs")).unwrap();
+    p.write("docs/guide.md", "# guide\n");
+    p.write_json("surface.json", &picky_surface());
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("probes: 6 tools: 6 probed, 6 passed, 0 failed"), "{err}");
+    // lock says per tool how its arguments were found, never a value.
+    assert!(
+        err.contains("probe of `get_time` passed: ok (1 text block); arguments: timezone from description"),
+        "{err}"
+    );
+    assert!(
+        err.contains("probe of `describe_table` passed: ok (1 text block); arguments: table_name from listing"),
+        "{err}"
+    );
+    assert!(!err.contains("Europe/Paris"), "{err}");
+    // The arguments of the call that succeeded are pinned, readable in the lock's diff.
+    let pins = pins(&p, "fx");
+    assert_eq!(
+        pins["get_time"]["call"],
+        json!({"args": {"timezone": "Europe/Paris"}, "from": {"timezone": "description"}})
+    );
+    assert_eq!(pins["describe_table"]["call"]["args"], json!({"table_name": "users"}));
+    assert_eq!(pins["describe_table"]["call"]["tried"], 2, "`items` was listed first: {pins:#}");
+    assert_eq!(pins["set_mode"]["call"]["args"], json!({"mode": "fast"}));
+    assert_eq!(pins["set_mode"]["call"]["from"], json!({"mode": "schema"}));
+    // Nothing known about `text` of a reader: what the server listed comes before the smallest.
+    assert_eq!(pins["echo"]["call"], json!({"args": {"text": "items"}, "from": {"text": "listing"}}));
+    // A path from the project folder is pinned relative to it: no machine's path in the lock.
+    let read = &pins["read_text_file"]["call"];
+    // The first file the context names: on the command line (the surface file) or in the folder.
+    assert!(["command line", "project folder"].contains(&read["from"]["path"].as_str().unwrap()), "{read:#}");
+    assert_eq!(read["relative"], json!(["/path"]));
+    let path = read["args"]["path"].as_str().unwrap();
+    assert!(p.path(path).is_file() && !path.starts_with('/'), "{path}");
+    let dir = p.dir.path().display().to_string();
+    assert!(!pins.to_string().contains(&dir), "{pins:#}");
+    // check replays the pinned arguments: every call passes, twice, with the same outcome.
+    for _ in 0..2 {
+        let (code, report) = p.check_json(&["--fail-on", "loud"]);
+        assert_eq!(code, 0, "{report:#}");
+        assert_eq!(report["servers"][0]["probeSummary"], "6 tools: 6 probed, 6 passed, 0 failed; 0 skipped");
+        let msg = probe(&report, "read_text_file", "call")["message"].as_str().unwrap().to_string();
+        assert!(msg.contains("; arguments: path from "), "{msg}");
+    }
+    // `check -v` says it in the human report.
+    let out = p.run(&["check", "-v"]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("get_time: ok (1 text block); arguments: timezone from description"), "{human}");
+}
+
+#[test]
+fn check_replays_what_was_pinned_even_when_the_project_changed() {
+    let p = Project::new();
+    // The server works in `work/` (the project folder); its surface file lies outside it.
+    std::fs::create_dir(p.path("work")).unwrap();
+    p.write("work/b.txt", "b\n");
+    let work = std::fs::canonicalize(p.path("work")).unwrap();
+    let abs = |f: &str| work.join(f).display().to_string();
+    let surface = json!({
+        "tools": [ro("read_text_file", json!({"path": {"type": "string"}}), &["path"])],
+        "calls": {"read_text_file": {"exists": ["path"], "accepts": {"path": [abs("a.txt"), abs("b.txt")]}}}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let toml = p.read("mcp-pin.toml");
+    p.write("mcp-pin.toml", &format!("{toml}cwd = \"work\"\n"));
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let call = &pins(&p, "fx")["read_text_file"]["call"];
+    assert_eq!(call["args"]["path"], "b.txt", "{call:#}");
+    // A file that would now be found first changes nothing: the pinned one is replayed.
+    p.write("work/a.txt", "a\n");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    // The pinned file gone: the call that succeeded at lock fails now, and that gates (a new
+    // search would have found a.txt and passed).
+    std::fs::remove_file(p.path("work/b.txt")).unwrap();
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(probe(&report, "read_text_file", "call")["rule"], "call-failed");
+}
+
+#[test]
+fn a_call_that_fails_with_every_candidate_is_skipped_with_its_fixture_line() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [ro("lookup", json!({"key": {"type": "string", "description": "e.g. 'alpha' or 'beta'"}}), &["key"])],
+        "calls": {"lookup": {"accepts": {"key": ["gamma"]}}}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // alpha, beta, "", "a": each tried, none succeeded.
+    assert!(err.contains("no arguments mcp-pin tried made the call succeed (4 tried)"), "{err}");
+    assert!(err.contains("[servers.fx.tools.lookup] args = { key = ... }"), "{err}");
+    // The first (best) candidate is pinned with the failure.
+    let pin = &pins(&p, "fx")["lookup"];
+    assert_eq!(pin["call"]["args"], json!({"key": "alpha"}));
+    assert_eq!((pin["isError"].clone(), pin["call"]["tried"].clone()), (json!(true), json!(4)));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let call = probe(&report, "lookup", "call");
+    assert_eq!(call["outcome"], "skipped", "{call:#}");
+    assert!(call["message"].as_str().unwrap().contains("[servers.fx.tools.lookup] args = { key = ... }"), "{call:#}");
+    // The incomplete call's rejection (`missing required argument: key`) names the argument.
+    assert_eq!(probe(&report, "lookup", "incomplete")["outcome"], "pass");
+    assert_eq!(
+        report["servers"][0]["probeSummary"],
+        "1 tool: 0 probed, 0 passed, 0 failed; 1 skipped (1 failed at lock with every argument set tried)"
+    );
+}
+
+#[test]
+fn the_incomplete_call_counts_only_when_the_rejection_is_the_missing_arguments() {
+    let p = Project::new();
+    let broken = json!({"content": [{"type": "text", "text": "upstream exploded"}], "isError": true});
+    let surface = json!({
+        "tools": [
+            // Fails every call the same way: its failing incomplete call proves nothing.
+            ro("broken", json!({"q": {"type": "string"}}), &["q"]),
+            // Succeeds, and rejects the incomplete call without naming the argument.
+            ro("terse", json!({"b": {"type": "string"}, "a": {"type": "string"}}), &["b", "a"]),
+            // Accepts the incomplete call.
+            ro("lenient", json!({"q": {"type": "string"}}), &["q"]),
+            // Answers the incomplete call with invalid params.
+            ro("strict", json!({"q": {"type": "string"}}), &["q"])
+        ],
+        "calls": {
+            "broken": {"result": broken},
+            "terse": {"results": [{"content": [{"type": "text", "text": "ok"}]}]},
+            "lenient": {"acceptIncomplete": true}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 1, "{report:#}");
+    let broken = probe(&report, "broken", "incomplete");
+    assert_eq!(broken["outcome"], "skipped", "{broken:#}");
+    assert!(broken["message"].as_str().unwrap().contains("proves nothing"), "{broken:#}");
+    // RULES: the first in `required` order (`b`), not by name; rejected while the valid call succeeded.
+    let terse = probe(&report, "terse", "incomplete");
+    assert_eq!(terse["outcome"], "pass", "{terse:#}");
+    assert!(terse["message"].as_str().unwrap().contains("without `b`"), "{terse:#}");
+    assert_eq!(probe(&report, "lenient", "incomplete")["rule"], "incomplete-call-accepted");
+    let strict = probe(&report, "strict", "incomplete");
+    assert!(strict["message"].as_str().unwrap().contains("naming it"), "{strict:#}");
+}
+
+#[test]
+fn a_tool_the_lock_holds_no_probe_for_is_judged_from_the_next_lock_on() {
+    let p = Project::new();
+    let mut surface = json!({"tools": [ro("old", json!({}), &[])]});
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    // A tool added since, broken from the start: reported added (loud), its call not judged.
+    surface["tools"].as_array_mut().unwrap().push(ro("new", json!({}), &[]));
+    surface["calls"] = json!({"new": {"result": {"content": [], "isError": true}}});
+    p.write_json("surface.json", &surface);
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let new = probe(&report, "new", "call");
+    assert_eq!(new["outcome"], "skipped", "{new:#}");
+    assert!(new["message"].as_str().unwrap().contains("`mcp-pin lock` pins its probe"), "{new:#}");
+    // A lock written without probes (or by an mcp-pin before them): nothing judged, nothing fails.
+    assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(report["servers"][0]["probeSummary"].as_str().unwrap().contains("(1 nothing pinned yet)"), "{report:#}");
+    // From the next lock on, it is judged.
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    surface["calls"] = json!({"new": {"results": [{"content": []}, {"content": [], "isError": true}]}});
+    p.write_json("surface.json", &surface);
+    let _ = std::fs::remove_file(p.path("surface.json.calls-new"));
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(probe(&report, "new", "call")["rule"], "call-failed");
+}
+
+#[test]
+fn a_lock_from_before_pinned_arguments_checks_as_it_was_probed() {
+    let p = Project::new();
+    p.write_json("surface.json", &picky_surface());
+    p.stdio_config(&[("fx", "surface.json")]);
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    // The previous mcp-pin probed with the smallest valid arguments and pinned no `call`: those
+    // tools failed then, and fail again when replayed the old way. Not drift.
+    let mut lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    for (tool, pin) in lock["servers"]["fx"]["probes"].as_object_mut().unwrap() {
+        let pin = pin.as_object_mut().unwrap();
+        pin.remove("call");
+        if ["get_time", "read_text_file", "describe_table", "set_mode"].contains(&tool.as_str()) {
+            pin.insert("isError".into(), json!(true));
+        }
+    }
+    p.write_json("mcp.lock", &lock);
+    let (code, report) = p.check_json(&["--fail-on", "loud"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["counts"]["probeFailures"], 0, "{report:#}");
+}
+
+#[test]
+fn a_registered_secret_is_never_pinned() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            ro("list_keys", json!({}), &[]),
+            ro("get_key", json!({"key_name": {"type": "string"}}), &["key_name"])
+        ],
+        "calls": {
+            "list_keys": {"result": {"content": [{"type": "text", "text": "key-with-Sup3rS3cret-inside\nplain-key"}]}},
+            "get_key": {"accepts": {"key_name": ["key-with-Sup3rS3cret-inside", "plain-key"]}}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let toml = p.read("mcp-pin.toml");
+    p.write("mcp-pin.toml", &format!("{toml}env = {{ API_TOKEN = \"Sup3rS3cret\" }}\n"));
+    assert_eq!(p.run(&["lock"]).status.code(), Some(0));
+    let lock = p.read("mcp.lock");
+    assert!(!lock.contains("Sup3rS3cret"), "{lock}");
+    assert_eq!(pins(&p, "fx")["get_key"]["call"]["args"], json!({"key_name": "plain-key"}));
+}
+
+#[test]
+fn roots_declared_to_a_stdio_server_are_its_project_folder() {
+    let p = Project::new();
+    std::fs::create_dir(p.path("data")).unwrap();
+    // Roots are asked for during a request on the legacy protocol (2026-07-28 answers them in
+    // `inputRequests`: `client` unit tests).
+    let surface = json!({"protocolVersions": ["2025-11-25"], "tools": [ro("roots", json!({}), &[])],
+                         "calls": {"roots": {"rootsTo": "roots.json"}}});
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    // A folder on the command line is a root too.
+    let toml =
+        p.read("mcp-pin.toml").replace("args = [\"--surface\", ", "args = [\"--note\", \"data\", \"--surface\", ");
+    p.write("mcp-pin.toml", &toml);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    assert_eq!(lock["servers"]["fx"]["clientCapabilities"], json!(["roots"]));
+    let roots: Value = serde_json::from_str(&p.read("roots.json")).unwrap();
+    let dir = std::fs::canonicalize(p.dir.path()).unwrap();
+    let uris: Vec<&str> = roots["roots"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, [format!("file://{}", dir.display()), format!("file://{}/data", dir.display())], "{roots:#}");
+}
