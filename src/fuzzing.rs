@@ -166,6 +166,18 @@ pub fn merge(data: &[u8]) {
     assert_eq!(crate::report::json::to_value(&again), json, "merge is idempotent");
 }
 
+/// Whether `text` holds `value` as masking must hide it (the rule of docs/security.md, written here apart from
+/// `secrets`): anywhere for a value of 8 characters or more, else only as a whole word (no
+/// letter, digit or `_` right before or after it).
+fn holds(text: &str, value: &str) -> bool {
+    if value.chars().count() >= 8 {
+        return text.contains(value);
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(value)
+        .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + value.len()..].chars().next()))
+}
+
 /// Masking never corrupts what it masks. From a surface (or a `[before, after]` pair), values
 /// are registered as secrets: JSON literals, numbers, and pieces of the input's own text picked
 /// by its bytes (so they fall on strings, keys, numbers and syntax alike). Then:
@@ -222,7 +234,7 @@ pub fn mask(data: &[u8]) {
         let entry = &tree["servers"]["s"];
         for_each_string(entry, &mut |at, s| {
             if !at.starts_with("/digests") {
-                if let Some(v) = secrets.iter().find(|v| s.contains(v.as_str())) {
+                if let Some(v) = secrets.iter().find(|v| holds(s, v)) {
                     panic!("the lock holds the registered value {v:?} at {at}: {s:?}");
                 }
             }

@@ -10,7 +10,9 @@
 //! - **Which values are secrets** ([`kind_of`]): not every configured value is one. A JSON
 //!   literal (`true`, `false`, `null`), a number, or a value under [`MIN_SECRET_LEN`] characters
 //!   is never registered (a short one is refused where a secret is expected: [`read_var`]). A
-//!   multi-line value (a PEM key) is registered whole and line by line ([`MIN_LINE_LEN`]).
+//!   value under [`WORD_SECRET_LEN`] characters is masked only as a whole word (a `LOG_LEVEL`
+//!   of `info` does not garble `information`). A multi-line value (a PEM key) is registered
+//!   whole and line by line ([`MIN_LINE_LEN`]).
 //! - **Masking**, one function per kind of output, used everywhere:
 //!   - [`mask`] for free text (the terminal, logs, Markdown, messages): every registered value,
 //!     in any spelling the outputs or a server can give it (escaped, percent-encoded, as an XML
@@ -28,6 +30,12 @@ use std::sync::{OnceLock, RwLock};
 /// Shorter values are no secret to register, and refused where a secret is expected (masking
 /// `ab` would mask every `ab` in a report).
 pub const MIN_SECRET_LEN: usize = 4;
+
+/// A secret shorter than this (a setting such as `info` from a dotenv file, or a short
+/// password) is masked only where it stands as a whole word: `info` is masked in `level info`,
+/// not in `information`, and an object key holding it is no reason to refuse a surface. Longer
+/// values are masked wherever they occur, inside a word too.
+pub const WORD_SECRET_LEN: usize = 8;
 
 /// What replaces a secret in everything mcp-pin prints or writes.
 pub const MASK: &str = "***";
@@ -185,6 +193,9 @@ struct Registry {
     /// Every registered value and its literal spellings in the sinks, longest first, as one
     /// automaton.
     matcher: Option<aho_corasick::AhoCorasick>,
+    /// By pattern id: whether the pattern's value is shorter than [`WORD_SECRET_LEN`] (matched
+    /// only as a whole word).
+    word_only: Vec<bool>,
     /// The longest pattern, in bytes (see [`safe_cut_from`]).
     longest: usize,
 }
@@ -192,7 +203,7 @@ struct Registry {
 static REGISTRY: RwLock<Registry> = RwLock::new(Registry::EMPTY);
 
 impl Registry {
-    const EMPTY: Registry = Registry { values: BTreeSet::new(), matcher: None, longest: 0 };
+    const EMPTY: Registry = Registry { values: BTreeSet::new(), matcher: None, word_only: Vec::new(), longest: 0 };
 }
 
 thread_local! {
@@ -295,13 +306,24 @@ pub fn register(value: &str) {
         if !added {
             return;
         }
-        let mut patterns: Vec<String> = reg.values.iter().flat_map(|v| spellings(v)).collect();
-        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        patterns.dedup();
-        reg.longest = patterns.first().map_or(0, String::len);
+        let mut patterns: Vec<(String, bool)> = reg
+            .values
+            .iter()
+            .flat_map(|v| {
+                let word = v.chars().count() < WORD_SECRET_LEN;
+                spellings(v).into_iter().map(move |p| (p, word))
+            })
+            .collect();
+        // One entry per spelling; a spelling of a long value is matched anywhere.
+        patterns.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+        patterns.dedup_by(|b, a| a.0 == b.0);
+        reg.longest = patterns.first().map_or(0, |p| p.0.len());
+        reg.word_only = patterns.iter().map(|p| p.1).collect();
+        // Every match, overlapping ones included: a short value's match inside a word is
+        // dropped, and must not hide a match it overlaps.
         reg.matcher = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(&patterns)
+            .match_kind(aho_corasick::MatchKind::Standard)
+            .build(patterns.iter().map(|p| &p.0))
             .ok();
     })
 }
@@ -311,29 +333,75 @@ pub fn any_registered() -> bool {
     with_registry(|reg| reg.matcher.is_some())
 }
 
-/// The spans of `text` that hold a registered value, in any spelling, merged and in order.
-fn secret_spans(m: &aho_corasick::AhoCorasick, text: &str) -> Vec<(usize, usize)> {
-    let mut spans: Vec<(usize, usize)> = m.find_iter(text).map(|x| (x.start(), x.end())).collect();
-    for view in crate::spelling::decode(text.as_bytes()) {
-        spans.extend(m.find_iter(&view.bytes).map(|x| view.origin(x.start(), x.end())));
-    }
-    if spans.len() > 1 {
-        spans.sort_unstable();
-        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-        for (s, e) in spans {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
+/// The spans of `text` that hold a registered value, in any spelling, merged and in order. A
+/// value shorter than [`WORD_SECRET_LEN`] counts only as a whole word, and in a key (`for_key`)
+/// not at all.
+fn secret_spans(reg: &Registry, text: &str, for_key: bool) -> Vec<(usize, usize)> {
+    let Some(m) = &reg.matcher else { return Vec::new() };
+    let found = |hay: &[u8]| -> Vec<(usize, usize)> {
+        let (mut accepted, mut pending) = (Vec::new(), Vec::new());
+        for x in m.find_overlapping_iter(hay) {
+            match reg.word_only.get(x.pattern().as_usize()).copied().unwrap_or(false) {
+                false => accepted.push((x.start(), x.end())),
+                true if !for_key => pending.push((x.start(), x.end())),
+                true => {}
             }
         }
-        spans = merged;
+        // A short value's match counts when each of its neighbours is no word character or is
+        // itself masked: so masking twice masks nothing more (what masking leaves, `***`, is
+        // never a new word boundary next to a match it already declined).
+        loop {
+            let spans = merge(std::mem::take(&mut accepted));
+            let masked = |i: usize| {
+                let n = spans.partition_point(|&(a, _)| a <= i);
+                n > 0 && i < spans[n - 1].1
+            };
+            let (ok, rest): (Vec<_>, Vec<_>) = pending.into_iter().partition(|&(s, e)| whole_word(hay, s, e, &masked));
+            accepted = spans;
+            if ok.is_empty() {
+                break;
+            }
+            accepted.extend(ok);
+            pending = rest;
+        }
+        accepted
+    };
+    let mut spans = found(text.as_bytes());
+    for view in crate::spelling::decode(text.as_bytes()) {
+        spans.extend(found(&view.bytes).into_iter().map(|(a, b)| view.origin(a, b)));
     }
-    spans
+    merge(spans)
+}
+
+/// Spans sorted, overlapping and touching ones merged.
+fn merge(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+/// Whether `hay[start..end]` is a whole word: the character right before it and the one right
+/// after it are each absent, no letter, digit or `_`, or already masked (`masked(i)`: byte `i`
+/// lies in a masked span).
+fn whole_word(hay: &[u8], start: usize, end: usize, masked: &dyn Fn(usize) -> bool) -> bool {
+    let word_char = |c: char| c.is_alphanumeric() || c == '_';
+    // The characters next to the match, read from at most 4 bytes (one UTF-8 character).
+    let before = (1..=4.min(start)).find_map(|n| std::str::from_utf8(&hay[start - n..start]).ok()?.chars().next_back());
+    let after = (1..=4.min(hay.len() - end)).find_map(|n| std::str::from_utf8(&hay[end..end + n]).ok()?.chars().next());
+    let before_ok = before.is_none_or(|c| !word_char(c) || masked(start - c.len_utf8()));
+    let after_ok = after.is_none_or(|c| !word_char(c) || masked(end));
+    before_ok && after_ok
 }
 
 /// Free text with every registered secret, in any spelling, replaced by [`MASK`].
 pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
-    match with_registry(|reg| reg.matcher.as_ref().and_then(|m| masked_string(m, text))) {
+    match with_registry(|reg| masked_string(reg, text)) {
         Some(masked) => std::borrow::Cow::Owned(masked),
         None => std::borrow::Cow::Borrowed(text),
     }
@@ -356,17 +424,17 @@ pub struct Masked {
 pub fn mask_json(value: &mut serde_json::Value) -> Masked {
     with_registry(|reg| {
         let mut out = Masked::default();
-        if let Some(m) = &reg.matcher {
+        if reg.matcher.is_some() {
             let mut pointer = String::new();
-            mask_value(m, value, &mut pointer, &mut out);
+            mask_value(reg, value, &mut pointer, &mut out);
         }
         out
     })
 }
 
 /// `s` with every registered value replaced by [`MASK`], or `None` when it holds none.
-fn masked_string(m: &aho_corasick::AhoCorasick, s: &str) -> Option<String> {
-    let spans = secret_spans(m, s);
+fn masked_string(reg: &Registry, s: &str) -> Option<String> {
+    let spans = secret_spans(reg, s, false);
     if spans.is_empty() {
         return None;
     }
@@ -382,11 +450,11 @@ fn masked_string(m: &aho_corasick::AhoCorasick, s: &str) -> Option<String> {
     Some(out)
 }
 
-fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer: &mut String, out: &mut Masked) {
+fn mask_value(reg: &Registry, v: &mut serde_json::Value, pointer: &mut String, out: &mut Masked) {
     use serde_json::Value;
     match v {
         Value::String(s) => {
-            if let Some(masked) = masked_string(m, s) {
+            if let Some(masked) = masked_string(reg, s) {
                 *s = masked;
                 out.changed = true;
             }
@@ -395,7 +463,7 @@ fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer:
             for (i, item) in items.iter_mut().enumerate() {
                 let len = pointer.len();
                 let _ = std::fmt::Write::write_fmt(pointer, format_args!("/{i}"));
-                mask_value(m, item, pointer, out);
+                mask_value(reg, item, pointer, out);
                 pointer.truncate(len);
             }
         }
@@ -410,10 +478,10 @@ fn mask_value(m: &aho_corasick::AhoCorasick, v: &mut serde_json::Value, pointer:
                         c => pointer.push(c),
                     }
                 }
-                if !secret_spans(m, k).is_empty() {
+                if !secret_spans(reg, k, true).is_empty() {
                     out.keys.push(pointer.clone());
                 }
-                mask_value(m, item, pointer, out);
+                mask_value(reg, item, pointer, out);
                 pointer.truncate(len);
             }
         }
@@ -490,6 +558,27 @@ mod tests {
         assert_eq!(mask(r#"{"k":"s3cr\"et/value"}"#), r#"{"k":"***"}"#);
         assert_eq!(mask("u=s3cr%22et%2Fvalue"), "u=***");
         assert_eq!(mask("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn a_short_value_is_masked_as_a_whole_word_only_and_never_refuses_a_key() {
+        scoped(|| {
+            register("info");
+            register("hunter2");
+            register("sk-0123456789abcdef");
+            assert_eq!(mask("level: info."), "level: ***.");
+            assert_eq!(mask("information, infos, info_level, 2info"), "information, infos, info_level, 2info");
+            assert_eq!(mask("password=hunter2&x"), "password=***&x");
+            assert_eq!(mask("hunter22"), "hunter22");
+            // a long value is masked inside a word too
+            assert_eq!(mask("keysk-0123456789abcdefX"), "key***X");
+            // a short value inside a longer one's match does not hide it
+            assert_eq!(mask("sk-0123456789abcdef info"), "*** ***");
+            let mut v = serde_json::json!({"info": {"information": "info"}, "sk-0123456789abcdef": 1});
+            let m = mask_json(&mut v);
+            assert_eq!(v, serde_json::json!({"info": {"information": "***"}, "sk-0123456789abcdef": 1}));
+            assert_eq!(m.keys, vec!["/sk-0123456789abcdef".to_string()], "only the long value's key");
+        });
     }
 
     #[test]

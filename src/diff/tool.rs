@@ -30,7 +30,7 @@ pub fn diff_canonical(name: &str, a: &Canonical, b: &Canonical) -> Vec<Change> {
     let (am, bm) = match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => (x, y),
         _ => {
-            if canon(&a) != canon(&b) {
+            if canon(a) != canon(b) {
                 out.push(change(
                     RuleId::FieldChanged,
                     name,
