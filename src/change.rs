@@ -3,44 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::rules::RuleId;
-
-/// The class of a change (see RULES.md): what it means for a caller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Class {
-    /// No change in meaning worth a line by default.
-    Cosmetic,
-    /// Breaks with an error if it breaks anyone.
-    Loud,
-    /// The call keeps succeeding while its meaning changes: gate fails by default.
-    Silent,
-}
-
-impl Class {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Cosmetic => "cosmetic",
-            Class::Loud => "loud",
-            Class::Silent => "silent",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Class> {
-        match s {
-            "cosmetic" => Some(Class::Cosmetic),
-            "loud" => Some(Class::Loud),
-            "silent" => Some(Class::Silent),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Class {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::rules::{Class, RuleId};
 
 /// One classified change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -139,6 +139,19 @@ fn escape_chars(s: &str, keep: impl Fn(char) -> bool) -> String {
     out
 }
 
+/// `s` as one reference token of a JSON Pointer (RFC 6901): `~` written `~0`, `/` written `~1`.
+pub fn pointer_token(s: &str) -> String {
+    if !s.contains(['~', '/']) {
+        return s.to_string();
+    }
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// The text of one JSON Pointer reference token (the reverse of [`pointer_token`]).
+pub fn from_pointer_token(s: &str) -> String {
+    s.replace("~1", "/").replace("~0", "~")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -471,13 +471,7 @@ fn mask_value(reg: &Registry, v: &mut serde_json::Value, pointer: &mut String, o
             for (k, item) in map.iter_mut() {
                 let len = pointer.len();
                 pointer.push('/');
-                for c in k.chars() {
-                    match c {
-                        '~' => pointer.push_str("~0"),
-                        '/' => pointer.push_str("~1"),
-                        c => pointer.push(c),
-                    }
-                }
+                pointer.push_str(&crate::json::pointer_token(k));
                 if !secret_spans(reg, k, true).is_empty() {
                     out.keys.push(pointer.clone());
                 }

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::change::Class;
+use crate::rules::Class;
 use crate::rules::RuleId;
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

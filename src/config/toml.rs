@@ -15,7 +15,7 @@ use super::{
     base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ServerConfig, Stdio, ToolConfig,
     Transport, DEFAULT_TIMEOUT,
 };
-use crate::change::Class;
+use crate::rules::Class;
 use crate::rules::RuleId;
 
 type Key<'i> = Spanned<DeString<'i>>;

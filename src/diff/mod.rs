@@ -18,6 +18,7 @@ pub mod tool;
 pub mod ui;
 pub mod walk;
 
+use crate::json::pointer_token;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -370,7 +371,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
             let show = |v: Option<&Value>| v.map(walk::short).unwrap_or_else(|| "(none)".into());
             out.push(mk(
                 rule,
-                format!("/serverInfo/{}", walk::esc(k)),
+                format!("/serverInfo/{}", pointer_token(k)),
                 format!("serverInfo.{} changed from {} to {}", text::escape_hidden(k), show(a), show(b)),
                 a.cloned(),
                 b.cloned(),
@@ -408,7 +409,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
                 };
                 out.push(mk(
                     RuleId::CapabilitiesChanged,
-                    format!("/capabilities/{}", walk::esc(k)),
+                    format!("/capabilities/{}", pointer_token(k)),
                     msg,
                     x.cloned(),
                     y.cloned(),

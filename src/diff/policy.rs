@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::change::{Change, Class};
+use crate::change::Change;
 use crate::config::Ignore;
+use crate::rules::Class;
 use crate::rules::RuleId;
 
 /// What policy made of a list of changes.

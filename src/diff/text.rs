@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::walk::esc;
 use super::MAX_DEPTH;
+use crate::json::pointer_token;
 
 /// Zero-width, bidi-control and tag characters (RULES.md `hidden-characters`).
 pub fn is_hidden(c: char) -> bool {
@@ -51,7 +51,7 @@ pub fn scan(v: &Value, ptr: &str, depth: usize, f: &mut dyn FnMut(&str, &str)) {
         }
         Value::Object(m) => {
             for (k, x) in m {
-                let p = format!("{ptr}/{}", esc(k));
+                let p = format!("{ptr}/{}", pointer_token(k));
                 if has_hidden(k) {
                     f(&p, k);
                 }

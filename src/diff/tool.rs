@@ -9,8 +9,9 @@ use super::canonical::Canonical;
 use super::normalize::{canon, normalize_schema};
 use super::text::{escape_hidden, new_hidden, same_words};
 use super::tool_change as change;
-use super::walk::{esc, short, Mode, Walker};
+use super::walk::{short, Mode, Walker};
 use crate::change::Change;
+use crate::json::pointer_token;
 use crate::rules::RuleId;
 
 /// Every change between two definitions of one tool (named `name` in the new surface), as sent.
@@ -49,7 +50,7 @@ pub fn diff_canonical(name: &str, a: &Canonical, b: &Canonical) -> Vec<Change> {
     let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
     for key in keys {
         let (x, y) = (am.get(key.as_str()), bm.get(key.as_str()));
-        let p = format!("/{}", esc(key));
+        let p = format!("/{}", pointer_token(key));
         match key.as_str() {
             "name" => {}
             "description" => {
@@ -243,7 +244,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
                 out.push(change(
                     RuleId::FieldChanged,
                     name,
-                    format!("/annotations/{}", esc(k)),
+                    format!("/annotations/{}", pointer_token(k)),
                     msg,
                     p.cloned(),
                     q.cloned(),
@@ -255,7 +256,7 @@ fn annotations(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut Vec<C
         if p.map(canon) == q.map(canon) {
             continue;
         }
-        let ptr = format!("/annotations/{}", esc(k));
+        let ptr = format!("/annotations/{}", pointer_token(k));
         if k == "title" {
             out.push(change(
                 RuleId::AnnotationTitleChanged,

@@ -23,8 +23,9 @@ use serde_json::{Map, Value};
 use super::normalize::canon;
 use super::text::escape_hidden;
 use super::tool_change as change;
-use super::walk::{esc, short};
+use super::walk::short;
 use crate::change::Change;
+use crate::json::pointer_token;
 use crate::rules::RuleId;
 
 /// The deprecated flat key of the resource URI.
@@ -77,7 +78,7 @@ fn read(meta: Option<&Value>) -> Ui {
     let flat = meta.and_then(|m| m.get(FLAT_URI)).and_then(Value::as_str);
     let uri = match (nested, flat) {
         (Some(u), _) => Some((u.to_string(), "/_meta/ui/resourceUri".to_string())),
-        (None, Some(u)) => Some((u.to_string(), format!("/_meta/{}", esc(FLAT_URI)))),
+        (None, Some(u)) => Some((u.to_string(), format!("/_meta/{}", pointer_token(FLAT_URI)))),
         (None, None) => None,
     };
     let csp = ui
@@ -144,7 +145,7 @@ pub fn meta_changes(name: &str, x: Option<&Value>, y: Option<&Value>, out: &mut 
         out.push(change(
             RuleId::UiResourceChanged,
             name,
-            format!("/_meta/ui/csp/{}", esc(key)),
+            format!("/_meta/ui/csp/{}", pointer_token(key)),
             format!(
                 "UI csp {} of tool {t} gained {}: the app it renders may now load from or connect to more origins",
                 short(&Value::String(key.clone())),

@@ -107,13 +107,13 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     let worst = |t: &str| {
         probes.iter().filter(|p| p.tool == t && p.outcome == ProbeOutcome::Fail).map(Probe::effective_class).max()
     };
-    let failed = probed.iter().filter(|t| worst(t) == Some(crate::change::Class::Silent)).count();
-    let other = probed.iter().filter(|t| worst(t).is_some_and(|c| c != crate::change::Class::Silent)).count();
+    let failed = probed.iter().filter(|t| worst(t) == Some(crate::rules::Class::Silent)).count();
+    let other = probed.iter().filter(|t| worst(t).is_some_and(|c| c != crate::rules::Class::Silent)).count();
     let failed_calls = probes
         .iter()
         .filter(|p| {
             p.outcome == ProbeOutcome::Fail
-                && p.effective_class() == crate::change::Class::Silent
+                && p.effective_class() == crate::rules::Class::Silent
                 && probed.contains(&p.tool.as_str())
         })
         .count();

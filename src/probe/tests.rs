@@ -423,9 +423,9 @@ fn text_structure_conflict_only_when_new_since_lock() {
         let (p, _) = judge("t", &ctx(&d, pin.as_ref(), Mode::Check, None), &ok(conflict.clone()));
         assert_eq!(p.iter().any(|p| p.rule == Some(TEXT_STRUCTURE_CONFLICT)), fires, "{pin:?}: {p:?}");
     }
-    assert_eq!(crate::rules::lookup(TEXT_STRUCTURE_CONFLICT).unwrap().class, crate::change::Class::Silent);
-    assert_eq!(crate::rules::lookup(RESULT_SHAPE_REDUCED).unwrap().class, crate::change::Class::Loud);
-    assert_eq!(crate::rules::lookup(RESULT_PAYLOAD_INVALID).unwrap().class, crate::change::Class::Silent);
+    assert_eq!(crate::rules::lookup(TEXT_STRUCTURE_CONFLICT).unwrap().class, crate::rules::Class::Silent);
+    assert_eq!(crate::rules::lookup(RESULT_SHAPE_REDUCED).unwrap().class, crate::rules::Class::Loud);
+    assert_eq!(crate::rules::lookup(RESULT_PAYLOAD_INVALID).unwrap().class, crate::rules::Class::Silent);
 }
 
 #[test]

@@ -8,7 +8,8 @@ use std::cmp::Reverse;
 use sha2::Digest;
 
 use super::{ProbeKind, ProbeOutcome, Report, Status};
-use crate::change::{Change, Class};
+use crate::change::Change;
+use crate::rules::Class;
 
 pub use crate::rules::{PROBE_FAILED_RULE, SERVER_ERROR_RULE};
 

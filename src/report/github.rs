@@ -15,8 +15,8 @@ use std::fmt::Write;
 use super::finding::{findings, sort_by_severity, Finding, Level, Source};
 use super::story::{self, Tally};
 use super::Report;
-use crate::change::Class;
 use crate::json::escape_for_display;
+use crate::rules::Class;
 
 /// GitHub's per-step limit for each of errors and warnings.
 pub const MAX_PER_LEVEL: usize = 10;

@@ -10,7 +10,8 @@ use std::cmp::Reverse;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::change::{Change, Class};
+use crate::change::Change;
+use crate::rules::Class;
 
 /// The changes of one server that are the same change on several tools (or one change alone).
 #[derive(Debug, Clone, PartialEq, Serialize)]

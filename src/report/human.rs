@@ -5,8 +5,9 @@ use std::fmt::Write;
 use super::story::{self, Outcome, Tally};
 use super::textdiff::{clip_lines, shown_texts, text_diff};
 use super::{ProbeOutcome, Report, ServerReport, Status};
-use crate::change::{Change, Class};
+use crate::change::Change;
 use crate::json::{escape_for_display, escape_line};
+use crate::rules::Class;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Style {

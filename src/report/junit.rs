@@ -16,8 +16,8 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 use super::finding::{findings, Finding, Source};
 use super::story::Tally;
 use super::{Report, Status};
-use crate::change::Class;
 use crate::json::escape_for_display;
+use crate::rules::Class;
 
 /// Name of the test case that holds a server's server-level changes.
 pub const SERVER_CASE: &str = "(server)";

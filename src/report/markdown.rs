@@ -16,8 +16,9 @@ use super::group::Group;
 use super::story::{self, Outcome, Tally};
 use super::textdiff::{excerpt, pieces, shown_texts, Piece, ROW};
 use super::{FailOn, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport, Status};
-use crate::change::{Change, Class};
+use crate::change::Change;
 use crate::json::escape_for_display;
+use crate::rules::Class;
 
 /// What a capped report may take of a step summary (GitHub's limit is 1 MiB per step).
 pub const STEP_SUMMARY_MAX: usize = 1_000_000;

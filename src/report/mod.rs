@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::change::{Change, Class};
+use crate::change::Change;
+use crate::rules::Class;
 
 /// Which changes fail the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

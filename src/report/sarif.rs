@@ -21,8 +21,8 @@ use super::finding::{
 };
 use super::textdiff::{excerpt, pieces, plain, shown_texts, ROW};
 use super::{RenderContext, Report};
-use crate::change::Class;
 use crate::json::escape_for_display;
+use crate::rules::Class;
 use crate::rules::{lookup, Kind, RuleInfo, Surface, RULES};
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{FailOn, ProbeOutcome, Report, ServerReport, Status};
-use crate::change::Class;
+use crate::rules::Class;
 use crate::rules::RuleId;
 
 /// How a run ends, as every format heads it. An error (a server that could not be checked, exit

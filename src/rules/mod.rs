@@ -12,12 +12,13 @@
 //! `src/rules/decisions.md`, included here); a test fails when the file is stale
 //! (`INSTA_UPDATE=always cargo test --test integration diff_cases::` rewrites it).
 
+mod class;
+pub use class::Class;
+
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::change::Class;
 
 /// Where a rule applies: its direction. Input and output schema rules mirror each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -14,11 +14,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mcp_pin::change::{Change, Class};
+use mcp_pin::change::Change;
 use mcp_pin::report::human::Style;
 use mcp_pin::report::{
     self, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport,
 };
+use mcp_pin::rules::Class;
 use serde_json::{json, Value};
 
 fn repo() -> &'static Path {

@@ -424,7 +424,7 @@ until = 2027-02-28
 "#,
     )
     .unwrap();
-    use mcp_pin::change::Class;
+    use mcp_pin::rules::Class;
     assert_eq!(c.rules[&mcp_pin::rules::RuleId::DescriptionChanged], Class::Loud);
     assert_eq!(c.rules[&mcp_pin::rules::RuleId::ToolAdded], Class::Cosmetic);
     assert_eq!(c.ignores.len(), 2);

@@ -201,8 +201,9 @@ fn step_script(yaml: &str, step: &str) -> String {
 #[cfg(unix)]
 #[test]
 fn the_drift_cron_issue_is_mcp_pins_escaped_markdown() {
-    use mcp_pin::change::{Change, Class};
+    use mcp_pin::change::Change;
     use mcp_pin::report::{self, FailOn, Format, RenderContext, Report, ServerReport};
+    use mcp_pin::rules::Class;
     use std::os::unix::fs::PermissionsExt;
 
     let doc = std::fs::read_to_string(root().join("docs/drift-cron.md")).unwrap();

@@ -3,6 +3,7 @@
 //! per-keyword comparisons (types, enums, required, properties, bounds, patterns...) follow.
 
 use super::*;
+use crate::json::pointer_token;
 
 /// Every keyword the walker knows. `classify` maps a key to one; `walk` matches them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,7 +226,7 @@ impl<'a> Walker<'a> {
                 // to be "removed").
                 continue;
             }
-            let kptr = format!("{ptr}/{}", esc(key));
+            let kptr = format!("{ptr}/{}", pointer_token(key));
             match kind {
                 Kw::Schema => {
                     if x != y {
@@ -499,12 +500,12 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let msg = self.say_required_removed(ptr, n);
-            let pptr = format!("{ptr}/properties/{}", esc(n));
+            let pptr = format!("{ptr}/properties/{}", pointer_token(n));
             self.emit(K::RequiredRemoved, pos, &pptr, msg, Some(Value::String(n.clone())), None);
         }
         for n in rb.difference(&ra) {
             let msg = self.say_required_added(ptr, n, listed(bm, n) && !listed(am, n));
-            let pptr = format!("{ptr}/properties/{}", esc(n));
+            let pptr = format!("{ptr}/properties/{}", pointer_token(n));
             self.emit(K::RequiredAdded, pos, &pptr, msg, None, Some(Value::String(n.clone())));
         }
     }
@@ -533,7 +534,7 @@ impl<'a> Walker<'a> {
         let names: BTreeSet<&String> = pa.keys().chain(pb.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
-            let cptr = format!("{ptr}/{kw}/{}", esc(name));
+            let cptr = format!("{ptr}/{kw}/{}", pointer_token(name));
             let pattern = kw == "patternProperties";
             match (pa.get(name), pb.get(name)) {
                 (Some(_), None) => {
@@ -568,7 +569,7 @@ impl<'a> Walker<'a> {
         if x.is_none() && y.is_none() {
             return;
         }
-        let kptr = format!("{ptr}/{}", esc(key));
+        let kptr = format!("{ptr}/{}", pointer_token(key));
         let outer = Pos { depth: pos.depth - 1, ..pos };
         let is_false = |v: Option<&Value>| v == Some(&Value::Bool(false));
         if is_false(x) != is_false(y) {
@@ -638,7 +639,7 @@ impl<'a> Walker<'a> {
         child: Pos,
     ) {
         let (x, y) = (a.get(key), b.get(key));
-        let kptr = format!("{ptr}/{}", esc(key));
+        let kptr = format!("{ptr}/{}", pointer_token(key));
         let (outer, pos) = (parent, child);
         match (x, y) {
             (Some(_), Some(_)) => {
@@ -665,7 +666,7 @@ impl<'a> Walker<'a> {
         let names: BTreeSet<&String> = da.keys().chain(db.keys()).collect();
         let outer = Pos { depth: pos.depth - 1, ..pos };
         for name in names {
-            let cptr = format!("{ptr}/dependentSchemas/{}", esc(name));
+            let cptr = format!("{ptr}/dependentSchemas/{}", pointer_token(name));
             match (da.get(name), db.get(name)) {
                 (Some(_), Some(_)) => {
                     if let (Some(ca), Some(cb)) =

@@ -21,7 +21,8 @@ use super::normalize::{apply_null, canon, type_set, ALL_TYPES};
 use super::num::Dec;
 use super::text::{escape_hidden, same_words};
 use super::MAX_DEPTH;
-use crate::change::{Change, Class};
+use crate::change::Change;
+use crate::rules::Class;
 use crate::rules::{self, Kind as K, RuleId, Surface};
 
 mod keywords;
@@ -29,7 +30,6 @@ mod refs;
 mod unions;
 mod wording;
 
-pub use refs::esc;
 pub use wording::{human_path, short};
 
 use refs::*;

@@ -3,6 +3,7 @@
 //! which follows local references (siblings override the target) and stops on cycles.
 
 use super::*;
+use crate::json::{from_pointer_token, pointer_token};
 
 /// A schema node: its (possibly merged) value and where it lives in the raw document.
 #[derive(Clone)]
@@ -30,8 +31,8 @@ impl<'a> Node<'a> {
 
     pub(super) fn child_raw(&self, key: &str) -> String {
         match &self.site {
-            Some((site, keys)) if keys.contains(key) => format!("{site}/{}", esc(key)),
-            _ => format!("{}/{}", self.raw, esc(key)),
+            Some((site, keys)) if keys.contains(key) => format!("{site}/{}", pointer_token(key)),
+            _ => format!("{}/{}", self.raw, pointer_token(key)),
         }
     }
 
@@ -49,7 +50,7 @@ impl<'a> Node<'a> {
         }
         let mut raw = self.child_raw(path[0]);
         for seg in &path[1..] {
-            raw = format!("{raw}/{}", esc(seg));
+            raw = format!("{raw}/{}", pointer_token(seg));
         }
         let v = match &self.v {
             Cow::Borrowed(r) => Cow::Borrowed(nav(r, path)?),
@@ -64,17 +65,6 @@ pub(super) fn empty_node<'a>(raw: String) -> Node<'a> {
     Node { v: Cow::Owned(Value::Object(Map::new())), id: format!("{raw}#absent"), raw, site: None }
 }
 
-pub fn esc(s: &str) -> String {
-    if !s.contains(['~', '/']) {
-        return s.to_string();
-    }
-    s.replace('~', "~0").replace('/', "~1")
-}
-
-pub(super) fn unesc(s: &str) -> String {
-    s.replace("~1", "/").replace("~0", "~")
-}
-
 /// Look up a JSON pointer in a normalised document (a `definitions` segment falls back to `$defs`).
 pub(super) fn lookup<'d>(doc: &'d Value, ptr: &str) -> Option<&'d Value> {
     if ptr.is_empty() {
@@ -82,7 +72,7 @@ pub(super) fn lookup<'d>(doc: &'d Value, ptr: &str) -> Option<&'d Value> {
     }
     let mut cur = doc;
     for seg in ptr.strip_prefix('/')?.split('/') {
-        let seg = unesc(seg);
+        let seg = from_pointer_token(seg);
         cur = match cur {
             Value::Object(m) => match m.get(&seg) {
                 Some(x) => x,

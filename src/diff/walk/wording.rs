@@ -8,7 +8,7 @@ use super::*;
 
 /// `/properties/filters/properties/status` -> `filters.status`; `/items` -> `[]`.
 pub fn human_path(ptr: &str) -> String {
-    let segs: Vec<String> = ptr.split('/').skip(1).map(unesc).collect();
+    let segs: Vec<String> = ptr.split('/').skip(1).map(crate::json::from_pointer_token).collect();
     let mut out = String::new();
     let mut i = 0;
     while i < segs.len() {

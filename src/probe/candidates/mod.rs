@@ -21,6 +21,7 @@ pub mod hints;
 pub mod listing;
 pub mod schema;
 
+use crate::json::pointer_token;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -396,10 +397,6 @@ pub fn replay(pin: ArgSet, def: &Value, known: &Known, smallest: &Map<String, Va
     } else {
         (ArgSet::smallest(smallest.clone()), true)
     }
-}
-
-fn pointer_token(k: &str) -> String {
-    k.replace('~', "~0").replace('/', "~1")
 }
 
 /// The tool a property belongs to.
