@@ -199,7 +199,7 @@ pub(crate) struct HttpSpec {
 pub(crate) fn http(src: &Source<'_>, n: &str, spec: HttpSpec) -> Result<Http, ConfigError> {
     let x = src.expand(n, &spec.url, "`url`")?;
     let url_template = src.template(&spec.url, &x);
-    super::toml::check_url(&x.value, src.env.is_none())
+    check_url(&x.value, src.env.is_none())
         .map_err(|m| src.err(&spec.url.at, format!("server `{n}`: `url` {}: {m}", super::redact_url(&url_template))))?;
     let mut headers = BTreeMap::new();
     for (k, v) in &spec.headers {
@@ -235,4 +235,39 @@ pub(crate) fn http(src: &Source<'_>, n: &str, spec: HttpSpec) -> Result<Http, Co
         }
     }
     Ok(Http { url: x.value, url_template, headers, allow_redirects, oauth: None })
+}
+
+/// An HTTP(S) URL with a host. In template mode `${...}` may stand anywhere, so only the scheme
+/// is checked when it is literal.
+fn check_url(url: &str, template: bool) -> Result<(), String> {
+    if template && url.starts_with("${") {
+        return Ok(());
+    }
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err("is not an absolute URL: expected https://host/path".into());
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!("has scheme `{scheme}`: mcp-pin speaks Streamable HTTP over http:// or https://"));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |x| x.1);
+    if host.is_empty() {
+        return Err("has no host".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_urls() {
+        assert!(check_url("https://mcp.example.com/mcp", false).is_ok());
+        assert!(check_url("http://localhost:8080/mcp", false).is_ok());
+        assert!(check_url("ws://x/mcp", false).unwrap_err().contains("scheme"));
+        assert!(check_url("mcp.example.com", false).is_err());
+        assert!(check_url("https:///x", false).is_err());
+        assert!(check_url("${URL}", true).is_ok());
+    }
 }

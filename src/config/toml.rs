@@ -776,26 +776,6 @@ pub fn valid_date(s: &str) -> bool {
     (1..=days).contains(&d)
 }
 
-/// An HTTP(S) URL with a host. In template mode `${...}` may stand anywhere, so only the scheme
-/// is checked when it is literal.
-pub(crate) fn check_url(url: &str, template: bool) -> Result<(), String> {
-    if template && url.starts_with("${") {
-        return Ok(());
-    }
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return Err("is not an absolute URL: expected https://host/path".into());
-    };
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err(format!("has scheme `{scheme}`: mcp-pin speaks Streamable HTTP over http:// or https://"));
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |x| x.1);
-    if host.is_empty() {
-        return Err("has no host".into());
-    }
-    Ok(())
-}
-
 /// A TOML value as JSON (dates become strings).
 pub(crate) fn toml_to_json(v: &::toml::Value) -> Result<serde_json::Value, String> {
     use serde_json::Value as J;
@@ -845,15 +825,5 @@ mod tests {
         assert!(!valid_date("2027-04-31"));
         assert!(!valid_date("2027-00-10"));
         assert!(!valid_date("+027-01-01"));
-    }
-
-    #[test]
-    fn config_urls() {
-        assert!(check_url("https://mcp.example.com/mcp", false).is_ok());
-        assert!(check_url("http://localhost:8080/mcp", false).is_ok());
-        assert!(check_url("ws://x/mcp", false).unwrap_err().contains("scheme"));
-        assert!(check_url("mcp.example.com", false).is_err());
-        assert!(check_url("https:///x", false).is_err());
-        assert!(check_url("${URL}", true).is_ok());
     }
 }
