@@ -208,3 +208,7 @@ if [ -x "$peers/bin/mcp-diff" ] && [ -x "$peers/bin/mcpscan" ]; then
 else
   echo "SKIP: the peers could not be installed from PyPI here"
 fi
+echo
+
+echo "## hostile listings: refused before they are materialised (max_listing_bytes, max_tools)"
+scripts/bench_listing.sh "$PIN"

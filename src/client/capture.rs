@@ -19,8 +19,13 @@ pub const EXCERPT: usize = 200;
 
 #[derive(Default)]
 pub struct Capture {
-    /// Ids of requests sent and not yet answered: only answers to these are kept.
-    expected: Mutex<std::collections::HashSet<String>>,
+    /// Ids of requests sent and not yet answered (only answers to these are kept), each with
+    /// whether it is a `tools/list` request.
+    expected: Mutex<HashMap<String, bool>>,
+    /// What the server may send for its surface, counted while it is read.
+    budget: Budget,
+    /// The identity the session presents: stamped on its `initialize` request as it is sent.
+    presented: Option<super::identity::Presented>,
     /// Answers that arrived with an id nobody asked for (dropped, counted).
     unsolicited: std::sync::atomic::AtomicUsize,
     responses: Mutex<HashMap<String, String>>,
@@ -28,6 +33,36 @@ pub struct Capture {
     fatal: Mutex<Option<String>>,
     junk: Mutex<Vec<String>>,
     undecodable: Mutex<Vec<String>>,
+}
+
+/// `max_listing_bytes`: every byte the server sends from the start of the session to the end of
+/// its `tools/list` listing (the handshake and every page, whatever else comes in between) is
+/// counted as it is read, by the transport, before it is parsed or kept.
+#[derive(Default)]
+struct Budget {
+    /// The cap; 0 when there is none (a capture for a conformance or unit test).
+    cap: usize,
+    used: std::sync::atomic::AtomicUsize,
+    /// Set when the listing ended: what comes after (tool call results) is not counted.
+    closed: std::sync::atomic::AtomicBool,
+    over: std::sync::atomic::AtomicBool,
+}
+
+/// The surface passed `max_listing_bytes` while it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverBudget {
+    pub cap: usize,
+}
+
+/// A size in words: `32 MiB`, `500 KiB`, `12 bytes`.
+pub fn size_words(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} bytes"),
+    }
 }
 
 /// The JSON text of the top-level `"id"` of a JSON object, and whether it has a top-level
@@ -125,6 +160,62 @@ pub fn id_key(raw_id: &str) -> String {
 }
 
 impl Capture {
+    /// A capture whose session may send at most `cap` bytes for its surface (`max_listing_bytes`).
+    pub fn with_budget(cap: usize) -> Capture {
+        Capture { budget: Budget { cap, ..Budget::default() }, ..Capture::default() }
+    }
+
+    /// The session presents this identity ([`Capture::presented`]).
+    pub fn presenting(mut self, presented: super::identity::Presented) -> Capture {
+        self.presented = Some(presented);
+        self
+    }
+
+    /// The identity the session presents, for the transport to stamp its `initialize` request.
+    pub fn presented(&self) -> Option<&super::identity::Presented> {
+        self.presented.as_ref()
+    }
+
+    /// How many more bytes may be read before the surface passes its cap (`usize::MAX` when
+    /// nothing is counted): a transport reads at most one more than this into memory.
+    pub fn allowance(&self) -> usize {
+        use std::sync::atomic::Ordering::Relaxed;
+        let b = &self.budget;
+        if b.cap == 0 || b.closed.load(Relaxed) {
+            return usize::MAX;
+        }
+        b.cap.saturating_sub(b.used.load(Relaxed))
+    }
+
+    /// Count `n` bytes just read from the server. Past the cap, the transport must stop
+    /// reading: the reason is kept for the error ([`Capture::over_budget`]).
+    pub fn charge(&self, n: usize) -> Result<(), OverBudget> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let b = &self.budget;
+        if b.cap == 0 || b.closed.load(Relaxed) {
+            return Ok(());
+        }
+        if b.used.fetch_add(n, Relaxed).saturating_add(n) > b.cap {
+            b.over.store(true, Relaxed);
+            self.fail(format!(
+                "the server sent more than {} for its surface (`max_listing_bytes`); mcp-pin stopped reading",
+                size_words(b.cap)
+            ));
+            return Err(OverBudget { cap: b.cap });
+        }
+        Ok(())
+    }
+
+    /// The listing is read: from now on nothing is counted against the surface's cap.
+    pub fn end_listing(&self) {
+        self.budget.closed.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the server sent more than the surface's cap.
+    pub fn over_budget(&self) -> Option<OverBudget> {
+        self.budget.over.load(std::sync::atomic::Ordering::Relaxed).then_some(OverBudget { cap: self.budget.cap })
+    }
+
     /// Look at one incoming JSON-RPC message text; store it if it is a response.
     pub fn inspect(&self, text: &str) -> Forward {
         let trimmed = text.trim();
@@ -149,11 +240,16 @@ impl Capture {
         if let (Some(id), true) = (&id, is_response) {
             // An answer nobody asked for (or a second answer to one request) is dropped, not kept
             // until the run ends: a server could send them without end.
-            if !self.expected.lock().unwrap().remove(id) {
+            let Some(listing) = self.expected.lock().unwrap().remove(id) else {
                 self.unsolicited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return Forward::Drop;
-            }
+            };
             self.responses.lock().unwrap().insert(id.clone(), trimmed.to_string());
+            if listing {
+                // mcp-pin reads a page raw and rmcp's typed copy of it is never used: rmcp gets
+                // an empty page with the same id, so a page is not decoded (and held) twice more.
+                return Forward::Replace(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[]}}}}"#));
+            }
         }
         match serde_json::from_str::<ServerJsonRpcMessage>(trimmed) {
             Ok(_) => Forward::Same,
@@ -170,9 +266,10 @@ impl Capture {
         }
     }
 
-    /// Note that a request with `id` (its JSON text) is being sent: its answer will be kept.
-    pub fn expect(&self, id: &str) {
-        self.expected.lock().unwrap().insert(id_key(id));
+    /// Note that a request with `id` (its JSON text) and `method` is being sent: its answer will
+    /// be kept.
+    pub fn expect(&self, id: &str, method: &str) {
+        self.expected.lock().unwrap().insert(id_key(id), method == "tools/list");
     }
 
     /// The transport gave up on the server's output, for this reason.
@@ -251,8 +348,8 @@ mod tests {
     #[test]
     fn stores_responses_by_id_and_replaces_undecodable() {
         let c = Capture::default();
-        c.expect("1");
-        c.expect("\"a\"");
+        c.expect("1", "tools/call");
+        c.expect("\"a\"", "tools/call");
         let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
         assert!(matches!(c.inspect(ok), Forward::Same));
         assert_eq!(c.take("1").as_deref(), Some(ok));
@@ -276,7 +373,7 @@ mod tests {
         );
         assert_eq!(scan_envelope(&deep), (Some("7".to_string()), false));
         let c = Capture::default();
-        c.expect("7");
+        c.expect("7", "tools/call");
         match c.inspect(&deep) {
             Forward::Replace(s) => assert!(s.contains(r#""id":7"#)),
             _ => panic!("a deep response must be answered with a substitute"),
@@ -291,7 +388,7 @@ mod tests {
     #[test]
     fn unsolicited_and_repeated_answers_are_dropped_not_kept() {
         let c = Capture::default();
-        c.expect("1");
+        c.expect("1", "ping");
         for i in 0..1000 {
             let r = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, 100 + i);
             assert!(matches!(c.inspect(&r), Forward::Drop));

@@ -12,10 +12,12 @@
 mod build;
 pub mod clients;
 pub mod expand;
+pub mod identity;
 pub mod init;
 pub mod toml;
 
 pub use clients::discover;
+pub use identity::Client;
 pub use init::init_toml;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,6 +30,10 @@ use crate::rules::RuleId;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default `max_tools` (the largest real servers list a few hundred).
 pub const DEFAULT_MAX_TOOLS: usize = 10_000;
+/// Default `max_listing_bytes`: what a server may send for its surface (the handshake and every
+/// `tools/list` page together) before mcp-pin stops reading. The largest real servers send well
+/// under 1 MiB.
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 32 << 20;
 /// The largest config file read.
 pub const MAX_CONFIG: u64 = 16 << 20;
 
@@ -116,6 +122,11 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// `max_tools`: a listing with more tools is an error (memory grows with the surface).
     pub max_tools: usize,
+    /// `max_listing_bytes`: a surface (handshake and every `tools/list` page) larger than this is
+    /// refused while it is read.
+    pub max_listing_bytes: usize,
+    /// `client`: the MCP client mcp-pin presents itself as ([`identity`]).
+    pub client: Client,
     /// Client capabilities to declare (`roots`, `sampling`, `elicitation`), sorted, deduplicated.
     pub client_capabilities: Vec<String>,
     /// Probe policy for this server's tools (issue: probes).
@@ -477,6 +488,8 @@ impl ServerConfig {
             transport,
             timeout: DEFAULT_TIMEOUT,
             max_tools: DEFAULT_MAX_TOOLS,
+            max_listing_bytes: DEFAULT_MAX_LISTING_BYTES,
+            client: Client::default(),
             client_capabilities: vec![],
             probe: ProbePolicy::ReadOnly,
             tools: BTreeMap::new(),

@@ -19,6 +19,8 @@ fn server(probe: ProbePolicy) -> ServerConfig {
         }),
         timeout: Duration::from_secs(2),
         max_tools: crate::config::DEFAULT_MAX_TOOLS,
+        max_listing_bytes: crate::config::DEFAULT_MAX_LISTING_BYTES,
+        client: Default::default(),
         client_capabilities: vec![],
         probe,
         tools: BTreeMap::new(),

@@ -9,7 +9,9 @@ mod common;
 #[cfg(unix)]
 mod action;
 mod atomic_lock;
+mod bounds;
 mod cli;
+mod cloaking;
 mod config;
 mod diff_cases;
 mod diff_props;
@@ -23,6 +25,7 @@ mod https;
 mod interop;
 mod no_panic;
 mod oauth;
+mod oauth_bounds;
 mod probe_args;
 mod probe_servers;
 mod probes_cli;

@@ -14,10 +14,15 @@ const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
 const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 fn everything_config(p: &Project) {
+    everything_config_as(p, "");
+}
+
+/// The same, with `extra` config lines for the server (`client = "mcp-pin"`).
+fn everything_config_as(p: &Project, extra: &str) {
     p.write(
         "mcp-pin.toml",
         &format!(
-            "[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n\n[servers.everything.tools.get-env]\nprobe = \"none\"\n"
+            "[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n{extra}\n[servers.everything.tools.get-env]\nprobe = \"none\"\n"
         ),
     );
 }
@@ -171,7 +176,9 @@ fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract
         return;
     }
     let p = Project::new();
-    everything_config(&p);
+    // That mcp-pin introduced itself as itself, with no capabilities; server-everything lists two
+    // more tools to a client that declares roots and elicitation, as Claude Code (the default) does.
+    everything_config_as(&p, "client = \"mcp-pin\"\n");
     let old = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/everything-before-result-contract.lock");
     assert!(!std::fs::read_to_string(old).unwrap().contains("\"blocks\""));
     std::fs::copy(old, p.path("mcp.lock")).unwrap();
