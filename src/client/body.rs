@@ -10,6 +10,20 @@ use futures::stream::{Stream, StreamExt};
 
 use super::capture::{size_words, Capture, OverBudget};
 
+/// An error and its causes, each said once: `a: b: c`.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
 /// How far one body may go.
 #[derive(Clone)]
 pub struct Meter {
@@ -55,8 +69,7 @@ pub fn bounded<E: std::error::Error + 'static>(
     let mut seen = 0usize;
     let mut failed = false;
     body.map(move |chunk| {
-        let chunk =
-            chunk.map_err(|e| BodyError::Read { what: meter.what.clone(), why: super::http::error_chain(&e) })?;
+        let chunk = chunk.map_err(|e| BodyError::Read { what: meter.what.clone(), why: error_chain(&e) })?;
         seen = seen.saturating_add(chunk.len());
         if seen > meter.max {
             return Err(BodyError::TooLarge { what: meter.what.clone(), max: meter.max });

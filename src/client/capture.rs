@@ -400,6 +400,35 @@ mod tests {
     }
 
     #[test]
+    fn a_listing_page_is_kept_raw_and_rmcp_gets_an_empty_one() {
+        let c = Capture::default();
+        c.expect("4", "tools/list");
+        let page = r#"{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}"#;
+        match c.inspect(page) {
+            Forward::Replace(s) => assert_eq!(s, r#"{"jsonrpc":"2.0","id":4,"result":{"tools":[]}}"#),
+            _ => panic!("rmcp must not decode the page"),
+        }
+        assert_eq!(c.take("4").as_deref(), Some(page));
+    }
+
+    #[test]
+    fn the_surface_budget_counts_until_the_listing_ends() {
+        let c = Capture::with_budget(100);
+        assert_eq!(c.allowance(), 100);
+        assert!(c.charge(60).is_ok());
+        assert_eq!(c.allowance(), 40);
+        assert_eq!(c.charge(41), Err(OverBudget { cap: 100 }));
+        assert_eq!(c.over_budget(), Some(OverBudget { cap: 100 }));
+        assert!(c.fatal().unwrap().contains("more than 100 bytes for its surface"));
+        let c = Capture::with_budget(100);
+        c.end_listing();
+        assert_eq!(c.allowance(), usize::MAX);
+        assert!(c.charge(1 << 30).is_ok() && c.over_budget().is_none());
+        assert_eq!(size_words(32 << 20), "32 MiB");
+        assert_eq!(size_words(1536), "1.5 KiB");
+    }
+
+    #[test]
     fn junk_lines_are_dropped_and_remembered() {
         let c = Capture::default();
         assert!(matches!(c.inspect("Server starting on stdio..."), Forward::Drop));

@@ -38,19 +38,7 @@ pub struct CapturingHttp {
     pub dpop: Option<Arc<super::oauth::dpop::Binding>>,
 }
 
-/// An error and its causes, each said once: `a: b: c`.
-pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
-    parts.join(": ")
-}
+pub use super::body::error_chain;
 
 /// Redirects followed in a row at most.
 const MAX_REDIRECTS: usize = 10;

@@ -746,16 +746,22 @@ fn unknown_rule_message(id: &str) -> String {
     format!("unknown rule id `{id}`{h} (`mcp-pin explain` lists the rules)")
 }
 
-/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`: a positive whole number and a unit.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+/// A whole number and the unit after it (`"30s"`, `"64 MiB"`); `example` says what to write when
+/// there is no number.
+fn number_and_unit<'s>(s: &'s str, example: &str) -> Result<(u64, &'s str), String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     if num.is_empty() {
-        return Err("expected a whole number and a unit: \"500ms\", \"30s\", \"2m\"".into());
+        return Err(format!("expected a whole number{example}"));
     }
-    let n: u64 = num.parse().map_err(|_| "number too large".to_string())?;
-    let d = match unit.trim() {
+    Ok((num.parse().map_err(|_| "number too large".to_string())?, unit.trim()))
+}
+
+/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`: a positive whole number and a unit.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (n, unit) = number_and_unit(s, " and a unit: \"500ms\", \"30s\", \"2m\"")?;
+    let d = match unit {
         "ms" => Duration::from_millis(n),
         "s" => Duration::from_secs(n),
         "m" => Duration::from_secs(n.saturating_mul(60)),
@@ -772,14 +778,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// A size in bytes: a whole number (bytes) with an optional unit, `KB`/`MB`/`GB` (10^3) or
 /// `KiB`/`MiB`/`GiB` (2^10): `"64MiB"`, `"500 KB"`, `1048576`.
 pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    if num.is_empty() {
-        return Err("expected a whole number of bytes, or one with a unit: \"64MiB\", \"500KB\"".into());
-    }
-    let n: usize = num.parse().map_err(|_| "number too large".to_string())?;
-    let scale: usize = match unit.trim() {
+    let (n, unit) = number_and_unit(s, " of bytes, or one with a unit: \"64MiB\", \"500KB\"")?;
+    let n = usize::try_from(n).map_err(|_| "number too large".to_string())?;
+    let scale: usize = match unit {
         "" | "B" => 1,
         "KB" | "kB" => 1_000,
         "MB" => 1_000_000,

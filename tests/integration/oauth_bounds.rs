@@ -49,11 +49,13 @@ fn json_response(v: Value) -> Response {
     ([("content-type", "application/json")], v.to_string()).into_response()
 }
 
+fn mode_and_base(s: &S) -> (Mode, String) {
+    let g = s.lock().unwrap();
+    (g.0, g.1.base.clone())
+}
+
 async fn prm(State(s): State<S>) -> Response {
-    let (mode, base) = {
-        let g = s.lock().unwrap();
-        (g.0, g.1.base.clone())
-    };
+    let (mode, base) = mode_and_base(&s);
     match mode {
         Mode::EndlessMetadata => {
             let chunks = futures::stream::repeat_with(|| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 1 << 16])));
@@ -67,10 +69,7 @@ async fn prm(State(s): State<S>) -> Response {
 }
 
 async fn asm(State(s): State<S>) -> Response {
-    let (mode, base) = {
-        let g = s.lock().unwrap();
-        (g.0, g.1.base.clone())
-    };
+    let (mode, base) = mode_and_base(&s);
     if mode == Mode::TricklingMetadata {
         let chunks = futures::stream::unfold((), |_| async {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -207,16 +206,17 @@ async fn oauth_no_secret_of_the_server_url_leaves_in_the_resource() {
     let (out, _) = lock(&s, "/mcp?key=${QKEY}", CLIENT, "20s").await;
     let t = common::text(&out);
     assert_eq!(out.status.code(), Some(0), "{t}");
-    let g = s.lock().unwrap();
-    let form = &g.1.token_requests[0];
+    let (form, base) = {
+        let g = s.lock().unwrap();
+        (g.1.token_requests[0].clone(), g.1.base.clone())
+    };
     let resource = reqwest::Url::parse(&format!("http://x/?{form}"))
         .unwrap()
         .query_pairs()
         .find(|(k, _)| k == "resource")
         .map(|(_, v)| v.to_string());
-    assert_eq!(resource.as_deref(), Some(format!("{}/mcp", g.1.base).as_str()));
+    assert_eq!(resource.as_deref(), Some(format!("{base}/mcp").as_str()));
     assert!(!form.contains(QUERY_SECRET) && !form.contains("canary-8e0f"), "{form}");
-    drop(g);
     // A secret in the URL's path would be the `resource`: the request is not sent at all.
     let s = serve(Mode::Honest).await;
     let (out, _) = lock(&s, "/p-${PKEY}/mcp", CLIENT, "20s").await;
