@@ -18,6 +18,10 @@ cases = [
     ("2,000 pages of 50 KB", ["many-pages", "2000", "50"], "max_tools = 1000000\n"),
     ("realistic tools, 30 MB", ["realistic", "30"], "max_tools = 1000000\n"),
     ("dense enum of zeros, 30 MB", ["dense", "30"], ""),
+    # Accepted listings just under the default caps (16 MiB; one JSON value per 16 bytes): the
+    # peak memory of a whole `lock` per byte of the cap.
+    ("realistic tools, 16 MB (at the byte cap)", ["realistic", "16.5"], "max_tools = 1000000\n"),
+    ("dense enum of zeros, 2 MB (at the value cap)", ["dense", "2.09"], ""),
 ]
 def run(label, transport, args, extra):
     d = tempfile.mkdtemp()

@@ -136,6 +136,52 @@ pub fn scan_envelope(text: &str) -> (Option<String>, bool) {
     (id, has_method)
 }
 
+/// How many JSON values `text` (a JSON document) holds, counted from its bytes without building
+/// any: the document itself, every object member's value and every array element. What parsing it
+/// would cost in memory is about this many values (each a few dozen bytes) plus its text.
+pub fn count_values(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut arrays: Vec<bool> = Vec::new();
+    let mut first_in_array = false;
+    let mut count = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if !c.is_ascii_whitespace() && c != b']' && first_in_array {
+            count += 1;
+            first_in_array = false;
+        }
+        match c {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'{' => arrays.push(false),
+            b'[' => {
+                arrays.push(true);
+                first_in_array = true;
+            }
+            b']' => {
+                first_in_array = false;
+                arrays.pop();
+            }
+            b'}' => {
+                arrays.pop();
+            }
+            b':' => count += 1,
+            b',' if arrays.last() == Some(&true) => count += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    count + usize::from(!text.trim().is_empty())
+}
+
 /// What to forward to rmcp for one incoming message.
 pub enum Forward {
     /// The message as received.
@@ -397,6 +443,28 @@ mod tests {
         assert!(matches!(c.inspect(r#"{"jsonrpc":"2.0","id":1,"result":{"again":1}}"#), Forward::Drop));
         assert_eq!(c.unsolicited(), 1001);
         assert_eq!(c.responses.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn values_are_counted_without_parsing() {
+        for (text, n) in [
+            ("1", 1),
+            ("[]", 1),
+            ("{}", 1),
+            ("[0,0,0]", 4),
+            (r#"{"a":1,"b":[true,{"c":"x,y:[z]"}],"d":[]}"#, 7),
+            (r#" [ [ ] , [1] , "\"]" ] "#, 5),
+        ] {
+            let parsed: serde_json::Value = serde_json::from_str(text).unwrap();
+            fn values(v: &serde_json::Value) -> usize {
+                1 + match v {
+                    serde_json::Value::Array(a) => a.iter().map(values).sum(),
+                    serde_json::Value::Object(m) => m.values().map(values).sum(),
+                    _ => 0,
+                }
+            }
+            assert_eq!((count_values(text), values(&parsed)), (n, n), "{text}");
+        }
     }
 
     #[test]

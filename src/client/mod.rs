@@ -35,6 +35,16 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
 const MAX_PAGES: usize = 10_000;
+/// A listing may hold one JSON value per this many bytes of `max_listing_bytes`: what a value
+/// costs once parsed (a few dozen bytes, whatever its text) is bounded with the text.
+pub const BYTES_PER_VALUE: usize = 16;
+
+/// What a listing may hold, and how much of it the pages so far used.
+struct Allowance {
+    max_tools: usize,
+    max_values: usize,
+    values: usize,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -57,6 +67,10 @@ pub enum ClientError {
     /// The surface passed `max_listing_bytes` while it was read (nothing of it was parsed).
     #[error("the server sent more than {} for its surface (the handshake and every tools/list page together); mcp-pin stopped reading it before parsing any of it. If the server really lists that much, raise `max_listing_bytes` for it in the config (docs/config.md)", capture::size_words(*cap))]
     ListingTooLarge { cap: usize },
+    /// The listing holds more JSON values than its byte cap allows (refused before any of its
+    /// tools is parsed).
+    #[error("tools/list page {page} takes the listing past {max} JSON values (one per {} bytes of `max_listing_bytes`; real surfaces hold one per 20 bytes or more); mcp-pin stops there, before parsing them. If the server really lists that much, raise `max_listing_bytes` for it in the config (docs/config.md)", BYTES_PER_VALUE)]
+    TooManyValues { max: usize, page: usize },
     /// The listing has more tools than `max_tools` (refused before any of its tools is parsed).
     #[error("tools/list lists more than {max} tools (page {page}); mcp-pin stops there, before parsing them. If the server really has that many, raise `max_tools` for it in the config")]
     TooManyTools { max: usize, page: usize },
@@ -135,6 +149,8 @@ pub struct Session {
     handshake: std::sync::OnceLock<Option<Value>>,
     /// At most this many tools are read (`max_tools`).
     max_tools: usize,
+    /// At most this many JSON values are parsed (`max_listing_bytes` / [`BYTES_PER_VALUE`]).
+    max_values: usize,
 }
 
 /// A tool call's raw outcome.
@@ -233,6 +249,7 @@ impl Session {
             timeout: server.timeout,
             handshake: Default::default(),
             max_tools: server.max_tools,
+            max_values: server.max_listing_bytes / BYTES_PER_VALUE,
         };
         match (&server.transport, http) {
             (Transport::Stdio(cfg), _) => {
@@ -348,6 +365,7 @@ impl Session {
 
     async fn list_pages(&self) -> Result<BTreeMap<String, Value>, ClientError> {
         let mut tools = BTreeMap::new();
+        let mut allowance = Allowance { max_tools: self.max_tools, max_values: self.max_values, values: 0 };
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let mut pages_seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
@@ -391,7 +409,7 @@ impl Session {
                     page + 1
                 )));
             }
-            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, self.max_tools)?;
+            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, &mut allowance)?;
             match page_tools {
                 Some(next) => {
                     if !seen.insert(next.clone()) {
@@ -568,12 +586,13 @@ fn json_problem(e: &serde_json::Error) -> String {
 }
 
 /// Read one `tools/list` page into `tools`; return the next cursor. A page that would take the
-/// listing past `max_tools` tools is refused before any of its tools is parsed.
+/// listing past its allowance (`max_tools` tools, a JSON value per [`BYTES_PER_VALUE`] bytes of
+/// `max_listing_bytes`) is refused before any of its tools is parsed.
 fn parse_tools_page(
     raw: &str,
     page: usize,
     tools: &mut BTreeMap<String, Value>,
-    max_tools: usize,
+    allowance: &mut Allowance,
 ) -> Result<Option<String>, ClientError> {
     #[derive(serde::Deserialize)]
     struct Page<'a> {
@@ -598,8 +617,12 @@ fn parse_tools_page(
             ClientError::Protocol(format!("tools/list page {page}: `tools` is not a list of tools: {e}"))
         }
     })?;
-    if tools.len().saturating_add(page_data.tools.len()) > max_tools {
-        return Err(ClientError::TooManyTools { max: max_tools, page });
+    if tools.len().saturating_add(page_data.tools.len()) > allowance.max_tools {
+        return Err(ClientError::TooManyTools { max: allowance.max_tools, page });
+    }
+    allowance.values = allowance.values.saturating_add(capture::count_values(result.get()));
+    if allowance.values > allowance.max_values {
+        return Err(ClientError::TooManyValues { max: allowance.max_values, page });
     }
     for (i, raw_tool) in page_data.tools.iter().enumerate() {
         let tool: Value = serde_json::from_str(raw_tool.get()).map_err(|e| {
@@ -752,7 +775,9 @@ mod list_tests {
     fn list_caching_fields_are_not_surface() {
         let raw = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":60000,"cacheScope":"user","resultType":"complete"}}"#;
         let mut tools = std::collections::BTreeMap::new();
-        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, 10).unwrap(), None);
+        let mut allowance = super::Allowance { max_tools: 10, max_values: 100, values: 0 };
+        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, &mut allowance).unwrap(), None);
+        assert_eq!(allowance.values, 9, "the result, its tools list and three hints, and 4 in its tool");
         assert_eq!(tools.len(), 1);
         assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));
     }

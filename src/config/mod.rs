@@ -32,8 +32,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_TOOLS: usize = 10_000;
 /// Default `max_listing_bytes`: what a server may send for its surface (the handshake and every
 /// `tools/list` page together) before mcp-pin stops reading. The largest real servers send well
-/// under 1 MiB.
-pub const DEFAULT_MAX_LISTING_BYTES: usize = 32 << 20;
+/// under 1 MiB; 10,000 tools of 1.6 KB fit.
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 16 << 20;
 /// The largest config file read.
 pub const MAX_CONFIG: u64 = 16 << 20;
 

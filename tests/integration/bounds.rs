@@ -103,6 +103,18 @@ fn a_huge_tool_count_is_refused_before_its_tools_are_parsed() {
 }
 
 #[test]
+fn a_dense_listing_is_refused_by_its_count_of_values() {
+    // 140 KB of `0,` under a 1 MiB cap, but 70,000 values: more than one per 16 bytes of the cap.
+    let zeros = vec![0; 70_000];
+    let surface =
+        json!({"tools": [{"name": "t1", "inputSchema": {"type": "object", "properties": {"v": {"enum": zeros}}}}]});
+    for via in VIAS {
+        let (p, _fx) = project(&surface, via, "max_listing_bytes = \"1MiB\"\n");
+        refused(&p, &["past 65536 JSON values", "before parsing them", "max_listing_bytes"]);
+    }
+}
+
+#[test]
 fn the_handshake_counts_against_the_listing_cap() {
     // 2 MB of instructions in the handshake answer, against a cap of 1 MiB.
     let surface = json!({"instructions": "i".repeat(2_000_000), "tools": [tool(1, "T.")]});
