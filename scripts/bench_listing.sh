@@ -22,6 +22,7 @@ cases = [
     # peak memory of a whole `lock` per byte of the cap.
     ("realistic tools, 16 MB (at the byte cap)", ["realistic", "16.5"], "max_tools = 1000000\n"),
     ("dense enum of zeros, 2 MB (at the value cap)", ["dense", "2.09"], ""),
+    ("realistic tools each with an x-mcp-header, 16 MB", ["mapped", "16.5"], "max_tools = 1000000\n"),
 ]
 def run(label, transport, args, extra):
     d = tempfile.mkdtemp()

@@ -10,6 +10,7 @@ CASE:  huge-description MB       one tool whose description is MB x 10^6 bytes
        many-tools N              N small tools in one page
        many-pages PAGES KB       PAGES pages of tools, KB x 10^3 bytes each
        realistic MB              ~1 KB tools (descriptions, schemas) up to MB x 10^6 bytes, one page
+       mapped MB                 the same, each mapping an argument to a header (x-mcp-header)
        dense MB                  one tool whose schema is an enum of MB x 10^6 / 2 zeros
 """
 import json, sys
@@ -21,12 +22,15 @@ def small_tool(i):
     return '{"name":"t%d","inputSchema":{"type":"object"}}' % i
 
 
-def realistic_tool(i):
+def realistic_tool(i, mapped=False):
     words = "lorem ipsum dolor sit amet " * 12
+    query = {"type": "string", "description": words}
+    if mapped:
+        query["x-mcp-header"] = "Query"
     return json.dumps({
         "name": f"tool_{i:07d}", "description": f"Tool {i}: {words}",
         "inputSchema": {"type": "object", "properties": {
-            "query": {"type": "string", "description": words},
+            "query": query,
             "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
             "required": ["query"]},
         "annotations": {"readOnlyHint": True}}, separators=(",", ":"))
@@ -65,12 +69,12 @@ def pieces(case, args, cursor):
             i += 1
         nxt = ',"nextCursor":"%d"' % (page + 1) if page + 1 < pages else ""
         yield '{"tools":[' + ",".join(tools) + "]" + nxt + "}"
-    elif case == "realistic":
+    elif case in ("realistic", "mapped"):
         n = int(float(args[0]) * 1_000_000)
         yield '{"tools":['
         size, i, first = 0, 0, True
         while size < n:
-            t = realistic_tool(i)
+            t = realistic_tool(i, case == "mapped")
             yield ("" if first else ",") + t
             first = False
             size += len(t) + 1

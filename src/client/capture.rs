@@ -136,6 +136,10 @@ pub fn scan_envelope(text: &str) -> (Option<String>, bool) {
     (id, has_method)
 }
 
+/// A listing may hold one JSON value per this many bytes of `max_listing_bytes`: what a value
+/// costs once parsed (a few dozen bytes, whatever its text) is bounded with the text.
+pub const BYTES_PER_VALUE: usize = 16;
+
 /// How many JSON values `text` (a JSON document) holds, counted from its bytes without building
 /// any: the document itself, every object member's value and every array element. What parsing it
 /// would cost in memory is about this many values (each a few dozen bytes) plus its text.
@@ -292,9 +296,7 @@ impl Capture {
             };
             self.responses.lock().unwrap().insert(id.clone(), trimmed.to_string());
             if listing {
-                // mcp-pin reads a page raw and rmcp's typed copy of it is never used: rmcp gets
-                // an empty page with the same id, so a page is not decoded (and held) twice more.
-                return Forward::Replace(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[]}}}}"#));
+                return Forward::Replace(self.listing_for_rmcp(trimmed, id));
             }
         }
         match serde_json::from_str::<ServerJsonRpcMessage>(trimmed) {
@@ -310,6 +312,44 @@ impl Capture {
                 }
             }
         }
+    }
+
+    /// What rmcp is handed of a `tools/list` page. mcp-pin reads the page raw and rmcp's typed
+    /// copy of it is not used, except to map call arguments to HTTP headers (`x-mcp-header`,
+    /// 2026-07-28): rmcp gets the same id and only the tools that carry such an annotation, each
+    /// as its name and `inputSchema`, so a page is not decoded (and held) twice more. A page
+    /// with more values than the surface's cap allows gets none (mcp-pin refuses it anyway).
+    fn listing_for_rmcp(&self, text: &str, id: &str) -> String {
+        let page = |tools: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{tools}]}}}}"#);
+        let cap = self.budget.cap;
+        if !text.contains("x-mcp-header") || (cap > 0 && count_values(text) > cap / BYTES_PER_VALUE) {
+            return page("");
+        }
+        #[derive(Deserialize)]
+        struct Page<'a> {
+            #[serde(borrow, default)]
+            tools: Vec<&'a RawValue>,
+        }
+        #[derive(Deserialize)]
+        struct Tool<'a> {
+            #[serde(borrow)]
+            name: &'a RawValue,
+            #[serde(borrow, rename = "inputSchema")]
+            input_schema: &'a RawValue,
+        }
+        let tools = serde_json::from_str::<RawResponse>(text)
+            .ok()
+            .and_then(|r| r.result)
+            .and_then(|r| serde_json::from_str::<Page>(r.get()).ok())
+            .map(|p| p.tools)
+            .unwrap_or_default();
+        let mapped: Vec<String> = tools
+            .iter()
+            .filter(|t| t.get().contains("x-mcp-header"))
+            .filter_map(|t| serde_json::from_str::<Tool>(t.get()).ok())
+            .map(|t| format!(r#"{{"name":{},"inputSchema":{}}}"#, t.name.get(), t.input_schema.get()))
+            .collect();
+        page(&mapped.join(","))
     }
 
     /// Note that a request with `id` (its JSON text) and `method` is being sent: its answer will
@@ -477,6 +517,16 @@ mod tests {
             _ => panic!("rmcp must not decode the page"),
         }
         assert_eq!(c.take("4").as_deref(), Some(page));
+        // rmcp maps call arguments to headers from the tools that say so: those reach it.
+        c.expect("5", "tools/list");
+        let mapped = r#"{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"a","description":"A.","inputSchema":{"type":"object"}},{"name":"b","description":"B.","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}]}}"#;
+        match c.inspect(mapped) {
+            Forward::Replace(s) => assert_eq!(
+                s,
+                r#"{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"b","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}]}}"#
+            ),
+            _ => panic!("rmcp gets the mapped tools only"),
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{ServerConfig, Transport};
 use crate::surface::ServerSurface;
-use capture::{Capture, RawResponse};
+use capture::{Capture, RawResponse, BYTES_PER_VALUE};
 use identity::Presented;
 
 /// Protocol revisions mcp-pin speaks, newest first. 2026-07-28 is stateless (`server/discover`);
@@ -35,10 +35,6 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
 const MAX_PAGES: usize = 10_000;
-/// A listing may hold one JSON value per this many bytes of `max_listing_bytes`: what a value
-/// costs once parsed (a few dozen bytes, whatever its text) is bounded with the text.
-pub const BYTES_PER_VALUE: usize = 16;
-
 /// What a listing may hold, and how much of it the pages so far used.
 struct Allowance {
     max_tools: usize,

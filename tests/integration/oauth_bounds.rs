@@ -32,6 +32,8 @@ enum Mode {
     TricklingMetadata,
     /// The protected-resource metadata names no authorization server.
     NamesNone,
+    /// The authorization server's metadata takes 4 s, and the MCP server never answers.
+    SlowThenSilent,
 }
 
 #[derive(Default)]
@@ -70,6 +72,9 @@ async fn prm(State(s): State<S>) -> Response {
 
 async fn asm(State(s): State<S>) -> Response {
     let (mode, base) = mode_and_base(&s);
+    if mode == Mode::SlowThenSilent {
+        tokio::time::sleep(Duration::from_secs(4)).await;
+    }
     if mode == Mode::TricklingMetadata {
         let chunks = futures::stream::unfold((), |_| async {
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -93,7 +98,14 @@ async fn token(State(s): State<S>, headers: HeaderMap, body: Bytes) -> Response 
 }
 
 async fn mcp(State(s): State<S>, headers: HeaderMap, body: Bytes) -> Response {
-    s.lock().unwrap().1.everything.push(format!("{headers:?}"));
+    let mode = {
+        let mut g = s.lock().unwrap();
+        g.1.everything.push(format!("{headers:?}"));
+        g.0
+    };
+    if mode == Mode::SlowThenSilent && headers.get("authorization").is_some() {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+    }
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(&format!("Bearer {TOKEN}")) {
         return (StatusCode::UNAUTHORIZED, [("www-authenticate", "Bearer")]).into_response();
     }
@@ -180,6 +192,18 @@ async fn oauth_one_timeout_covers_discovery_and_the_handshake() {
     assert!(t.contains("OAuth") && t.contains("no answer within 2s") && t.contains("`timeout`"), "{t}");
     // Discovery reads several documents; each used to get the whole timeout.
     assert!(took < Duration::from_secs(8), "one deadline: {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn oauth_the_handshake_gets_what_is_left_of_the_timeout() {
+    // OAuth takes 4 s of a 5 s timeout; the handshake then has 1 s, not 5 more.
+    let s = serve(Mode::SlowThenSilent).await;
+    let (out, took) = lock(&s, "/mcp", CLIENT, "5s").await;
+    let t = common::text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("OAuth and the handshake") && t.contains("no answer within 5s"), "{t}");
+    assert_eq!(s.lock().unwrap().1.token_requests.len(), 1, "the token was obtained");
+    assert!(took < Duration::from_secs(8), "one deadline for OAuth and the handshake: {took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
