@@ -56,6 +56,9 @@ pub struct ServerEntry {
     pub source: Value,
     /// Client capabilities declared when it was locked.
     pub client_capabilities: Vec<String>,
+    /// The client mcp-pin presented itself as when it was locked (`client = "..."`); `None` in a
+    /// lock written before mcp-pin presented itself as a client (it was then mcp-pin itself).
+    pub client: Option<String>,
     pub surface: ServerSurface,
     /// Per-tool pinned result shapes from the probes.
     pub probes: BTreeMap<String, Value>,
@@ -117,6 +120,9 @@ impl Lockfile {
                 "clientCapabilities".into(),
                 Value::Array(e.client_capabilities.iter().cloned().map(Value::String).collect()),
             );
+            if let Some(client) = &e.client {
+                m.insert("client".into(), Value::String(client.clone()));
+            }
             m.insert("protocolVersion".into(), Value::String(protocol_version));
             m.insert("serverInfo".into(), server_info);
             if let Some(i) = instructions {
@@ -386,6 +392,11 @@ impl<'a> ScannedLock<'a> {
             .as_array()
             .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
             .unwrap_or_default();
+        let client = match value("client")? {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            _ => return Err(invalid(format!("server `{name}`: `client` is not a string"))),
+        };
         let probes = match value("probes")? {
             Value::Object(m) => m.into_iter().collect(),
             _ => BTreeMap::new(),
@@ -394,6 +405,7 @@ impl<'a> ScannedLock<'a> {
         Ok(ServerEntry {
             source: value("source")?,
             client_capabilities,
+            client,
             surface: ServerSurface {
                 protocol_version,
                 server_info: value("serverInfo")?,
@@ -909,6 +921,7 @@ pub fn accept_server_level(pinned: &ServerEntry, live: &ServerEntry) -> ServerEn
     let mut e = pinned.clone();
     e.source = live.source.clone();
     e.client_capabilities = live.client_capabilities.clone();
+    e.client = live.client.clone();
     e.surface.protocol_version = live.surface.protocol_version.clone();
     e.surface.server_info = live.surface.server_info.clone();
     e.surface.instructions = live.surface.instructions.clone();
@@ -934,6 +947,7 @@ mod tests {
             ServerEntry {
                 source: json!({"transport":"stdio","command":"x","args":[]}),
                 client_capabilities: vec![],
+                client: None,
                 surface: ServerSurface {
                     protocol_version: "2025-11-25".into(),
                     server_info: json!({"name":"s","version":"1"}),

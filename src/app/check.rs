@@ -27,11 +27,14 @@ async fn check_server(
             ),
         );
     };
+    let presented = super::as_pinned(server, &pending.entry);
+    let server = presented.server.as_ref();
     let (mut surface, session) = match take(server).await {
         Ok(x) => x,
         Err(e) => return ServerReport::error(&server.name, e),
     };
     let mut report = ServerReport::ok(&server.name);
+    report.notes.extend(presented.note);
     report.notes.extend(session.warnings());
     if probe {
         let run = crate::probe::run(&session, server, &surface.tools, Some(&pending.entry.probes)).await;

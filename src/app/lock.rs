@@ -46,6 +46,16 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     let old = &old;
     let mut results: Vec<LockResult> = stream::iter(servers)
         .map(|server| async move {
+            // Accepting only some tools compares with the pin: the server is presented as pinned.
+            let presented = match old.servers.get(&server.name).filter(|_| !opts.tools.is_empty()) {
+                Some(prev) => super::as_pinned(server, prev),
+                None => super::AsPinned {
+                    server: std::borrow::Cow::Borrowed(server),
+                    client: Some(server.client.info().key.to_string()),
+                    note: None,
+                },
+            };
+            let server = presented.server.as_ref();
             let outcome = match take(server).await {
                 Ok((surface, session)) => {
                     for w in session.warnings() {
@@ -82,6 +92,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     Ok(ServerEntry {
                         source: source_of(server),
                         client_capabilities: server.declared_capabilities(),
+                        client: presented.client.clone(),
                         surface,
                         probes,
                     })

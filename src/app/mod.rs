@@ -262,6 +262,56 @@ pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), Str
     }
 }
 
+/// A server as it is connected to for a comparison with its pin (`check`, `review`, and a `lock`
+/// that accepts only some tools), and what its new entry records as the client presented.
+pub struct AsPinned<'a> {
+    pub server: std::borrow::Cow<'a, ServerConfig>,
+    /// The `client` a new entry records (`None`: the pin's own, from before identities).
+    pub client: Option<String>,
+    /// Says how the server was presented, when that is not simply as configured.
+    pub note: Option<String>,
+}
+
+/// `server` presented as its pin was taken. A lock written before mcp-pin presented itself as
+/// the client whose config it read records no `client`: that lock was taken as mcp-pin itself,
+/// declaring the capabilities it records, and unless the config now names a `client`, the server
+/// is presented the same way, so that an upgrade of mcp-pin reports nothing the new identity alone
+/// shows (a note says to run `lock` to pin what the model's client is shown). A pin taken as
+/// another client than the configured one is a configuration change, said in a note.
+pub fn as_pinned<'a>(server: &'a ServerConfig, pinned: &crate::lockfile::ServerEntry) -> AsPinned<'a> {
+    let configured = server.client.info();
+    match &pinned.client {
+        None if !server.client_set => {
+            let mut legacy = server.clone();
+            legacy.client = crate::config::Client::McpPin;
+            if !legacy.client_capabilities_set {
+                legacy.client_capabilities = pinned.client_capabilities.clone();
+                legacy.client_capabilities_set = true;
+            }
+            AsPinned {
+                server: std::borrow::Cow::Owned(legacy),
+                client: None,
+                note: Some(format!(
+                    "this server was pinned by an earlier mcp-pin, which presented itself to it as mcp-pin: it is checked the same way, so the upgrade reports nothing new. Run `mcp-pin lock --server {}` to pin what {} is shown (a server may show a gate another surface: docs/security.md, cloaking)",
+                    server.name, configured.name
+                )),
+            }
+        }
+        Some(key) if key != configured.key => AsPinned {
+            server: std::borrow::Cow::Borrowed(server),
+            client: Some(configured.key.to_string()),
+            note: Some(format!(
+                "configuration change: the surface was pinned presenting mcp-pin as `{}` and this run presents it as `{}` (`client`); the surface below is what `{}` is shown. Run `mcp-pin lock --server {}` to accept it",
+                crate::json::escape_line(key),
+                configured.key,
+                configured.key,
+                server.name
+            )),
+        },
+        _ => AsPinned { server: std::borrow::Cow::Borrowed(server), client: Some(configured.key.to_string()), note: None },
+    }
+}
+
 /// Take the lockfile's write lock (waiting, with a line saying so, while another run holds it).
 async fn write_guard(path: &Path) -> Result<crate::lockfile::WriteGuard, AppError> {
     let p = path.to_path_buf();

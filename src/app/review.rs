@@ -141,6 +141,11 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             crate::tell!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
             continue;
         };
+        let presented = super::as_pinned(server, prev);
+        let server = presented.server.as_ref();
+        if let Some(note) = &presented.note {
+            crate::tell!("{}: {note}", server.name);
+        }
         let (surface, session) = match take(server).await {
             Ok(x) => x,
             Err(e) => {
@@ -158,6 +163,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
         let live = ServerEntry {
             source: source_of(server),
             client_capabilities: server.declared_capabilities(),
+            client: presented.client.clone(),
             surface,
             probes: shapes,
         };

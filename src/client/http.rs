@@ -3,8 +3,9 @@
 //!
 //! rmcp's own reqwest client decodes JSON bodies into its types before we could see them, so
 //! [`CapturingHttp`] implements rmcp's `StreamableHttpClient` itself for the requests whose
-//! answers mcp-pin pins (tools/list, tools/call) and delegates every other request (discover,
-//! initialize, notifications, the GET stream, session deletion) to rmcp's reqwest client.
+//! answers mcp-pin reads (discover, initialize, tools/list, tools/call) and for the GET stream;
+//! every body it reads goes through the bounded reader ([`super::body`]). Notifications and
+//! session deletion, whose answers carry nothing, go through rmcp's reqwest client.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -37,19 +38,7 @@ pub struct CapturingHttp {
     pub dpop: Option<Arc<super::oauth::dpop::Binding>>,
 }
 
-/// An error and its causes, each said once: `a: b: c`.
-pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
-    parts.join(": ")
-}
+pub use super::body::error_chain;
 
 /// Redirects followed in a row at most.
 const MAX_REDIRECTS: usize = 10;
@@ -73,8 +62,9 @@ pub fn redirect_policy() -> reqwest::redirect::Policy {
     })
 }
 
-/// An SSE body whose events are capped at `max` bytes: a `data:` line that never ends is an
-/// error once it passes the cap instead of being buffered without limit.
+/// An SSE body read through [`super::body::bounded`] (counted against the surface's cap while it
+/// is read), whose events are capped at `max` bytes: a `data:` line that never ends is an error
+/// once it passes the cap instead of being buffered without limit.
 fn capped_events(
     body: impl futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
     max: usize,
@@ -82,7 +72,8 @@ fn capped_events(
 ) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static {
     let mut since_boundary = 0usize;
     let mut newline = false;
-    body.map(move |chunk| {
+    let meter = super::body::Meter::new("the server's event stream", usize::MAX).counting(&capture);
+    super::body::bounded(body, meter).map(move |chunk| {
         let chunk = chunk.map_err(std::io::Error::other)?;
         for &b in chunk.iter() {
             match b {
@@ -139,6 +130,32 @@ impl CapturingHttp {
         Ok((None, headers))
     }
 
+    /// An event stream from the server (a POST's answer or the GET stream): read through the
+    /// bounded reader, each event at most `max` bytes, each message through the capture.
+    fn events(&self, resp: reqwest::Response, max: usize) -> BoxStream<'static, Result<Sse, SseError>> {
+        let this = self.clone();
+        SseStream::from_bytes_stream(capped_events(resp.bytes_stream(), max, self.capture.clone()))
+            .filter_map(move |event: Result<Sse, SseError>| {
+                let this = this.clone();
+                async move {
+                    match event {
+                        Ok(mut sse) => {
+                            if let Some(data) = sse.data.take() {
+                                match this.capture.inspect(&data) {
+                                    Forward::Same => sse.data = Some(data),
+                                    Forward::Replace(s) => sse.data = Some(s),
+                                    Forward::Drop => sse.data = None,
+                                }
+                            }
+                            Some(Ok(sse))
+                        }
+                        Err(e) => Some(Err(e)),
+                    }
+                }
+            })
+            .boxed()
+    }
+
     /// Decode a captured body for rmcp, or a substitute when rmcp cannot type it.
     fn for_rmcp(&self, text: &str) -> Res<Option<ServerJsonRpcMessage>> {
         let forwarded = match self.capture.inspect(text) {
@@ -159,8 +176,16 @@ impl CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<StreamableHttpPostResponse> {
+        let mut body = serde_json::to_value(&message).map_err(|e| {
+            StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("cannot encode a request: {e}")))
+        })?;
+        // The identity the session presents goes on the wire exactly as its client sends it.
+        if let Some(p) = self.capture.presented() {
+            p.stamp(&mut body);
+        }
         if let JsonRpcMessage::Request(r) = &message {
-            self.capture.expect(&serde_json::to_string(&r.id).unwrap_or_default());
+            let method = body.get("method").and_then(serde_json::Value::as_str).unwrap_or("");
+            self.capture.expect(&serde_json::to_string(&r.id).unwrap_or_default(), method);
         }
         let mut target: reqwest::Url = uri.parse().map_err(|e| {
             StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("invalid server URL: {e}")))
@@ -189,7 +214,7 @@ impl CapturingHttp {
             if let Some(s) = session_id.as_ref().filter(|_| !foreign) {
                 req = req.header(SESSION_HEADER, s.as_ref());
             }
-            let resp = req.json(&message).send().await.map_err(|e| {
+            let resp = req.json(&body).send().await.map_err(|e| {
                 // reqwest's own text ("error sending request") hides the cause (a certificate
                 // the roots do not trust, a refused connection): say the whole chain.
                 StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
@@ -266,31 +291,12 @@ impl CapturingHttp {
             .unwrap_or("")
             .to_ascii_lowercase();
         if content_type.starts_with("text/event-stream") && status.is_success() {
-            let capture = self.clone();
-            let stream =
-                SseStream::from_bytes_stream(capped_events(resp.bytes_stream(), MAX_BODY, self.capture.clone()))
-                    .filter_map(move |event: Result<Sse, SseError>| {
-                        let this = capture.clone();
-                        async move {
-                            match event {
-                                Ok(mut sse) => {
-                                    if let Some(data) = sse.data.take() {
-                                        match this.capture.inspect(&data) {
-                                            Forward::Same => sse.data = Some(data),
-                                            Forward::Replace(s) => sse.data = Some(s),
-                                            Forward::Drop => sse.data = None,
-                                        }
-                                    }
-                                    Some(Ok(sse))
-                                }
-                                Err(e) => Some(Err(e)),
-                            }
-                        }
-                    });
-            let boxed: BoxStream<'static, Result<Sse, SseError>> = stream.boxed();
-            return Ok(StreamableHttpPostResponse::Sse(boxed, session));
+            return Ok(StreamableHttpPostResponse::Sse(self.events(resp, MAX_BODY), session));
         }
-        let body = read_limited(resp).await?;
+        let meter = super::body::Meter::new("the server's response", MAX_BODY).counting(&self.capture);
+        let body = super::body::read(resp, meter, None)
+            .await
+            .map_err(|e| StreamableHttpError::UnexpectedServerResponse(Cow::Owned(e.to_string())))?;
         let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             if let Ok(Some(msg)) = self.for_rmcp(&text) {
@@ -314,21 +320,6 @@ impl CapturingHttp {
             )))),
         }
     }
-}
-
-async fn read_limited(resp: reqwest::Response) -> Res<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut stream = resp.bytes_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(StreamableHttpError::Client)?;
-        if out.len() + chunk.len() > MAX_BODY {
-            return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Borrowed(
-                "response body larger than 256 MiB",
-            )));
-        }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out)
 }
 
 impl StreamableHttpClient for CapturingHttp {
@@ -367,6 +358,8 @@ impl StreamableHttpClient for CapturingHttp {
         }
     }
 
+    /// The server's GET stream, read like every other body: through the bounded reader and the
+    /// capture (a response that arrives here still reaches its request raw).
     async fn get_stream_with_max_sse_event_size(
         &self,
         uri: Arc<str>,
@@ -377,16 +370,48 @@ impl StreamableHttpClient for CapturingHttp {
         max_sse_event_size: usize,
     ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
         let (auth_header, custom_headers) = self.authorize("GET", &uri, auth_header, custom_headers)?;
-        self.client
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await
+        let mut req =
+            self.client.get(uri.as_ref()).header(reqwest::header::ACCEPT, "text/event-stream, application/json");
+        if let Some(s) = &session_id {
+            req = req.header(SESSION_HEADER, s.as_ref());
+        }
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
+        if let Some(token) = auth_header {
+            req = req.bearer_auth(token);
+        }
+        for (name, value) in custom_headers {
+            req = req.header(name, value);
+        }
+        let resp = req.send().await.map_err(StreamableHttpError::Client)?;
+        let status = resp.status();
+        let www =
+            resp.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_string);
+        match status {
+            reqwest::StatusCode::METHOD_NOT_ALLOWED => return Err(StreamableHttpError::ServerDoesNotSupportSse),
+            reqwest::StatusCode::UNAUTHORIZED => {
+                return Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(www.unwrap_or_default())))
+            }
+            reqwest::StatusCode::FORBIDDEN => {
+                return Err(StreamableHttpError::InsufficientScope(InsufficientScopeError::new(
+                    www.unwrap_or_default(),
+                    None,
+                )))
+            }
+            reqwest::StatusCode::NOT_FOUND if session_id.is_some() => return Err(StreamableHttpError::SessionExpired),
+            s if !s.is_success() => {
+                return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "the server's event stream answered HTTP {s}"
+                ))))
+            }
+            _ => {}
+        }
+        let content_type = resp.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        if !content_type.is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream")) {
+            return Err(StreamableHttpError::UnexpectedContentType(content_type.map(str::to_string)));
+        }
+        Ok(self.events(resp, max_sse_event_size.min(MAX_BODY)))
     }
 
     async fn delete_session(
@@ -408,7 +433,7 @@ impl StreamableHttpClient for CapturingHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Res<BoxStream<'static, Result<Sse, SseError>>> {
-        let (auth_header, custom_headers) = self.authorize("GET", &uri, auth_header, custom_headers)?;
-        self.client.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
+        self.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_header, custom_headers, MAX_BODY)
+            .await
     }
 }

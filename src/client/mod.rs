@@ -1,8 +1,10 @@
 //! Talking MCP to one server through rmcp: connect (stdio or Streamable HTTP), take the surface
 //! raw, and make raw tool calls for the probes.
 
+pub mod body;
 pub mod capture;
 pub mod http;
+pub mod identity;
 pub mod oauth;
 pub mod roots;
 pub mod stdio;
@@ -12,10 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation, PaginatedRequestParams,
-    ProtocolVersion,
-};
+use rmcp::model::{CallToolRequestParams, ClientRequest, PaginatedRequestParams};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -25,7 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::config::{ServerConfig, Transport};
 use crate::surface::ServerSurface;
-use capture::{Capture, RawResponse};
+use capture::{Capture, RawResponse, BYTES_PER_VALUE};
+use identity::Presented;
 
 /// Protocol revisions mcp-pin speaks, newest first. 2026-07-28 is stateless (`server/discover`);
 /// the others use `initialize`.
@@ -37,6 +37,12 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
 const MAX_PAGES: usize = 10_000;
+/// What a listing may hold, and how much of it the pages so far used.
+struct Allowance {
+    max_tools: usize,
+    max_values: usize,
+    values: usize,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -56,6 +62,16 @@ pub enum ClientError {
     /// The configured `timeout` passed during the handshake (each phase gets all of it).
     #[error("{what} got no answer within {} (the server's `timeout`); if it is only slow to start (a first `npx` download, say), raise `timeout` for this server in the config, e.g. `timeout = \"2m\"`; if it never answers, run its command by hand to see what it waits for{context}", humanize(*after))]
     HandshakeTimeout { what: String, after: Duration, context: String },
+    /// The surface passed `max_listing_bytes` while it was read (nothing of it was parsed).
+    #[error("the server sent more than {} for its surface (the handshake and every tools/list page together); mcp-pin stopped reading it before parsing any of it. If the server really lists that much, raise `max_listing_bytes` for it in the config (docs/config.md)", capture::size_words(*cap))]
+    ListingTooLarge { cap: usize },
+    /// The listing holds more JSON values than its byte cap allows (refused before any of its
+    /// tools is parsed).
+    #[error("tools/list page {page} takes the listing past {max} JSON values (one per {} bytes of `max_listing_bytes`; real surfaces hold one per 20 bytes or more); mcp-pin stops there, before parsing them. If the server really lists that much, raise `max_listing_bytes` for it in the config (docs/config.md)", BYTES_PER_VALUE)]
+    TooManyValues { max: usize, page: usize },
+    /// The listing has more tools than `max_tools` (refused before any of its tools is parsed).
+    #[error("tools/list lists more than {max} tools (page {page}); mcp-pin stops there, before parsing them. If the server really has that many, raise `max_tools` for it in the config")]
+    TooManyTools { max: usize, page: usize },
     #[error("{0}")]
     Protocol(String),
     #[error("connection failed: {0}")]
@@ -70,23 +86,48 @@ pub fn humanize(d: Duration) -> String {
     }
 }
 
-/// The client side mcp-pin presents: its name and the capabilities the config declares.
-fn client_info(capabilities: &[String]) -> ClientConfig {
-    let mut caps = Map::new();
-    for c in capabilities {
-        caps.insert(c.clone(), Value::Object(Map::new()));
+/// What every connection attempt to one HTTP server shares: its HTTP client (the redirect
+/// policy, the identity's `User-Agent`), the configured headers, and the OAuth token, obtained
+/// once per [`Session::connect`].
+struct HttpSetup {
+    client: reqwest::Client,
+    headers: std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    auth: Option<oauth::Authorization>,
+}
+
+impl HttpSetup {
+    async fn new(
+        server: &ServerConfig,
+        cfg: &crate::config::Http,
+        presented: &Presented,
+        deadline: tokio::time::Instant,
+    ) -> Result<HttpSetup, ClientError> {
+        // The configured headers go with each request (never as the client's defaults), so a
+        // redirect to another origin can be sent without them.
+        let mut headers = std::collections::HashMap::new();
+        for (k, v) in &cfg.headers {
+            let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                .map_err(|_| ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name")))?;
+            let mut value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                ClientError::Protocol(format!("the value of header `{k}` is not a valid HTTP header value"))
+            })?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        let mut builder = reqwest::Client::builder().redirect(http::redirect_policy()).connect_timeout(server.timeout);
+        if let Some(agent) = presented.info.user_agent {
+            builder = builder.user_agent(agent);
+        }
+        let client = builder.build().map_err(|e| ClientError::Transport(e.to_string()))?;
+        let auth = match &cfg.oauth {
+            Some(o) => {
+                let deadline = oauth::Deadline { at: deadline, total: server.timeout };
+                Some(oauth::authorize(&client, &cfg.url, o, deadline).await?)
+            }
+            None => None,
+        };
+        Ok(HttpSetup { client, headers, auth })
     }
-    let caps: ClientCapabilities = serde_json::from_value(Value::Object(caps)).unwrap_or_default();
-    let mut info = Implementation::default();
-    info.name = "mcp-pin".into();
-    info.version = env!("CARGO_PKG_VERSION").into();
-    info.title = None;
-    info.description = None;
-    info.icons = None;
-    info.website_url = None;
-    let mut ci = ClientConfig::new(caps, info);
-    ci.protocol_version = ProtocolVersion::V_2025_11_25;
-    ci
 }
 
 enum Process {
@@ -106,6 +147,8 @@ pub struct Session {
     handshake: std::sync::OnceLock<Option<Value>>,
     /// At most this many tools are read (`max_tools`).
     max_tools: usize,
+    /// At most this many JSON values are parsed (`max_listing_bytes` / [`BYTES_PER_VALUE`]).
+    max_values: usize,
     /// The folder the server works in (stdio), against which probe arguments resolve paths.
     working_dir: Option<PathBuf>,
     /// The roots declared to it, as a `roots/list` result.
@@ -124,34 +167,37 @@ pub enum CallOutcome {
 }
 
 impl Session {
-    /// Connect and handshake: `server/discover` for stateless 2026-07-28 servers, falling back to
-    /// `initialize` for legacy ones. Some legacy servers answer `server/discover` with something
-    /// that is neither a result nor a "method not found" (an empty result, say), which makes the
-    /// automatic lifecycle fail; those get a second connection with a plain `initialize`.
+    /// Connect and handshake as the client the server's config names ([`identity`]): a plain
+    /// `initialize` offering that client's revision, or, as mcp-pin itself, `server/discover`
+    /// for stateless 2026-07-28 servers, falling back to `initialize` for legacy ones. Some legacy
+    /// servers answer `server/discover` with something that is neither a result nor a "method
+    /// not found" (an empty result, say), which makes the automatic lifecycle fail; those get a
+    /// second connection with a plain `initialize`. One deadline (`timeout`) covers OAuth
+    /// (discovery and token requests) and the handshake.
     pub async fn connect(server: &ServerConfig) -> Result<Session, ClientError> {
-        let auto = ClientLifecycleMode::Auto {
-            preferred_versions: PREFERRED_VERSIONS
-                .iter()
-                .map(|v| serde_json::from_value(Value::String((*v).into())).expect("version"))
-                .collect(),
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        let presented = Presented::of(server);
+        let deadline = tokio::time::Instant::now() + server.timeout;
+        let http = match &server.transport {
+            Transport::Http(cfg) => Some(HttpSetup::new(server, cfg, &presented, deadline).await?),
+            Transport::Stdio(_) => None,
         };
-        match Session::connect_with(server, auto).await {
-            Err(ClientError::Handshake(first)) => {
-                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
-                    Ok(s) => Ok(s),
-                    Err(ClientError::Handshake(second)) if second == first => Err(ClientError::Handshake(first)),
-                    Err(ClientError::Handshake(second)) => Err(ClientError::Handshake(format!(
-                        "{second}\n  (before that, server/discover failed: {})",
-                        first.lines().next().unwrap_or("")
-                    ))),
-                    Err(e) => Err(e),
-                }
-            }
+        let lifecycle = presented.lifecycle();
+        let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
+        let again = || Session::connect_with(server, &presented, ClientLifecycleMode::Initialize, http.as_ref(), None);
+        match Session::connect_with(server, &presented, lifecycle, http.as_ref(), Some(deadline)).await {
+            Err(ClientError::Handshake(first)) if auto => match again().await {
+                Ok(s) => Ok(s),
+                Err(ClientError::Handshake(second)) if second == first => Err(ClientError::Handshake(first)),
+                Err(ClientError::Handshake(second)) => Err(ClientError::Handshake(format!(
+                    "{second}\n  (before that, server/discover failed: {})",
+                    first.lines().next().unwrap_or("")
+                ))),
+                Err(e) => Err(e),
+            },
             // Within a configured timeout shorter than rmcp's wait for `server/discover`, rmcp never
-            // got to try `initialize`: try it alone, on a new connection, with the same timeout.
-            Err(ClientError::HandshakeTimeout { .. }) if server.timeout <= AUTO_DISCOVER_WAIT => {
-                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
+            // got to try `initialize`: try it alone, on a new connection, with a timeout of its own.
+            Err(ClientError::HandshakeTimeout { .. }) if auto && server.timeout <= AUTO_DISCOVER_WAIT => {
+                match again().await {
                     Err(ClientError::HandshakeTimeout { what, after, context }) => Err(ClientError::HandshakeTimeout {
                         what: format!("{what}, like server/discover before it,"),
                         after,
@@ -164,47 +210,67 @@ impl Session {
         }
     }
 
-    async fn connect_with(server: &ServerConfig, lifecycle: ClientLifecycleMode) -> Result<Session, ClientError> {
-        let capture = Arc::new(Capture::default());
-        let declared = server.declared_capabilities();
-        let info = client_info(&declared);
+    /// One connection attempt, its handshake done before `deadline` (`None`: a `timeout` of its
+    /// own, from now). A surface that passes `max_listing_bytes` during the handshake is refused
+    /// as such, whatever else failed with it.
+    async fn connect_with(
+        server: &ServerConfig,
+        presented: &Presented,
+        lifecycle: ClientLifecycleMode,
+        http: Option<&HttpSetup>,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<Session, ClientError> {
+        let capture = Arc::new(Capture::with_budget(server.max_listing_bytes).presenting(presented.clone()));
+        let deadline = deadline.unwrap_or_else(|| tokio::time::Instant::now() + server.timeout);
+        let opened = Session::open(server, presented, lifecycle, http, deadline, capture.clone()).await;
+        match (opened, capture.over_budget()) {
+            (Err(_), Some(over)) => Err(ClientError::ListingTooLarge { cap: over.cap }),
+            (opened, _) => opened,
+        }
+    }
+
+    async fn open(
+        server: &ServerConfig,
+        presented: &Presented,
+        lifecycle: ClientLifecycleMode,
+        http: Option<&HttpSetup>,
+        deadline: tokio::time::Instant,
+        capture: Arc<Capture>,
+    ) -> Result<Session, ClientError> {
+        let info = presented.rmcp_config();
         let (working_dir, declared_roots) = match &server.transport {
-            Transport::Stdio(cfg) if declared.iter().any(|c| c == "roots") => {
-                (roots::working_dir(cfg), roots::roots(cfg))
-            }
+            Transport::Stdio(cfg) if presented.declares("roots") => (roots::working_dir(cfg), roots::roots(cfg)),
             Transport::Stdio(cfg) => (roots::working_dir(cfg), vec![]),
             Transport::Http(_) => (None, vec![]),
         };
         let roots_result = roots::as_result(&declared_roots);
         let info = roots::Client { info, roots: declared_roots };
-        // The configured timeout bounds the handshake: `connect` retries a plain `initialize`
-        // (with the same timeout) when rmcp's `server/discover` wait did not fit in it.
-        let handshake_timeout = server.timeout;
         let phase = match (&lifecycle, server.timeout <= AUTO_DISCOVER_WAIT) {
             (ClientLifecycleMode::Initialize, _) => "the handshake (initialize)",
             (_, true) => "the handshake (server/discover)",
             (_, false) => "the handshake (server/discover, then initialize)",
         };
-        match &server.transport {
-            Transport::Stdio(cfg) => {
+        let session = |service, process, stderr| Session {
+            service,
+            capture: capture.clone(),
+            process,
+            stderr,
+            timeout: server.timeout,
+            handshake: Default::default(),
+            max_tools: server.max_tools,
+            max_values: server.max_listing_bytes / BYTES_PER_VALUE,
+            working_dir: working_dir.clone(),
+            roots: roots_result.clone(),
+        };
+        match (&server.transport, http) {
+            (Transport::Stdio(cfg), _) => {
                 let slot = stdio::child_slot().await;
                 let child = stdio::spawn(cfg, capture.clone())?;
                 let stderr = child.stderr.clone();
                 let mut process = child.child;
                 let fut = info.serve_with_lifecycle((child.reader, child.writer), lifecycle);
-                let result = tokio::time::timeout(handshake_timeout, fut).await;
-                match result {
-                    Ok(Ok(service)) => Ok(Session {
-                        service,
-                        capture,
-                        process: Process::Child(Box::new(process), slot),
-                        stderr: Some(stderr),
-                        timeout: server.timeout,
-                        handshake: Default::default(),
-                        max_tools: server.max_tools,
-                        working_dir: working_dir.clone(),
-                        roots: roots_result.clone(),
-                    }),
+                match tokio::time::timeout_at(deadline, fut).await {
+                    Ok(Ok(service)) => Ok(session(service, Process::Child(Box::new(process), slot), Some(stderr))),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
                         let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await;
@@ -223,59 +289,32 @@ impl Session {
                         stdio::stop(process).await;
                         Err(ClientError::HandshakeTimeout {
                             what: phase.into(),
-                            after: handshake_timeout,
+                            after: server.timeout,
                             context: with_context(String::new(), &capture, Some(&stderr)),
                         })
                     }
                 }
             }
-            Transport::Http(cfg) => {
-                // The configured headers go with each request (never as the client's defaults),
-                // so a redirect to another origin can be sent without them.
-                let mut headers = std::collections::HashMap::new();
-                for (k, v) in &cfg.headers {
-                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
-                        ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name"))
-                    })?;
-                    let mut value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
-                        ClientError::Protocol(format!("the value of header `{k}` is not a valid HTTP header value"))
-                    })?;
-                    value.set_sensitive(true);
-                    headers.insert(name, value);
-                }
-                let client = reqwest::Client::builder()
-                    .redirect(http::redirect_policy())
-                    .connect_timeout(server.timeout)
-                    .build()
-                    .map_err(|e| ClientError::Transport(e.to_string()))?;
+            (Transport::Http(cfg), Some(setup)) => {
                 let mut http = http::CapturingHttp {
-                    client,
+                    client: setup.client.clone(),
                     capture: capture.clone(),
-                    configured: Arc::new(headers.keys().cloned().collect()),
+                    configured: Arc::new(setup.headers.keys().cloned().collect()),
                     redirect_origins: Arc::new(cfg.allow_redirects.clone()),
                     dpop: None,
                 };
                 let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
-                transport_config.custom_headers = headers;
-                if let Some(o) = &cfg.oauth {
-                    let auth = oauth::authorize(&http.client, &cfg.url, o, server.timeout).await?;
-                    http.dpop = auth.dpop.map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
-                    transport_config.auth_header = Some(auth.token);
+                transport_config.custom_headers = setup.headers.clone();
+                if let Some(auth) = &setup.auth {
+                    http.dpop =
+                        auth.dpop.clone().map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
+                    transport_config.auth_header = Some(auth.token.clone());
                 }
+                let what = if setup.auth.is_some() { format!("OAuth and {phase}") } else { phase.to_string() };
                 let transport = StreamableHttpClientTransport::with_client(http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);
-                match tokio::time::timeout(handshake_timeout, fut).await {
-                    Ok(Ok(service)) => Ok(Session {
-                        service,
-                        capture,
-                        process: Process::None,
-                        stderr: None,
-                        timeout: server.timeout,
-                        handshake: Default::default(),
-                        max_tools: server.max_tools,
-                        working_dir: working_dir.clone(),
-                        roots: roots_result.clone(),
-                    }),
+                match tokio::time::timeout_at(deadline, fut).await {
+                    Ok(Ok(service)) => Ok(session(service, Process::None, None)),
                     Ok(Err(e)) => Err(match (classify_http_error(&e), capture.fatal()) {
                         (ClientError::Transport(msg) | ClientError::Handshake(msg), Some(why)) => {
                             ClientError::Transport(format!("{msg}: {why}"))
@@ -284,12 +323,13 @@ impl Session {
                         (other, _) => other,
                     }),
                     Err(_) => Err(ClientError::HandshakeTimeout {
-                        what: phase.into(),
-                        after: handshake_timeout,
+                        what,
+                        after: server.timeout,
                         context: with_context(String::new(), &capture, None),
                     }),
                 }
             }
+            (Transport::Http(_), None) => Err(ClientError::Transport("no HTTP client for an HTTP server".into())),
         }
     }
 
@@ -323,9 +363,20 @@ impl Session {
         ClientError::Transport(with_context(format!("{what}: {e}"), &self.capture, self.stderr.as_ref()))
     }
 
-    /// Every page of `tools/list`, each tool's JSON exactly as sent, by name.
+    /// Every page of `tools/list`, each tool's JSON exactly as sent, by name. What the server
+    /// sends until the listing ends counts against `max_listing_bytes`.
     pub async fn list_tools(&self) -> Result<BTreeMap<String, Value>, ClientError> {
+        let listed = self.list_pages().await;
+        self.capture.end_listing();
+        match (listed, self.capture.over_budget()) {
+            (Err(_), Some(over)) => Err(ClientError::ListingTooLarge { cap: over.cap }),
+            (listed, _) => listed,
+        }
+    }
+
+    async fn list_pages(&self) -> Result<BTreeMap<String, Value>, ClientError> {
         let mut tools = BTreeMap::new();
+        let mut allowance = Allowance { max_tools: self.max_tools, max_values: self.max_values, values: 0 };
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let mut pages_seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
@@ -369,14 +420,7 @@ impl Session {
                     page + 1
                 )));
             }
-            let page_tools = parse_tools_page(&raw, page + 1, &mut tools)?;
-            if tools.len() > self.max_tools {
-                return Err(ClientError::Protocol(format!(
-                    "tools/list lists more than {} tools (page {}); mcp-pin stops there. If the server really has that many, raise `max_tools` for it in the config",
-                    self.max_tools,
-                    page + 1
-                )));
-            }
+            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, &mut allowance)?;
             match page_tools {
                 Some(next) => {
                     if !seen.insert(next.clone()) {
@@ -522,7 +566,7 @@ impl Session {
 const MAX_INPUT_ROUNDS: usize = 3;
 
 /// The answers mcp-pin gives on its own to a result's `inputRequests`: an elicitation is
-/// declined, a roots request gets none. `None` when a request needs an answer only a user or a
+/// declined, a roots request gets the roots declared to the server. `None` when a request needs an answer only a user or a
 /// model could give (sampling), or there is nothing to answer: the result then stands.
 fn own_input_responses(result: &Value, roots: &Value) -> Option<rmcp::model::InputResponses> {
     let requests = result.get("inputRequests")?.as_object()?;
@@ -558,11 +602,14 @@ fn json_problem(e: &serde_json::Error) -> String {
     }
 }
 
-/// Read one `tools/list` page into `tools`; return the next cursor.
+/// Read one `tools/list` page into `tools`; return the next cursor. A page that would take the
+/// listing past its allowance (`max_tools` tools, a JSON value per [`BYTES_PER_VALUE`] bytes of
+/// `max_listing_bytes`) is refused before any of its tools is parsed.
 fn parse_tools_page(
     raw: &str,
     page: usize,
     tools: &mut BTreeMap<String, Value>,
+    allowance: &mut Allowance,
 ) -> Result<Option<String>, ClientError> {
     #[derive(serde::Deserialize)]
     struct Page<'a> {
@@ -587,6 +634,13 @@ fn parse_tools_page(
             ClientError::Protocol(format!("tools/list page {page}: `tools` is not a list of tools: {e}"))
         }
     })?;
+    if tools.len().saturating_add(page_data.tools.len()) > allowance.max_tools {
+        return Err(ClientError::TooManyTools { max: allowance.max_tools, page });
+    }
+    allowance.values = allowance.values.saturating_add(capture::count_values(result.get()));
+    if allowance.values > allowance.max_values {
+        return Err(ClientError::TooManyValues { max: allowance.max_values, page });
+    }
     for (i, raw_tool) in page_data.tools.iter().enumerate() {
         let tool: Value = serde_json::from_str(raw_tool.get()).map_err(|e| {
             ClientError::Protocol(format!("tools/list page {page}, tool #{}: {}", i + 1, json_problem(&e)))
@@ -738,7 +792,9 @@ mod list_tests {
     fn list_caching_fields_are_not_surface() {
         let raw = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":60000,"cacheScope":"user","resultType":"complete"}}"#;
         let mut tools = std::collections::BTreeMap::new();
-        assert_eq!(super::parse_tools_page(raw, 1, &mut tools).unwrap(), None);
+        let mut allowance = super::Allowance { max_tools: 10, max_values: 100, values: 0 };
+        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, &mut allowance).unwrap(), None);
+        assert_eq!(allowance.values, 9, "the result, its tools list and three hints, and 4 in its tool");
         assert_eq!(tools.len(), 1);
         assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));
     }

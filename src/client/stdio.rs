@@ -175,9 +175,11 @@ async fn forward_requests(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        let mut initialize = false;
         if let Ok(req) = serde_json::from_slice::<Req>(&line) {
-            if let (Some(_), Some(id)) = (&req.method, req.id) {
-                capture.expect(id.get());
+            initialize = req.method.as_deref() == Some("initialize");
+            if let (Some(method), Some(id)) = (&req.method, req.id) {
+                capture.expect(id.get(), method);
             }
             match (req.method.as_deref(), req.id) {
                 (Some("server/discover"), Some(id)) => {
@@ -189,6 +191,10 @@ async fn forward_requests(
                 }
                 _ => {}
             }
+        }
+        // The identity the session presents goes on the wire exactly as its client sends it.
+        if let Some(stamped) = capture.presented().filter(|_| initialize).and_then(|p| p.stamp_line(&line)) {
+            line = stamped;
         }
         if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
             break;
@@ -223,10 +229,19 @@ async fn tee(
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     loop {
+        if line.capacity() > 1 << 20 {
+            line = Vec::new(); // a large line's buffer is not kept for the session's life
+        }
         line.clear();
-        match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut line).await {
+        // While the surface is read, a line is read only as far as its cap allows (and one
+        // byte more, to know it passed): nothing past `max_listing_bytes` is ever in memory.
+        let limit = MAX_LINE.min(capture.allowance().saturating_add(1));
+        match (&mut reader).take(limit as u64).read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        if capture.charge(line.len()).is_err() {
+            break;
         }
         if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
             capture.fail(format!(

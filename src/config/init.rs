@@ -130,6 +130,24 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
     } else {
         out.push_str("# timeout = \"30s\"                # per request: \"500ms\", \"30s\", \"2m\"\n");
     }
+    // The client the config was read for: mcp-pin presents itself as it (docs/config.md).
+    let client = server.client.info();
+    if server.client != super::Client::default() {
+        let _ = writeln!(
+            out,
+            "client = {}               # mcp-pin introduces itself as {}",
+            quote(client.key),
+            client.name
+        );
+    } else {
+        let keys: Vec<&str> = super::Client::keys().collect();
+        let _ = writeln!(
+            out,
+            "# client = \"{}\"          # the MCP client mcp-pin introduces itself as: {}",
+            client.key,
+            keys.join(", ")
+        );
+    }
     if !server.client_capabilities.is_empty() {
         let caps: Vec<String> = server.client_capabilities.iter().map(|c| quote(c)).collect();
         let _ = writeln!(out, "client_capabilities = [{}]", caps.join(", "));

@@ -12,10 +12,12 @@
 mod build;
 pub mod clients;
 pub mod expand;
+pub mod identity;
 pub mod init;
 pub mod toml;
 
 pub use clients::discover;
+pub use identity::Client;
 pub use init::init_toml;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,6 +30,10 @@ use crate::rules::RuleId;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default `max_tools` (the largest real servers list a few hundred).
 pub const DEFAULT_MAX_TOOLS: usize = 10_000;
+/// Default `max_listing_bytes`: what a server may send for its surface (the handshake and every
+/// `tools/list` page together) before mcp-pin stops reading. The largest real servers send well
+/// under 1 MiB; 10,000 tools of 1.6 KB fit.
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 16 << 20;
 /// The largest config file read.
 pub const MAX_CONFIG: u64 = 16 << 20;
 
@@ -116,10 +122,17 @@ pub struct ServerConfig {
     pub timeout: Duration,
     /// `max_tools`: a listing with more tools is an error (memory grows with the surface).
     pub max_tools: usize,
+    /// `max_listing_bytes`: a surface (handshake and every `tools/list` page) larger than this is
+    /// refused while it is read.
+    pub max_listing_bytes: usize,
+    /// `client`: the MCP client mcp-pin presents itself as ([`identity`]).
+    pub client: Client,
+    /// Whether the config wrote `client` (else it is the default for the config's format).
+    pub client_set: bool,
     /// Client capabilities to declare (`roots`, `sampling`, `elicitation`), sorted, deduplicated.
     pub client_capabilities: Vec<String>,
-    /// Whether the config wrote `client_capabilities` (then exactly those are declared; else a
-    /// stdio server also gets `roots`: [`ServerConfig::declared_capabilities`]).
+    /// Whether the config wrote `client_capabilities` (then exactly those are declared; else
+    /// those of `client`: [`ServerConfig::declared_capabilities`]).
     pub client_capabilities_set: bool,
     /// Probe policy for this server's tools (issue: probes).
     pub probe: ProbePolicy,
@@ -480,26 +493,28 @@ impl ServerConfig {
             transport,
             timeout: DEFAULT_TIMEOUT,
             max_tools: DEFAULT_MAX_TOOLS,
+            max_listing_bytes: DEFAULT_MAX_LISTING_BYTES,
+            client: Client::default(),
             client_capabilities: vec![],
             client_capabilities_set: false,
+            client_set: false,
             probe: ProbePolicy::ReadOnly,
             tools: BTreeMap::new(),
         }
     }
 
-    /// The client capabilities mcp-pin declares to it: those the config writes, exactly; without
-    /// a `client_capabilities` line, `roots` for a stdio server (its working folder and the
-    /// folders on its command line: probes name them; see `client::roots`). Sorted; what the lock
-    /// records as `clientCapabilities`.
+    /// The client capabilities mcp-pin declares to this server: exactly those of a
+    /// `client_capabilities` line, else those of the `client` it presents itself as (Claude Code
+    /// declares `roots` and `elicitation`). To a server declared `roots`, a stdio session answers
+    /// with its working folder and the folders on its command line (probes name them: see
+    /// `client::roots`). Sorted; what the lock records as `clientCapabilities`.
     pub fn declared_capabilities(&self) -> Vec<String> {
-        let mut caps = self.client_capabilities.clone();
-        if !self.client_capabilities_set
-            && matches!(self.transport, Transport::Stdio(_))
-            && !caps.iter().any(|c| c == "roots")
-        {
-            caps.push("roots".into());
-            caps.sort();
+        if self.client_capabilities_set {
+            return self.client_capabilities.clone();
         }
+        let own: serde_json::Value = serde_json::from_str(self.client.info().capabilities).unwrap_or_default();
+        let mut caps: Vec<String> = own.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        caps.sort();
         caps
     }
 

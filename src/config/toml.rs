@@ -24,7 +24,8 @@ type Val<'i> = Spanned<DeValue<'i>>;
 const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
 const STDIO_KEYS: &[&str] = &["command", "args", "env", "env_file", "inherit_env", "cwd"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects", "oauth"];
-const COMMON_KEYS: &[&str] = &["timeout", "max_tools", "client_capabilities", "probe", "tools"];
+const COMMON_KEYS: &[&str] =
+    &["timeout", "max_tools", "max_listing_bytes", "client", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
 pub const CLIENT_CAPABILITIES: &[&str] = &["elicitation", "roots", "sampling"];
@@ -278,6 +279,38 @@ impl<'a> Ctx<'a> {
             },
         };
 
+        let client_set = fields.contains_key("client");
+        let client = match fields.get("client") {
+            None => super::Client::default(),
+            Some((_, cv)) => match cv.get_ref() {
+                DeValue::String(s) => super::Client::from_key(s.as_ref()).ok_or_else(|| {
+                    let h = hint(s.as_ref(), super::Client::keys());
+                    let keys: Vec<String> = super::Client::keys().map(|k| format!("\"{k}\"")).collect();
+                    self.at(
+                        cv.span(),
+                        format!("server `{n}`: unknown `client` \"{s}\": expected {}{h}", keys.join(", ")),
+                    )
+                })?,
+                other => {
+                    return Err(
+                        self.at(cv.span(), format!("server `{n}`: `client` must be a string, found {}", kind(other)))
+                    )
+                }
+            },
+        };
+
+        let max_listing_bytes = match fields.get("max_listing_bytes") {
+            None => super::DEFAULT_MAX_LISTING_BYTES,
+            Some((_, mv)) => {
+                let parsed = match mv.get_ref() {
+                    DeValue::Integer(i) => parse_size(i.as_str()),
+                    DeValue::String(s) => parse_size(s.as_ref()),
+                    other => Err(format!("must be a size, found {}", kind(other))),
+                };
+                parsed.map_err(|m| self.at(mv.span(), format!("server `{n}`: invalid `max_listing_bytes`: {m}")))?
+            }
+        };
+
         let mut client_capabilities = Vec::new();
         let client_capabilities_set = fields.contains_key("client_capabilities");
         if let Some((_, cv)) = fields.get("client_capabilities") {
@@ -321,8 +354,11 @@ impl<'a> Ctx<'a> {
             transport,
             timeout,
             max_tools,
+            max_listing_bytes,
+            client,
             client_capabilities,
             client_capabilities_set,
+            client_set,
             probe,
             tools,
         })
@@ -721,16 +757,22 @@ fn unknown_rule_message(id: &str) -> String {
     format!("unknown rule id `{id}`{h} (`mcp-pin explain` lists the rules)")
 }
 
-/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`: a positive whole number and a unit.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+/// A whole number and the unit after it (`"30s"`, `"64 MiB"`); `example` says what to write when
+/// there is no number.
+fn number_and_unit<'s>(s: &'s str, example: &str) -> Result<(u64, &'s str), String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     if num.is_empty() {
-        return Err("expected a whole number and a unit: \"500ms\", \"30s\", \"2m\"".into());
+        return Err(format!("expected a whole number{example}"));
     }
-    let n: u64 = num.parse().map_err(|_| "number too large".to_string())?;
-    let d = match unit.trim() {
+    Ok((num.parse().map_err(|_| "number too large".to_string())?, unit.trim()))
+}
+
+/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`: a positive whole number and a unit.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (n, unit) = number_and_unit(s, " and a unit: \"500ms\", \"30s\", \"2m\"")?;
+    let d = match unit {
         "ms" => Duration::from_millis(n),
         "s" => Duration::from_secs(n),
         "m" => Duration::from_secs(n.saturating_mul(60)),
@@ -742,6 +784,28 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err("must be more than zero".into());
     }
     Ok(d)
+}
+
+/// A size in bytes: a whole number (bytes) with an optional unit, `KB`/`MB`/`GB` (10^3) or
+/// `KiB`/`MiB`/`GiB` (2^10): `"64MiB"`, `"500 KB"`, `1048576`.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let (n, unit) = number_and_unit(s, " of bytes, or one with a unit: \"64MiB\", \"500KB\"")?;
+    let n = usize::try_from(n).map_err(|_| "number too large".to_string())?;
+    let scale: usize = match unit {
+        "" | "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        u => return Err(format!("unknown unit `{u}`: use B, KB, MB, GB, KiB, MiB or GiB")),
+    };
+    match n.checked_mul(scale) {
+        Some(0) => Err("must be more than zero".into()),
+        Some(b) => Ok(b),
+        None => Err("number too large".into()),
+    }
 }
 
 pub fn parse_probe(s: &str) -> Option<ProbePolicy> {

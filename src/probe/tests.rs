@@ -19,8 +19,11 @@ fn server(probe: ProbePolicy) -> ServerConfig {
         }),
         timeout: Duration::from_secs(2),
         max_tools: crate::config::DEFAULT_MAX_TOOLS,
+        max_listing_bytes: crate::config::DEFAULT_MAX_LISTING_BYTES,
+        client: Default::default(),
         client_capabilities: vec![],
         client_capabilities_set: false,
+        client_set: false,
         probe,
         tools: BTreeMap::new(),
     }

@@ -116,13 +116,19 @@ fn malformed_tools_are_errors_naming_the_problem() {
 fn tens_of_megabytes_of_tools_are_pinned() {
     let p = with_bad("raw.json", "60s");
     p.write_json("bad.json", &json!({"tools": [], "fault": {"hugeToolList": 30}, "pageSize": 5000}));
-    // Over the default cap of 10,000 tools: a clear error, the other server still pinned.
+    // 30 MB (about 15,000 tools of 2 KB) is past the default 16 MiB: a clear error naming the
+    // key, the other server still pinned.
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("more than 16 MiB") && text(&out).contains("max_listing_bytes"), "{}", text(&out));
+    // That raised, past the default cap of 10,000 tools: a clear error too.
+    let raised = |keys: &str| p.read("mcp-pin.toml").replacen("[servers.bad]\n", &format!("[servers.bad]\n{keys}"), 1);
+    p.write("mcp-pin.toml", &raised("max_listing_bytes = \"64MiB\"\n"));
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("more than 10000 tools") && text(&out).contains("max_tools"), "{}", text(&out));
-    // Raised for the server that really has that many: pinned and checked clean.
-    let toml = p.read("mcp-pin.toml").replacen("[servers.bad]\n", "[servers.bad]\nmax_tools = 100000\n", 1);
-    p.write("mcp-pin.toml", &toml);
+    // Both raised for the server that really has that many: pinned and checked clean.
+    p.write("mcp-pin.toml", &raised("max_tools = 100000\n"));
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();

@@ -508,7 +508,8 @@ fn an_endless_sse_event_or_stdout_line_ends_with_a_clear_error() {
     }
     p.write(
         "mcp-pin.toml",
-        &format!("[servers.sse]\nurl = {url:?}\ntimeout = \"60s\"\n\n[servers.line]\ncommand = \"./endless.sh\"\ntimeout = \"60s\"\n"),
+        // The per-message caps (256 MiB) under test: the surface's cap is raised above them.
+        &format!("[servers.sse]\nurl = {url:?}\ntimeout = \"60s\"\nmax_listing_bytes = \"1GiB\"\n\n[servers.line]\ncommand = \"./endless.sh\"\ntimeout = \"60s\"\nmax_listing_bytes = \"1GiB\"\n"),
     );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

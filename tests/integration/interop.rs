@@ -38,7 +38,8 @@ fn stateless_python_server_over_stdio_is_pinned_at_2026_07_28() {
     p.write(
         "mcp-pin.toml",
         &format!(
-            "[servers.py]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout = \"30s\"\n",
+            // As itself: mcp-pin negotiates the newest revision (the editors' identities offer 2025-11-25).
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout = \"30s\"\nclient = \"mcp-pin\"\n",
             py.display().to_string(),
             py_server()
         ),
@@ -66,7 +67,10 @@ fn stateless_python_server_over_http_is_pinned_and_checked() {
     let server = ListeningServer::start(cmd, std::time::Duration::from_secs(60));
     let port = server.port;
     let p = Project::new();
-    p.write("mcp-pin.toml", &format!("[servers.py]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\n"));
+    p.write(
+        "mcp-pin.toml",
+        &format!("[servers.py]\nurl = \"http://127.0.0.1:{port}/mcp\"\ntimeout = \"30s\"\nclient = \"mcp-pin\"\n"),
+    );
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();

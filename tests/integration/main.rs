@@ -9,7 +9,9 @@ mod common;
 #[cfg(unix)]
 mod action;
 mod atomic_lock;
+mod bounds;
 mod cli;
+mod cloaking;
 mod config;
 mod diff_cases;
 mod diff_props;
@@ -25,6 +27,7 @@ mod layers;
 mod masking;
 mod no_panic;
 mod oauth;
+mod oauth_bounds;
 mod pr_files;
 mod probe_args;
 mod probe_search;

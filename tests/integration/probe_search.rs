@@ -303,7 +303,8 @@ fn roots_declared_to_a_stdio_server_are_its_project_folder() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
-    assert_eq!(lock["servers"]["fx"]["clientCapabilities"], json!(["roots"]));
+    // Declared as the client mcp-pin presents itself as declares them (Claude Code: roots too).
+    assert_eq!(lock["servers"]["fx"]["clientCapabilities"], json!(["elicitation", "roots"]));
     let roots: Value = serde_json::from_str(&p.read("roots.json")).unwrap();
     let dir = std::fs::canonicalize(p.dir.path()).unwrap();
     let uris: Vec<&str> = roots["roots"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();

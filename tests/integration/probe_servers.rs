@@ -42,8 +42,11 @@ fn npx_server(name: &str, args: Vec<String>, env: BTreeMap<String, String>) -> S
         // npx may have to fetch the package on the first run.
         timeout: Duration::from_secs(60),
         max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
+        max_listing_bytes: mcp_pin::config::DEFAULT_MAX_LISTING_BYTES,
+        client: Default::default(),
         client_capabilities: vec![],
         client_capabilities_set: false,
+        client_set: false,
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
     }
@@ -256,8 +259,11 @@ fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
         }),
         timeout: Duration::from_secs(30),
         max_tools: mcp_pin::config::DEFAULT_MAX_TOOLS,
+        max_listing_bytes: mcp_pin::config::DEFAULT_MAX_LISTING_BYTES,
+        client: Default::default(),
         client_capabilities: vec![],
         client_capabilities_set: false,
+        client_set: false,
         probe: ProbePolicy::ReadOnly,
         tools: BTreeMap::new(),
     }

@@ -12,10 +12,15 @@ const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
 const FILESYSTEM: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
 
 fn everything_config(p: &Project) {
+    everything_config_as(p, "");
+}
+
+/// The same, with `extra` config lines for the server (`client = "mcp-pin"`).
+fn everything_config_as(p: &Project, extra: &str) {
     p.write(
         "mcp-pin.toml",
         &format!(
-            "[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n\n[servers.everything.tools.get-env]\nprobe = \"none\"\n"
+            "[servers.everything]\ncommand = \"npx\"\nargs = [\"-y\", \"{EVERYTHING}\"]\nenv = {{ GZIP_ALLOWED_DOMAINS = \"localhost\" }}\ntimeout = \"60s\"\n{extra}\n[servers.everything.tools.get-env]\nprobe = \"none\"\n"
         ),
     );
 }
@@ -111,8 +116,9 @@ fn declared_client_capabilities_change_the_surface_and_are_labelled() {
     let rich: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
     let caps = &rich["servers"]["everything"]["clientCapabilities"];
     assert_eq!(caps, &serde_json::json!(["elicitation", "roots", "sampling"]));
-    // Without a `client_capabilities` line a stdio server is declared `roots` (its project folder).
-    assert_eq!(plain["servers"]["everything"]["clientCapabilities"], serde_json::json!(["roots"]));
+    // Without a `client_capabilities` line, those of the client mcp-pin presents itself as
+    // (Claude Code by default: roots, answered with the project folder, and elicitation).
+    assert_eq!(plain["servers"]["everything"]["clientCapabilities"], serde_json::json!(["elicitation", "roots"]));
     let n_plain = plain["servers"]["everything"]["tools"].as_object().unwrap().len();
     let n_rich = rich["servers"]["everything"]["tools"].as_object().unwrap().len();
     assert!(n_rich > n_plain, "server-everything lists more tools to a capable client ({n_plain} vs {n_rich})");
@@ -143,7 +149,9 @@ fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract
         return;
     }
     let p = Project::new();
-    everything_config(&p);
+    // That mcp-pin introduced itself as itself, with no capabilities; server-everything lists two
+    // more tools to a client that declares roots and elicitation, as Claude Code (the default) does.
+    everything_config_as(&p, "client = \"mcp-pin\"\n");
     let old = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/everything-before-result-contract.lock");
     assert!(!std::fs::read_to_string(old).unwrap().contains("\"blocks\""));
     std::fs::copy(old, p.path("mcp.lock")).unwrap();
@@ -154,19 +162,28 @@ fn server_everything_checks_clean_against_a_lock_from_before_the_result_contract
     assert_eq!(code, 0, "{report:#}");
     assert!(changes(&report).is_empty(), "{report:#}");
     assert_eq!(report["counts"]["probeFailures"], 0, "{report:#}");
-    // Without the line, the first check says the declared capabilities changed (server-everything
-    // lists one more tool to a client with roots); the default gate passes.
+    // With the config as it is now (no `client` line: mcp-pin presents itself as Claude Code,
+    // which declares roots and elicitation), the first check after the upgrade presents itself
+    // as the lock was taken (as mcp-pin, no capabilities), says so, and reports nothing, even to
+    // the strict gate.
     everything_config(&p);
-    let (code, report) = p.check_json(&[]);
+    let (code, report) = p.check_json(&["--fail-on", "loud"]);
     assert_eq!(code, 0, "{report:#}");
-    assert!(
-        report["servers"][0]["notes"]
-            .to_string()
-            .contains("client capabilities were [] when locked and are [roots] now"),
-        "{report:#}"
-    );
-    let added: Vec<_> = changes(&report).into_iter().map(|c| (c.1, c.2)).collect();
-    assert_eq!(added, [("get-roots-list".to_string(), "tool-added".to_string())], "{report:#}");
+    assert!(changes(&report).is_empty(), "{report:#}");
+    assert!(report["servers"][0]["notes"].to_string().contains("pinned by an earlier mcp-pin"), "{report:#}");
+    // `lock` then pins what Claude Code is shown: two more tools, accepted there.
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let entry = &lock["servers"]["everything"];
+    assert_eq!(entry["client"], "claude-code", "{entry:#}");
+    assert_eq!(entry["clientCapabilities"], serde_json::json!(["elicitation", "roots"]), "{entry:#}");
+    for t in ["get-roots-list", "trigger-elicitation-request"] {
+        assert!(entry["tools"][t].is_object(), "{t}: {entry:#}");
+    }
+    let (code, report) = p.check_json(&["--no-probe", "--fail-on", "loud"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(report["servers"][0]["notes"].as_array().unwrap().is_empty(), "{report:#}");
 }
 
 /// Values that change between calls never fail the gate: lock, check, check, lock, check.

@@ -63,6 +63,11 @@ impl Fixture {
     }
 }
 
+/// The connected client's `clientInfo.name`, as its `initialize` said.
+fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    context.peer.peer_info().map(|i| i.client_info.name.clone())
+}
+
 async fn never() -> ! {
     std::future::pending::<()>().await;
     unreachable!()
@@ -161,9 +166,9 @@ impl ServerHandler for Fixture {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let s = self.load_mcp()?;
+        let s = self.load_mcp()?.for_client(client_name(&context).as_deref());
         if s.fault.never_answer {
             never().await;
         }
@@ -181,7 +186,7 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let s = self.load_mcp()?;
+        let s = self.load_mcp()?.for_client(client_name(&context).as_deref());
         if s.fault.never_answer {
             never().await;
         }

@@ -210,6 +210,10 @@ pub struct Surface {
     pub fault: Faults,
     pub protocol_versions: Option<Vec<String>>,
     pub discover: bool,
+    /// `clientSurfaces`: the tools served instead of `tools` to a client whose
+    /// `clientInfo.name` is the key (a server that cloaks: one surface for a gate, another for
+    /// the editors).
+    pub client_tools: BTreeMap<String, Vec<RawTool>>,
 }
 
 #[derive(Deserialize)]
@@ -235,6 +239,8 @@ struct SurfaceFile<'a> {
     protocol_versions: Option<Vec<String>>,
     #[serde(default)]
     discover: Option<bool>,
+    #[serde(default, borrow)]
+    client_surfaces: BTreeMap<String, Vec<&'a RawValue>>,
 }
 
 impl Surface {
@@ -261,7 +267,20 @@ impl Surface {
             fault,
             protocol_versions: file.protocol_versions,
             discover: file.discover.unwrap_or(true),
+            client_tools: file
+                .client_surfaces
+                .iter()
+                .map(|(k, tools)| (k.clone(), tools.iter().map(|raw| RawTool { text: minify(raw.get()) }).collect()))
+                .collect(),
         })
+    }
+
+    /// The surface as the client named `client` (its `clientInfo.name`) is served it.
+    pub fn for_client(mut self, client: Option<&str>) -> Surface {
+        if let Some(tools) = client.and_then(|c| self.client_tools.get(c)) {
+            self.tools = tools.clone();
+        }
+        self
     }
 
     /// Every tool to list: the file's tools followed by generated bulk tools (hugeToolList).

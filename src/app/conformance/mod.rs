@@ -26,6 +26,9 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
         }),
     );
     server.timeout = std::time::Duration::from_secs(20);
+    // The suite tests a client of the specification, at each revision: mcp-pin as itself, which
+    // negotiates the newest revision (2026-07-28 by server/discover), not an editor's identity.
+    server.client = crate::config::Client::McpPin;
     server.probe = crate::config::ProbePolicy::All;
     match take(&server).await {
         Ok((surface, session)) => {

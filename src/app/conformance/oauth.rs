@@ -16,8 +16,6 @@
 //! registration, PKCE S256, the redirect read instead of followed), and the token request,
 //! its DPoP proof and nonce retry, and every MCP request after it are the product's own.
 
-use std::time::Duration;
-
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use serde_json::{json, Value};
@@ -26,7 +24,8 @@ use sha2::Digest;
 use crate::client::http::origin;
 use crate::client::oauth::dpop::DpopKey;
 use crate::client::oauth::grants::{self, ClientAuth};
-use crate::client::oauth::{fail, Discovered};
+use crate::client::oauth::outbound::{resource_uri, Fields};
+use crate::client::oauth::{exchange, fail, Deadline, Discovered};
 use crate::client::ClientError;
 use crate::config::{Grant, OAuth};
 
@@ -92,7 +91,7 @@ pub async fn authorization_code(
     cfg: &OAuth,
     found: &Discovered,
     key: Option<&DpopKey>,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<String, ClientError> {
     let meta = &found.metadata;
     let endpoint = |k: &str| -> Result<reqwest::Url, ClientError> {
@@ -108,21 +107,16 @@ pub async fn authorization_code(
     };
     let redirect_uri = "http://127.0.0.1:1/callback";
     let client_id = if cfg.client_id.is_empty() {
-        let reg = http
-            .post(endpoint("registration_endpoint")?)
-            .timeout(timeout)
-            .json(&json!({
-                "client_name": "mcp-pin conformance adapter",
-                "redirect_uris": [redirect_uri],
-                "grant_types": ["authorization_code"],
-                "response_types": ["code"],
-                "token_endpoint_auth_method": "none",
-                "application_type": "native",
-            }))
-            .send()
-            .await
-            .map_err(|e| fail(format!("client registration: {e}")))?;
-        let v: Value = reg.json().await.map_err(|e| fail(format!("client registration: {e}")))?;
+        let req = http.post(endpoint("registration_endpoint")?).json(&json!({
+            "client_name": "mcp-pin conformance adapter",
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+            "application_type": "native",
+        }));
+        let (_, _, body) = exchange(req, "client registration", deadline).await?;
+        let v: Value = serde_json::from_slice(&body).map_err(|e| fail(format!("client registration: {e}")))?;
         v.get("client_id")
             .and_then(Value::as_str)
             .ok_or_else(|| fail("the registration response has no client_id".into()))?
@@ -135,50 +129,39 @@ pub async fn authorization_code(
     let challenge = B64.encode(sha2::Sha256::digest(verifier.as_bytes()));
     let state = random(16)?;
     let mut auth_url = endpoint("authorization_endpoint")?;
-    auth_url
-        .query_pairs_mut()
-        .append_pair("response_type", "code")
-        .append_pair("client_id", &client_id)
-        .append_pair("redirect_uri", redirect_uri)
-        .append_pair("code_challenge", &challenge)
-        .append_pair("code_challenge_method", "S256")
-        .append_pair("state", &state)
-        .append_pair("resource", server);
+    let mut query = Fields::new("the authorization request", server)
+        .plain("response_type", "code")
+        .own("client_id", client_id.clone())
+        .plain("redirect_uri", redirect_uri)
+        .plain("code_challenge", challenge)
+        .plain("code_challenge_method", "S256")
+        .plain("state", state.clone())
+        .plain("resource", resource_uri(server)?);
     if let Some(s) = &cfg.scope {
-        auth_url.query_pairs_mut().append_pair("scope", s);
+        query = query.own("scope", s.clone());
     }
+    auth_url.query_pairs_mut().extend_pairs(query.checked()?.pairs());
     // The redirect to the callback (another origin) is not followed: it is the answer.
-    let resp = http.get(auth_url).timeout(timeout).send().await.map_err(|e| fail(format!("authorization: {e}")))?;
-    let location = resp
-        .headers()
+    let (status, headers, _) = exchange(http.get(auth_url), "the authorization request", deadline).await?;
+    let location = headers
         .get(reqwest::header::LOCATION)
         .and_then(|l| l.to_str().ok())
         .and_then(|l| reqwest::Url::parse(l).ok())
-        .ok_or_else(|| {
-            fail(format!("the authorization endpoint answered HTTP {} without a redirect", resp.status()))
-        })?;
+        .ok_or_else(|| fail(format!("the authorization endpoint answered HTTP {status} without a redirect")))?;
     let param = |k: &str| location.query_pairs().find(|(n, _)| n == k).map(|(_, v)| v.to_string());
     if param("state").as_deref() != Some(state.as_str()) {
         return Err(fail("the authorization redirect's state does not match".into()));
     }
     let code = param("code").ok_or_else(|| fail("the authorization redirect has no code".into()))?;
     grants::secret(&code);
-    let form: Vec<(&str, String)> = vec![
-        ("grant_type", "authorization_code".into()),
-        ("code", code),
-        ("redirect_uri", redirect_uri.into()),
-        ("code_verifier", verifier),
-        ("resource", server.to_string()),
-    ];
-    let v = grants::token_request(
-        http,
-        &found.token_url,
-        &form,
-        &ClientAuth::Public { id: &client_id },
-        key,
-        timeout,
-        "the authorization-code grant",
-    )
-    .await?;
+    let fields = Fields::new("the authorization-code token request", server)
+        .plain("grant_type", "authorization_code")
+        .own("code", code)
+        .plain("redirect_uri", redirect_uri)
+        .own("code_verifier", verifier)
+        .plain("resource", resource_uri(server)?);
+    let v =
+        grants::token_request(http, &found.token_url, fields, &ClientAuth::Public { id: &client_id }, key, deadline)
+            .await?;
     grants::access_token(&v, key.is_some())
 }

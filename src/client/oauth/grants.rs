@@ -11,13 +11,12 @@
 //!   authorization server's issuer, resource the MCP server), which is then the JWT-bearer grant
 //!   at the authorization server with the client's credentials.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::dpop::{self, DpopKey};
-use super::{fail, Discovered};
-use crate::client::http::{error_chain, origin};
+use super::outbound::{resource_uri, Fields};
+use super::{exchange, fail, Deadline, Discovered};
+use crate::client::http::origin;
 use crate::client::ClientError;
 use crate::config::{Grant, OAuth};
 
@@ -74,29 +73,31 @@ pub async fn obtain(
     cfg: &OAuth,
     found: &Discovered,
     key: Option<&DpopKey>,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<String, ClientError> {
     secret(&cfg.client_secret);
     if let Some(k) = &cfg.private_key {
         secret(k);
     }
-    let mut form: Vec<(&str, String)> = match &cfg.grant {
-        Grant::ClientCredentials => vec![("grant_type", "client_credentials".into())],
+    let what = format!("the token request ({} grant) to {}", cfg.grant.name(), origin(&found.token_url));
+    let fields = Fields::new(what, server);
+    let mut fields = match &cfg.grant {
+        Grant::ClientCredentials => fields.plain("grant_type", "client_credentials"),
         Grant::JwtBearer { assertion } => {
             secret(assertion);
-            vec![("grant_type", JWT_BEARER.into()), ("assertion", assertion.clone())]
+            fields.plain("grant_type", JWT_BEARER).own("assertion", assertion.clone())
         }
         Grant::EnterpriseManaged { .. } => {
-            let jag = id_jag(http, server, cfg, &found.issuer, timeout).await?;
-            vec![("grant_type", JWT_BEARER.into()), ("assertion", jag)]
+            let jag = id_jag(http, server, cfg, &found.issuer, deadline).await?;
+            fields.plain("grant_type", JWT_BEARER).own("assertion", jag)
         }
         Grant::ConformanceAuthorizationCode => {
-            return crate::app::conformance::oauth::authorization_code(http, server, cfg, found, key, timeout).await;
+            return crate::app::conformance::oauth::authorization_code(http, server, cfg, found, key, deadline).await;
         }
     };
-    form.push(("resource", server.to_string()));
+    fields = fields.plain("resource", resource_uri(server)?);
     if let Some(s) = &cfg.scope {
-        form.push(("scope", s.clone()));
+        fields = fields.own("scope", s.clone());
     }
     let methods: Vec<&str> = found
         .metadata
@@ -105,8 +106,7 @@ pub async fn obtain(
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let auth = client_auth(cfg, &methods, &found.issuer);
-    let what = format!("the {} grant", cfg.grant.name());
-    let v = token_request(http, &found.token_url, &form, &auth, key, timeout, &what).await?;
+    let v = token_request(http, &found.token_url, fields, &auth, key, deadline).await?;
     access_token(&v, key.is_some())
 }
 
@@ -136,7 +136,7 @@ async fn id_jag(
     server: &str,
     cfg: &OAuth,
     issuer: &str,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<String, ClientError> {
     let Grant::EnterpriseManaged { id_token, idp_token_endpoint, idp_client_id, idp_client_secret } = &cfg.grant else {
         return Err(fail("not an enterprise-managed grant".into()));
@@ -146,23 +146,22 @@ async fn id_jag(
         secret(s);
     }
     let url = reqwest::Url::parse(idp_token_endpoint).map_err(|e| fail(format!("invalid idp_token_endpoint: {e}")))?;
-    let mut form: Vec<(&str, String)> = vec![
-        ("grant_type", TOKEN_EXCHANGE.into()),
-        ("requested_token_type", ID_JAG.into()),
-        ("subject_token", id_token.clone()),
-        ("subject_token_type", ID_TOKEN.into()),
-        ("audience", issuer.to_string()),
-        ("resource", server.to_string()),
-    ];
+    let mut fields = Fields::new(format!("the token exchange at the IdP {}", origin(&url)), server)
+        .plain("grant_type", TOKEN_EXCHANGE)
+        .plain("requested_token_type", ID_JAG)
+        .own("subject_token", id_token.clone())
+        .plain("subject_token_type", ID_TOKEN)
+        .own("audience", issuer.to_string())
+        .plain("resource", resource_uri(server)?);
     if let Some(s) = &cfg.scope {
-        form.push(("scope", s.clone()));
+        fields = fields.own("scope", s.clone());
     }
     let auth = match (idp_client_id, idp_client_secret) {
         (Some(id), Some(secret)) => ClientAuth::Basic { id, secret },
         (Some(id), None) => ClientAuth::Public { id },
         _ => ClientAuth::Anonymous,
     };
-    let v = token_request(http, &url, &form, &auth, None, timeout, "the token exchange at the IdP").await?;
+    let v = token_request(http, &url, fields, &auth, None, deadline).await?;
     if let Some(t) = v.get("issued_token_type").and_then(Value::as_str) {
         if t != ID_JAG {
             return Err(fail(format!("the IdP issued a `{t}`, not an ID-JAG ({ID_JAG})")));
@@ -175,17 +174,6 @@ async fn id_jag(
         .ok_or_else(|| fail("the IdP's token exchange response has no access_token (the ID-JAG)".into()))?;
     secret(jag);
     Ok(jag.to_string())
-}
-
-/// `application/x-www-form-urlencoded` value encoding.
-fn percent(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b if b.is_ascii_alphanumeric() || b"-._~".contains(&b) => (b as char).to_string(),
-            b' ' => "+".to_string(),
-            b => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Percent-encoding of a `client_secret_basic` user or password (RFC 6749 §2.3.1).
@@ -201,49 +189,52 @@ fn basic_enc(s: &str) -> String {
         .collect()
 }
 
-/// One token request (form `form`, client authentication `auth`) and its JSON answer. With
-/// `key`, a DPoP proof goes with it, and a `use_dpop_nonce` answer gets the request once more
-/// with the server's nonce. `what` names the request in errors.
+/// One token request (`fields`, client authentication `auth`) and its JSON answer, its fields
+/// checked by [`super::outbound`] before it is sent and its body read bounded before the
+/// deadline. With `key`, a DPoP proof goes with it, and a `use_dpop_nonce` answer gets the
+/// request once more with the server's nonce.
 pub async fn token_request(
     http: &reqwest::Client,
     url: &reqwest::Url,
-    form: &[(&str, String)],
+    fields: Fields,
     auth: &ClientAuth<'_>,
     key: Option<&DpopKey>,
-    timeout: Duration,
-    what: &str,
+    deadline: Deadline,
 ) -> Result<Value, ClientError> {
+    let mut fields = fields;
+    let mut basic = None;
+    match auth {
+        ClientAuth::Basic { id, secret } => basic = Some((basic_enc(id), basic_enc(secret))),
+        ClientAuth::Post { id, secret } => {
+            fields.push_own("client_id", id.to_string());
+            fields.push_own("client_secret", secret.to_string());
+        }
+        ClientAuth::PrivateKeyJwt { cfg, pem, audience } => {
+            fields.push_own("client_id", cfg.client_id.clone());
+            fields.push_own("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+            fields.push_own("client_assertion", client_assertion(cfg, pem, audience)?);
+        }
+        ClientAuth::Public { id } => fields.push_own("client_id", id.to_string()),
+        ClientAuth::Anonymous => {}
+    }
+    let body = fields.checked()?.form();
+    let what = fields.what().to_string();
     let mut nonce: Option<String> = None;
     loop {
-        let mut fields: Vec<(&str, String)> = form.to_vec();
-        let mut req = http.post(url.clone()).header("accept", "application/json").timeout(timeout);
-        match auth {
-            ClientAuth::Basic { id, secret } => req = req.basic_auth(basic_enc(id), Some(basic_enc(secret))),
-            ClientAuth::Post { id, secret } => {
-                fields.push(("client_id", id.to_string()));
-                fields.push(("client_secret", secret.to_string()));
-            }
-            ClientAuth::PrivateKeyJwt { cfg, pem, audience } => {
-                fields.push(("client_id", cfg.client_id.clone()));
-                fields.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into()));
-                fields.push(("client_assertion", client_assertion(cfg, pem, audience)?));
-            }
-            ClientAuth::Public { id } => fields.push(("client_id", id.to_string())),
-            ClientAuth::Anonymous => {}
+        let mut req = http
+            .post(url.clone())
+            .header("accept", "application/json")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.clone());
+        if let Some((id, secret)) = &basic {
+            req = req.basic_auth(id, Some(secret));
         }
         if let Some(k) = key {
             let proof = k.proof("POST", url.as_str(), None, nonce.as_deref()).map_err(fail)?;
             req = req.header(dpop::DPOP, proof);
         }
-        let body: String = fields.iter().map(|(k, v)| format!("{k}={}", percent(v))).collect::<Vec<_>>().join("&");
-        let resp =
-            req.header("content-type", "application/x-www-form-urlencoded").body(body).send().await.map_err(|e| {
-                fail(format!("{what}: the token request to {} failed: {}", origin(url), error_chain(&e)))
-            })?;
-        let status = resp.status();
-        let headers = resp.headers().clone();
-        let bytes = resp.bytes().await.map_err(|e| fail(format!("{what}: reading the token response: {e}")))?;
-        let v: Value = serde_json::from_slice(&bytes[..bytes.len().min(1 << 20)]).unwrap_or(Value::Null);
+        let (status, headers, bytes) = exchange(req, &what, deadline).await?;
+        let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         if status.is_success() {
             return Ok(v);
         }
@@ -254,7 +245,7 @@ pub async fn token_request(
             }
         }
         let why = v.get("error").and_then(Value::as_str).unwrap_or("no error code");
-        return Err(fail(format!("{} refused {what} (HTTP {status}: {why})", origin(url))));
+        return Err(fail(format!("{} refused {what} (HTTP {status}: {})", origin(url), crate::json::escape_line(why))));
     }
 }
 

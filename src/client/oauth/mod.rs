@@ -11,36 +11,99 @@
 //!    exchanged at the IdP for an ID-JAG (RFC 8693), then that JWT-bearer grant;
 //! 4. with `dpop = true`, a DPoP-bound token ([`dpop`], RFC 9449, SEP-1932).
 //!
-//! The credentials go to the authorization server only, and only to one the config allows:
-//! `issuer` names it; without `issuer`, only an authorization server on the MCP server's own
-//! origin is used. A token obtained is a secret like any other (masked in every output).
+//! The credentials go to the authorization server only, and only to one the config allows and
+//! the MCP server's own metadata names: `issuer` names it, and the protected-resource metadata
+//! must list it; without `issuer`, only an authorization server on the MCP server's own origin
+//! that the metadata lists is used. No other field carries a secret anywhere ([`outbound`]). A
+//! token obtained is a secret like any other (masked in every output).
+//!
+//! Every exchange is bounded: each body is read through [`crate::client::body`] (at most
+//! [`MAX_DOCUMENT`]), and one deadline, the server's `timeout`, covers discovery, every token
+//! request and the MCP handshake after them.
 
 pub mod dpop;
 pub mod grants;
+pub mod outbound;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::http::origin;
+use super::http::{error_chain, origin};
 use super::ClientError;
 use crate::config::OAuth;
+
+/// The largest document read from an authorization server, an IdP or the MCP server during
+/// OAuth (metadata, token responses): real ones are a few KB.
+pub const MAX_DOCUMENT: usize = 1 << 20;
 
 pub(crate) fn fail(msg: String) -> ClientError {
     ClientError::Transport(format!("OAuth: {msg}"))
 }
 
-pub(crate) async fn get_json(http: &reqwest::Client, url: &str, timeout: Duration) -> Option<Value> {
-    let resp = http.get(url).header("accept", "application/json").timeout(timeout).send().await.ok()?;
-    if !resp.status().is_success() {
-        return None;
+/// When OAuth and the handshake after it must be done: the connection's `timeout` from its start.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    pub at: tokio::time::Instant,
+    /// The `timeout` it was set from, for messages.
+    pub total: Duration,
+}
+
+impl Deadline {
+    fn passed(&self, what: &str) -> ClientError {
+        ClientError::Timeout {
+            what: format!("OAuth ({what}; one `timeout` covers discovery, the token requests and the handshake)"),
+            after: self.total,
+        }
     }
-    let bytes = resp.bytes().await.ok()?;
-    if bytes.len() > 1 << 20 {
-        return None;
+
+    /// The time left, or the error that `what` ran out of it.
+    pub fn left(&self, what: &str) -> Result<Duration, ClientError> {
+        let left = self.at.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return Err(self.passed(what));
+        }
+        Ok(left)
     }
-    serde_json::from_slice(&bytes).ok()
+}
+
+/// One HTTP exchange of the flows, the only way they talk to a server: sent before the
+/// deadline, its body read through the bounded reader (at most [`MAX_DOCUMENT`]) before it too.
+pub(crate) async fn exchange(
+    req: reqwest::RequestBuilder,
+    what: &str,
+    deadline: Deadline,
+) -> Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), ClientError> {
+    let resp = req.timeout(deadline.left(what)?).send().await.map_err(|e| {
+        if e.is_timeout() {
+            deadline.passed(what)
+        } else {
+            fail(format!("{what} failed: {}", error_chain(&e)))
+        }
+    })?;
+    let (status, headers) = (resp.status(), resp.headers().clone());
+    let meter = crate::client::body::Meter::new(what.to_string(), MAX_DOCUMENT);
+    let body = crate::client::body::read(resp, meter, Some(deadline.at)).await.map_err(|e| match e {
+        crate::client::body::BodyError::TooLarge { .. } | crate::client::body::BodyError::Surface { .. } => {
+            fail(e.to_string())
+        }
+        // The client's own timeout may end the read a moment before the deadline's.
+        _ if tokio::time::Instant::now() + Duration::from_millis(50) >= deadline.at => deadline.passed(what),
+        other => fail(other.to_string()),
+    })?;
+    Ok((status, headers, body))
+}
+
+/// A JSON document, or `None` when the server has none there (not a success, not JSON).
+pub(crate) async fn get_json(
+    http: &reqwest::Client,
+    url: &str,
+    deadline: Deadline,
+) -> Result<Option<Value>, ClientError> {
+    let what = format!("the document at {url}");
+    let (status, _, body) = exchange(http.get(url).header("accept", "application/json"), &what, deadline).await?;
+    Ok(status.is_success().then(|| serde_json::from_slice(&body).ok()).flatten())
 }
 
 /// `origin/.well-known/NAME/path` and `origin/.well-known/NAME`, for a URL with a path.
@@ -60,17 +123,19 @@ fn well_known(url: &reqwest::Url, name: &str) -> Vec<String> {
 }
 
 /// The `resource_metadata` URL of a 401 challenge to an unauthenticated request.
-async fn challenge_metadata(http: &reqwest::Client, server: &str, timeout: Duration) -> Option<String> {
+async fn challenge_metadata(
+    http: &reqwest::Client,
+    server: &str,
+    deadline: Deadline,
+) -> Result<Option<String>, ClientError> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
-    let resp = http
-        .post(server)
-        .header("accept", "application/json, text/event-stream")
-        .json(&body)
-        .timeout(timeout)
-        .send()
-        .await
-        .ok()?;
-    let header = resp.headers().get(reqwest::header::WWW_AUTHENTICATE)?.to_str().ok()?.to_string();
+    let req = http.post(server).header("accept", "application/json, text/event-stream").json(&body);
+    let (_, headers, _) = exchange(req, "the MCP server's challenge", deadline).await?;
+    Ok(resource_metadata(&headers))
+}
+
+fn resource_metadata(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    let header = headers.get(reqwest::header::WWW_AUTHENTICATE)?.to_str().ok()?.to_string();
     let at = header.find("resource_metadata=")? + "resource_metadata=".len();
     let rest = &header[at..];
     let value =
@@ -91,14 +156,14 @@ pub struct Discovered {
     pub token_url: reqwest::Url,
 }
 
-/// A token for `server` by the configured grant.
+/// A token for `server` by the configured grant, before `deadline` (the connection's `timeout`).
 pub async fn authorize(
     http: &reqwest::Client,
     server: &str,
     cfg: &OAuth,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<Authorization, ClientError> {
-    let found = discover(http, server, cfg, timeout).await?;
+    let found = discover(http, server, cfg, deadline).await?;
     let key = if cfg.dpop {
         let algs: Vec<&str> = found
             .metadata
@@ -117,7 +182,7 @@ pub async fn authorize(
     } else {
         None
     };
-    let token = grants::obtain(http, server, cfg, &found, key.as_deref(), timeout).await?;
+    let token = grants::obtain(http, server, cfg, &found, key.as_deref(), deadline).await?;
     Ok(Authorization { token, dpop: key })
 }
 
@@ -127,22 +192,22 @@ pub async fn discover(
     http: &reqwest::Client,
     server: &str,
     cfg: &OAuth,
-    timeout: Duration,
+    deadline: Deadline,
 ) -> Result<Discovered, ClientError> {
     let server_url = reqwest::Url::parse(server).map_err(|e| fail(format!("invalid server URL: {e}")))?;
     // 1. Protected-resource metadata.
     let mut prm = None;
     for url in well_known(&server_url, "oauth-protected-resource") {
-        if let Some(v) = get_json(http, &url, timeout).await {
+        if let Some(v) = get_json(http, &url, deadline).await? {
             prm = Some(v);
             break;
         }
     }
     if prm.is_none() {
-        if let Some(url) = challenge_metadata(http, server, timeout).await {
+        if let Some(url) = challenge_metadata(http, server, deadline).await? {
             // Only from the server's own origin: a challenge naming another origin is not followed.
             if reqwest::Url::parse(&url).is_ok_and(|u| origin(&u) == origin(&server_url)) {
-                prm = get_json(http, &url, timeout).await;
+                prm = get_json(http, &url, deadline).await?;
             }
         }
     }
@@ -159,8 +224,15 @@ pub async fn discover(
         .unwrap_or_default();
     // 2. Which authorization server the credentials may go to.
     let issuer = match &cfg.issuer {
+        // The configured issuer, and only when the server's own metadata names it too: a server
+        // whose metadata names none does not get the credentials sent anywhere.
         Some(want) => {
-            if !named.is_empty() && !named.iter().any(|n| n.trim_end_matches('/') == want.trim_end_matches('/')) {
+            if named.is_empty() {
+                return Err(fail(format!(
+                    "the server's protected-resource metadata names no authorization server (`authorization_servers`), so it does not name the configured issuer {want} either; the credentials are sent only to an issuer the server's own metadata names"
+                )));
+            }
+            if !named.iter().any(|n| n.trim_end_matches('/') == want.trim_end_matches('/')) {
                 return Err(fail(format!(
                     "the server names authorization server(s) {}, not the configured issuer {want}; the credentials are not sent",
                     named.join(", ")
@@ -184,7 +256,7 @@ pub async fn discover(
     let mut asm = None;
     for name in ["oauth-authorization-server", "openid-configuration"] {
         for url in well_known(&issuer_url, name) {
-            if let Some(v) = get_json(http, &url, timeout).await {
+            if let Some(v) = get_json(http, &url, deadline).await? {
                 asm = Some(v);
                 break;
             }

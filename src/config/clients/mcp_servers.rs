@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::ClientFormat;
-use crate::config::Format;
+use crate::config::{Client, Format};
 
 pub(super) const FORMAT: ClientFormat = ClientFormat {
     format: Format::McpServers,
@@ -13,6 +13,7 @@ pub(super) const FORMAT: ClientFormat = ClientFormat {
     servers,
     source,
     clients: "Claude Code .mcp.json, Claude Desktop, Cursor",
+    client,
 };
 
 fn servers(root: &Map<String, Value>) -> Option<&Value> {
@@ -28,5 +29,15 @@ fn source(folder: &str, file: &str) -> String {
         "Claude Code (.mcp.json)".to_string()
     } else {
         format!("`mcpServers` JSON ({file})")
+    }
+}
+
+fn client(folder: &str, file: &str) -> Client {
+    if folder == ".cursor" {
+        Client::Cursor
+    } else if file == "claude_desktop_config.json" {
+        Client::ClaudeDesktop
+    } else {
+        Client::ClaudeCode
     }
 }

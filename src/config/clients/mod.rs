@@ -34,6 +34,9 @@ pub(crate) struct ClientFormat {
     pub source: fn(folder: &str, file: &str) -> String,
     /// The clients that write it, for the message about a file of no known format.
     pub clients: &'static str,
+    /// The client that reads a file of this format, from its folder's and its own name: mcp-pin
+    /// presents itself as that client to the file's servers.
+    pub client: fn(folder: &str, file: &str) -> crate::config::Client,
 }
 
 /// Every client format, tried in order: the first whose server table is found reads the file.
@@ -172,14 +175,15 @@ pub fn parse(
         return Err(invalid(format!("`{}` must be an object of servers by name", client.key)));
     };
 
-    let cx = Cx { path, dir: dir.clone(), env, env_files: Default::default() };
+    let presents = (client.client)(folder_name, file_name);
+    let cx = Cx { path, dir: dir.clone(), env, env_files: Default::default(), client: presents };
     let mut warnings = Vec::new();
     let mut skipped = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     for (name, entry) in servers {
         // A server this run does not contact reads no variable (and no envFile).
         let skip = only.is_some_and(|o| !o.contains(name));
-        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, env_files: Default::default() };
+        let unresolved = Cx { path, dir: cx.dir.clone(), env: None, env_files: Default::default(), client: presents };
         let server = if skip { &unresolved } else { &cx };
         let server = server.server(name, entry, &mut warnings, &mut skipped).map_err(|e| match e {
             // Point at the server's entry when it can be found.
@@ -269,6 +273,8 @@ struct Cx<'a> {
     env: Option<EnvFn<'a>>,
     /// Template mode: each server's `envFile`, as written (re-spelled for mcp-pin.toml).
     env_files: std::cell::RefCell<BTreeMap<String, String>>,
+    /// The client whose config this is: mcp-pin presents itself as it ([`crate::config::identity`]).
+    client: crate::config::Client,
 }
 
 /// Keys other clients use that mcp-pin does not need.
@@ -388,8 +394,11 @@ impl Cx<'_> {
             transport,
             timeout: DEFAULT_TIMEOUT,
             max_tools: crate::config::DEFAULT_MAX_TOOLS,
+            max_listing_bytes: crate::config::DEFAULT_MAX_LISTING_BYTES,
+            client: self.client,
             client_capabilities: vec![],
             client_capabilities_set: false,
+            client_set: false,
             probe: ProbePolicy::default(),
             tools: BTreeMap::new(),
         }))

@@ -4,10 +4,16 @@
 use serde_json::{Map, Value};
 
 use super::ClientFormat;
-use crate::config::Format;
+use crate::config::{Client, Format};
 
-pub(super) const FORMAT: ClientFormat =
-    ClientFormat { format: Format::VsCode, key: "servers", servers, source, clients: "VS Code .vscode/mcp.json" };
+pub(super) const FORMAT: ClientFormat = ClientFormat {
+    format: Format::VsCode,
+    key: "servers",
+    servers,
+    source,
+    clients: "VS Code .vscode/mcp.json",
+    client: |_, _| Client::VsCode,
+};
 
 fn servers(root: &Map<String, Value>) -> Option<&Value> {
     root.get("servers").or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
