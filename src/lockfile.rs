@@ -636,6 +636,8 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
 
 /// Atomically replace `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Nothing is written once a signal stopped the run (crate::stop).
+    let _not_stopped = crate::stop::write_guard()?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

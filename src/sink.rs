@@ -86,8 +86,13 @@ fn for_stream(text: &str) -> String {
     terminal(&crate::secrets::mask(text))
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error.
+/// Write to stdout; a closed pipe (`| head`) is not an error. Nothing once a signal stopped the
+/// run (its report would be made of calls the signal cut short: [`crate::stop`]); checked, not
+/// held, so a reader that stops reading cannot keep a signal from ending the run.
 pub fn print_out(text: &str) {
+    if crate::stop::stopped().is_some() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(for_stream(text).as_bytes());
     let _ = out.flush();
@@ -96,6 +101,9 @@ pub fn print_out(text: &str) {
 /// Write rendered report text to stdout, masked (its format's escaping ran in the renderer:
 /// [`crate::report::render`]); a closed pipe is not an error.
 pub fn print_report(text: &str) {
+    if crate::stop::stopped().is_some() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(crate::secrets::mask(text).as_bytes());
     let _ = out.flush();
@@ -115,6 +123,7 @@ pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// Append rendered `text` to `path` (the step summary), masked.
 pub fn append_file(path: &Path, text: &str) -> std::io::Result<()> {
+    let _not_stopped = crate::stop::write_guard()?;
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
     f.write_all(crate::secrets::mask(text).as_bytes())?;
     f.flush()

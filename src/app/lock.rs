@@ -18,6 +18,8 @@ pub struct LockResult {
     /// The changes this lock accepts (against the previous entry, if any).
     pub accepted: Vec<Change>,
     pub previous: bool,
+    /// The probes this lock made (each says where its calls were made).
+    pub probes: Vec<report::Probe>,
 }
 
 /// Outcome of `lock`.
@@ -53,8 +55,11 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     }
                     // The probes record each tool's result shape; a failure is shown, not fatal:
                     // the lock pins what the server does today.
-                    let probes = if opts.probe {
-                        let run = crate::probe::run(&session, server, &surface.tools, None).await;
+                    let (probes, run_probes) = if opts.probe {
+                        let run = crate::probe::run(session, server, &surface.tools, None).await;
+                        for note in &run.notes {
+                            crate::tell!("warning: server `{}`: {note}", server.name);
+                        }
                         for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
                             crate::tell!(
                                 "warning: server `{}`: probe {} of `{}` failed: {}",
@@ -65,18 +70,21 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                             );
                         }
                         crate::tell!("server `{}`: probes: {}", server.name, run.summary());
-                        run.shapes
+                        (run.shapes, run.probes)
                     } else {
+                        session.close().await;
                         // Without probes, keep the shapes pinned before.
-                        old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
+                        (old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default(), vec![])
                     };
-                    session.close().await;
-                    Ok(ServerEntry {
-                        source: source_of(server),
-                        client_capabilities: server.client_capabilities.clone(),
-                        surface,
-                        probes,
-                    })
+                    Ok((
+                        ServerEntry {
+                            source: source_of(server),
+                            client_capabilities: server.client_capabilities.clone(),
+                            surface,
+                            probes,
+                        },
+                        run_probes,
+                    ))
                 }
                 Err(e) => Err(e),
             };
@@ -85,6 +93,10 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
         })
         .buffer_unordered(opts.jobs.max(1))
         .map(|(name, outcome)| {
+            let (outcome, probes) = match outcome {
+                Ok((entry, probes)) => (Ok(entry), probes),
+                Err(e) => (Err(e), vec![]),
+            };
             let prev = old.servers.get(&name);
             let accepted = match (&outcome, prev) {
                 (Ok(new), Some(prev)) => crate::diff::diff_surfaces(&prev.surface, &new.surface),
@@ -94,7 +106,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     .collect(),
                 _ => vec![],
             };
-            LockResult { name, outcome, accepted, previous: prev.is_some() }
+            LockResult { name, outcome, accepted, previous: prev.is_some(), probes }
         })
         .collect()
         .await;

@@ -150,11 +150,11 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             }
         };
         let shapes = if opts.probe {
-            crate::probe::run(&session, server, &surface.tools, None).await.shapes
+            crate::probe::run(session, server, &surface.tools, None).await.shapes
         } else {
+            session.close().await;
             prev.probes.clone()
         };
-        session.close().await;
         let live = ServerEntry {
             source: source_of(server),
             client_capabilities: server.client_capabilities.clone(),

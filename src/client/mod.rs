@@ -4,7 +4,10 @@
 pub mod capture;
 pub mod http;
 pub mod oauth;
+mod sandboxed;
 pub mod stdio;
+
+pub use sandboxed::NoSandbox;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,6 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::config::{ServerConfig, Transport};
+use crate::sandbox::Confinement;
 use crate::surface::ServerSurface;
 use capture::{Capture, RawResponse};
 
@@ -89,8 +93,13 @@ fn client_info(capabilities: &[String]) -> ClientConfig {
 
 enum Process {
     None,
-    /// A child server and its slot among the `--max-children` that may run at once.
-    Child(Box<tokio::process::Child>, tokio::sync::OwnedSemaphorePermit),
+    /// A child server (under the helper when `supervised`) and its slot among the
+    /// `--max-children` that may run at once.
+    Child {
+        child: Box<tokio::process::Child>,
+        supervised: bool,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    },
 }
 
 /// A live connection to one server.
@@ -104,6 +113,9 @@ pub struct Session {
     handshake: std::sync::OnceLock<Option<Value>>,
     /// At most this many tools are read (`max_tools`).
     max_tools: usize,
+    /// A sandboxed session's scratch folder (removed after the server ended); tool arguments
+    /// naming the project folder are rewritten to its copy there.
+    scratch: Option<crate::sandbox::scratch::Scratch>,
 }
 
 /// A tool call's raw outcome.
@@ -123,6 +135,11 @@ impl Session {
     /// that is neither a result nor a "method not found" (an empty result, say), which makes the
     /// automatic lifecycle fail; those get a second connection with a plain `initialize`.
     pub async fn connect(server: &ServerConfig) -> Result<Session, ClientError> {
+        Session::connect_confined(server, Confinement::Session).await
+    }
+
+    /// [`Session::connect`] with a stdio server confined as given (see [`crate::sandbox`]).
+    async fn connect_confined(server: &ServerConfig, confinement: Confinement<'_>) -> Result<Session, ClientError> {
         let auto = ClientLifecycleMode::Auto {
             preferred_versions: PREFERRED_VERSIONS
                 .iter()
@@ -130,9 +147,9 @@ impl Session {
                 .collect(),
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
-        match Session::connect_with(server, auto).await {
+        match Session::connect_with(server, auto, confinement).await {
             Err(ClientError::Handshake(first)) => {
-                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
+                match Session::connect_with(server, ClientLifecycleMode::Initialize, confinement).await {
                     Ok(s) => Ok(s),
                     Err(ClientError::Handshake(second)) if second == first => Err(ClientError::Handshake(first)),
                     Err(ClientError::Handshake(second)) => Err(ClientError::Handshake(format!(
@@ -145,7 +162,7 @@ impl Session {
             // Within a configured timeout shorter than rmcp's wait for `server/discover`, rmcp never
             // got to try `initialize`: try it alone, on a new connection, with the same timeout.
             Err(ClientError::HandshakeTimeout { .. }) if server.timeout <= AUTO_DISCOVER_WAIT => {
-                match Session::connect_with(server, ClientLifecycleMode::Initialize).await {
+                match Session::connect_with(server, ClientLifecycleMode::Initialize, confinement).await {
                     Err(ClientError::HandshakeTimeout { what, after, context }) => Err(ClientError::HandshakeTimeout {
                         what: format!("{what}, like server/discover before it,"),
                         after,
@@ -158,7 +175,11 @@ impl Session {
         }
     }
 
-    async fn connect_with(server: &ServerConfig, lifecycle: ClientLifecycleMode) -> Result<Session, ClientError> {
+    async fn connect_with(
+        server: &ServerConfig,
+        lifecycle: ClientLifecycleMode,
+        confinement: Confinement<'_>,
+    ) -> Result<Session, ClientError> {
         let capture = Arc::new(Capture::default());
         let info = client_info(&server.client_capabilities);
         // The configured timeout bounds the handshake: `connect` retries a plain `initialize`
@@ -172,8 +193,9 @@ impl Session {
         match &server.transport {
             Transport::Stdio(cfg) => {
                 let slot = stdio::child_slot().await;
-                let child = stdio::spawn(cfg, capture.clone())?;
+                let child = stdio::spawn(cfg, capture.clone(), confinement)?;
                 let stderr = child.stderr.clone();
+                let supervised = child.supervised;
                 let mut process = child.child;
                 let fut = info.serve_with_lifecycle((child.reader, child.writer), lifecycle);
                 let result = tokio::time::timeout(handshake_timeout, fut).await;
@@ -181,11 +203,12 @@ impl Session {
                     Ok(Ok(service)) => Ok(Session {
                         service,
                         capture,
-                        process: Process::Child(Box::new(process), slot),
+                        process: Process::Child { child: Box::new(process), supervised, slot },
                         stderr: Some(stderr),
                         timeout: server.timeout,
                         handshake: Default::default(),
                         max_tools: server.max_tools,
+                        scratch: None,
                     }),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
@@ -194,7 +217,7 @@ impl Session {
                             Ok(Ok(st)) => format!(" (the server exited: {st})"),
                             _ => String::new(),
                         };
-                        stdio::stop(process).await;
+                        stdio::stop(process, supervised).await;
                         Err(ClientError::Handshake(with_context(
                             format!("{}{}", describe_init_error(&e), status),
                             &capture,
@@ -202,7 +225,7 @@ impl Session {
                         )))
                     }
                     Err(_) => {
-                        stdio::stop(process).await;
+                        stdio::stop(process, supervised).await;
                         Err(ClientError::HandshakeTimeout {
                             what: phase.into(),
                             after: handshake_timeout,
@@ -255,6 +278,7 @@ impl Session {
                         timeout: server.timeout,
                         handshake: Default::default(),
                         max_tools: server.max_tools,
+                        scratch: None,
                     }),
                     Ok(Err(e)) => Err(match (classify_http_error(&e), capture.fatal()) {
                         (ClientError::Transport(msg) | ClientError::Handshake(msg), Some(why)) => {
@@ -438,7 +462,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
         let mut params = CallToolRequestParams::new(name.to_string());
-        params.arguments = Some(arguments);
+        params.arguments = Some(self.in_place(arguments));
         params.input_responses = input_responses;
         params.request_state = request_state;
         let req = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
@@ -481,14 +505,16 @@ impl Session {
         self.stderr.as_ref().map(|s| s.text())
     }
 
-    /// Close the session and stop the server process.
+    /// Close the session and stop the server process (and everything it started); a sandboxed
+    /// session's scratch folder goes after them.
     pub async fn close(self) {
-        let Session { service, process, .. } = self;
+        let Session { service, process, scratch, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
-        if let Process::Child(child, slot) = process {
-            stdio::stop(*child).await;
+        if let Process::Child { child, supervised, slot } = process {
+            stdio::stop(*child, supervised).await;
             drop(slot);
         }
+        drop(scratch);
     }
 }
 

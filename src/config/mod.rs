@@ -124,11 +124,20 @@ pub struct ServerConfig {
     pub tools: BTreeMap<String, ToolConfig>,
 }
 
+/// Which tools probes call, and where (docs/probes.md, "Which tools are called").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProbePolicy {
+    /// `"sandbox"` (the default): read-only tools in the server's own session, every other tool
+    /// of a stdio server in a second session inside the sandbox; where there is no sandbox,
+    /// those are skipped.
     #[default]
+    Sandbox,
+    /// `"read-only"`: read-only tools (and tools with an `args` fixture) in the server's own
+    /// session; nothing in a sandbox.
     ReadOnly,
+    /// `"all"`: every tool, in the server's own session (the user's word).
     All,
+    /// `"none"`: no tool.
     None,
 }
 
@@ -478,7 +487,7 @@ impl ServerConfig {
             timeout: DEFAULT_TIMEOUT,
             max_tools: DEFAULT_MAX_TOOLS,
             client_capabilities: vec![],
-            probe: ProbePolicy::ReadOnly,
+            probe: ProbePolicy::default(),
             tools: BTreeMap::new(),
         }
     }

@@ -7,6 +7,7 @@
 //! server). See `docs/probes.md`.
 
 pub mod args;
+pub mod place;
 pub mod regexgen;
 pub mod shape;
 pub mod validate;
@@ -17,11 +18,12 @@ use std::time::Duration;
 use futures::stream::{self, StreamExt};
 use serde_json::{Map, Value};
 
-use crate::client::{humanize, CallOutcome, ClientError, Session};
+use crate::client::{humanize, CallOutcome, ClientError, NoSandbox, Session};
 use crate::config::{ProbePolicy, ServerConfig};
 use crate::report::{Probe, ProbeKind, ProbeOutcome};
 
 pub use args::synthesize_args;
+pub use place::Place;
 pub use shape::Relation;
 
 use crate::rules::RuleId;
@@ -67,6 +69,8 @@ pub struct ProbeRun {
     /// Result contract per tool whose valid call got an answer (see [`shape::shape`]); a failed
     /// call is pinned as failed.
     pub shapes: BTreeMap<String, Value>,
+    /// Said once for the server: why its sandboxed session could not be had.
+    pub notes: Vec<String>,
 }
 
 impl ProbeRun {
@@ -80,10 +84,11 @@ impl ProbeRun {
     }
 }
 
-/// One line: how many tools were probed, how many skipped and why, how many passed (every
-/// probe of the tool passed), e.g. `13 tools: 9 probed, 8 passed, 1 failed; 4 skipped (2 not
-/// annotated read-only, 1 probe = "none", 1 requires tasks)`. Derived from the probes alone
-/// (a tool is skipped when its valid call was), so a report read back from JSON gives the same.
+/// One line: how many tools were probed (and where, when the probes say), how many skipped and
+/// why, how many passed (every probe of the tool passed), e.g. `13 tools: 9 probed (5 in the
+/// session, 4 in the sandbox), 8 passed, 1 failed; 4 skipped (2 no sandbox, 1 probe = "none",
+/// 1 require tasks)`. Derived from the probes alone (a tool is skipped when its valid call was),
+/// so a report read back from JSON gives the same.
 pub fn probe_summary(probes: &[Probe]) -> String {
     // Per tool: `None` when it was called, else the short reason it was not.
     let mut tools: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
@@ -102,9 +107,22 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     for w in tools.values().flatten() {
         *why.entry(w).or_insert(0) += 1;
     }
+    // Where each probed tool's valid call was made, when its probe says.
+    let mut at: BTreeMap<Place, usize> = BTreeMap::new();
+    for t in &probed {
+        if let Some(place) = probes.iter().find(|p| p.tool == *t && p.kind == ProbeKind::Call).and_then(|p| p.place) {
+            *at.entry(place).or_insert(0) += 1;
+        }
+    }
+    let places = if at.is_empty() {
+        String::new()
+    } else {
+        let parts: Vec<String> = at.iter().map(|(p, n)| format!("{n} in the {}", p.as_str())).collect();
+        format!(" ({})", parts.join(", "))
+    };
     let skipped = total - probed.len();
     let mut line = format!(
-        "{total} tool{}: {} probed, {} passed, {failed} failed; {skipped} skipped",
+        "{total} tool{}: {} probed{places}, {} passed, {failed} failed; {skipped} skipped",
         if total == 1 { "" } else { "s" },
         probed.len(),
         probed.len() - failed
@@ -157,32 +175,93 @@ pub struct Incomplete {
     pub args: Map<String, Value>,
 }
 
-/// Probe every tool of one server. `tools`: the live raw tools by name; `pinned`: the shapes
+/// Probe every tool of one server. `session`: the server's own session (closed here, when its
+/// part is done: [`place::Places`]); `tools`: the live raw tools by name; `pinned`: the shapes
 /// recorded at lock time (`None` when locking). Never fails: every problem is a probe.
 pub async fn run(
+    session: Session,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    run_placed(place::Places::new(session, server), server, tools, pinned).await
+}
+
+/// [`run`] in a session the caller keeps (the conformance adapter calls more tools after the
+/// probes): tools that must run in the sandbox are skipped.
+pub async fn run_in_session(
     session: &Session,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    run_placed(place::Places::lent(session, server), server, tools, pinned).await
+}
+
+async fn run_placed(
+    mut places: place::Places<'_>,
     server: &ServerConfig,
     tools: &BTreeMap<String, Value>,
     pinned: Option<&BTreeMap<String, Value>>,
 ) -> ProbeRun {
     let secrets = server.secrets();
     let timeout = server.timeout;
-    // Collected first: a lazy `map` closure kept in the future's state makes it not provably
-    // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
-    let jobs: Vec<_> = tools
+    let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
+    let mut done: Vec<(String, Vec<Probe>, Option<Value>)> = Vec::new();
+    let mut notes = Vec::new();
+    let mut plans: Vec<(&String, &Value, Plan, Place)> = tools
         .iter()
         .map(|(name, def)| {
             let plan = plan(server, name, def);
-            let pinned_shape = pinned.and_then(|p| p.get(name));
-            let secrets = &secrets;
-            let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
-            async move { execute(session, timeout, plan, def, pinned_shape, mode, secrets).await }
+            let at = place::of(server, name, def, &plan);
+            (name, def, plan, at)
         })
         .collect();
-    let mut done: Vec<(String, Vec<Probe>, Option<Value>)> =
-        stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await;
+    // The server's own session first, then the sandboxed one (never both at once).
+    for at in [Place::Session, Place::Sandbox] {
+        let here: Vec<_> = plans.extract_if(.., |p| p.3 == at).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let session = match places.open(at).await {
+            Ok(s) => s,
+            Err(no) => {
+                notes.push(place::no_sandbox_note(no, here.len()));
+                for (name, def, plan, _) in here {
+                    done.push(without_session(
+                        no,
+                        server,
+                        name,
+                        def,
+                        plan,
+                        pinned.and_then(|p| p.get(name)),
+                        mode,
+                        &secrets,
+                    ));
+                }
+                continue;
+            }
+        };
+        // Collected first: a lazy `map` closure kept in the future's state makes it not provably
+        // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
+        let jobs: Vec<_> = here
+            .into_iter()
+            .map(|(name, def, plan, _)| {
+                let pinned_shape = pinned.and_then(|p| p.get(name));
+                let secrets = &secrets;
+                async move { execute(session, timeout, plan, def, pinned_shape, mode, secrets).await }
+            })
+            .collect();
+        let mut batch: Vec<(String, Vec<Probe>, Option<Value>)> =
+            stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await;
+        for (_, probes, _) in &mut batch {
+            place::stamp(probes, at);
+        }
+        done.extend(batch);
+    }
+    places.close().await;
     done.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut run = ProbeRun::default();
+    let mut run = ProbeRun { notes, ..ProbeRun::default() };
     for (tool, probes, shape) in done {
         run.probes.extend(probes);
         if let Some(s) = shape {
@@ -192,11 +271,45 @@ pub async fn run(
     run
 }
 
+/// The probes of a tool whose place has no session: skipped for want of a sandbox, or, when the
+/// server did not start inside it, the valid call judged as a call that could not be made.
+#[allow(clippy::too_many_arguments)]
+fn without_session(
+    no: &NoSandbox,
+    server: &ServerConfig,
+    tool: &str,
+    def: &Value,
+    plan: Plan,
+    pinned: Option<&Value>,
+    mode: Mode,
+    secrets: &[String],
+) -> (String, Vec<Probe>, Option<Value>) {
+    match (no, plan) {
+        (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) => {
+            let outcome = Err(ClientError::Transport(format!("the server did not start in the sandbox: {e}")));
+            let ctx =
+                Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout: server.timeout, secrets };
+            let (mut probes, shape) = judge(tool, &ctx, &outcome);
+            if incomplete.is_some() {
+                let why = "not sent: the connection failed on the valid call".to_string();
+                probes.push(probe(tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why));
+            }
+            place::stamp(&mut probes, Place::Sandbox);
+            (tool.to_string(), probes, shape)
+        }
+        _ => {
+            let p = probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, place::no_sandbox_skip(server, tool));
+            (tool.to_string(), vec![p], None)
+        }
+    }
+}
+
 /// The short reason of a skipped call, for the summary line.
 fn skip_reason(message: &str) -> &'static str {
     // Every skip message starts with one of these (they are written here, before any server text).
     const REASONS: &[(&str, &str)] = &[
         ("not probed: probe = \"none\"", "probe = \"none\""),
+        (place::NO_SANDBOX, "no sandbox"),
         ("not probed: not annotated read-only", "not annotated read-only"),
         ("not probed: the tool requires task", "require tasks"),
         ("not probed: the server requires task", "require tasks"),
@@ -418,7 +531,7 @@ pub fn toml_key(k: &str) -> String {
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<RuleId>, message: String) -> Probe {
-    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None }
+    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None, place: None }
 }
 
 fn fail(tool: &str, kind: ProbeKind, rule: RuleId, message: String) -> Probe {

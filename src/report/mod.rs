@@ -72,6 +72,9 @@ pub struct Probe {
     /// Class of a failure after policy; `None` means the rule's default class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
+    /// Where the call was made (`session` or `sandbox`); absent when it was not made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<crate::sandbox::Place>,
 }
 
 impl Probe {

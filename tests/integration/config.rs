@@ -303,7 +303,7 @@ fn err_bad_probe() {
     assert_eq!(line, 3);
     assert!(
         msg.contains(
-            "invalid `probe` \"readonly\": expected \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"
+            "invalid `probe` \"readonly\": expected \"sandbox\", \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"
         ),
         "{msg}"
     );
