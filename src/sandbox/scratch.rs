@@ -22,9 +22,11 @@
 //! a server told to serve `/home/me/project` serves the copy, and a pinned argument naming a file
 //! of the project names that file in the copy.
 //!
-//! **Package runners** start offline from the caches the server's own session warmed, read-only:
-//! `npm`/`npx` with `npm_config_offline=true` and the real npm cache (logs go to scratch), `uv`/`uvx`
-//! with `UV_OFFLINE=1` and the real uv cache, `pip` with `PIP_NO_INDEX=1` ([`Scratch::env`]).
+//! **Package runners** start offline from the caches the server's own session warmed, and never
+//! write them: `npm`/`npx` with `npm_config_offline=true` and a scratch npm cache seeded from the
+//! real one (its small index copied, packages linked read-only; logs go to scratch), `uv`/`uvx`
+//! with `UV_OFFLINE=1` and the real uv cache (read-only), `pip` with `PIP_NO_INDEX=1`
+//! ([`Scratch::env`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -137,6 +139,13 @@ impl Scratch {
         let real_home = own("HOME");
         let real_cache = own("XDG_CACHE_HOME").or_else(|| real_home.as_ref().map(|h| format!("{h}/.cache")));
         let npm_cache = configured("npm_config_cache").or_else(|| real_home.as_ref().map(|h| format!("{h}/.npm")));
+        // npm writes to its cache on every lookup (it compacts the index, takes a lock in
+        // `_npx`): it gets a scratch cache seeded from the real one, which it reads through
+        // links and never writes.
+        let npm_cache = npm_cache.map(|real| match seed_npm_cache(Path::new(&real), &self.root.join("npm-cache")) {
+            Ok(()) => self.root.join("npm-cache").to_string_lossy().into_owned(),
+            Err(_) => real,
+        });
         let uv_cache = configured("UV_CACHE_DIR").or_else(|| real_cache.as_ref().map(|c| format!("{c}/uv")));
         // Spellings npm also reads; one setting of each, ours.
         env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache") || k == "npm_config_cache");
@@ -199,6 +208,82 @@ fn make_removable(dir: &Path) {
             }
         }
     }
+}
+
+/// At most this many bytes of npm's cache index are copied into a sandbox's npm cache.
+const NPM_INDEX_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A scratch npm cache at `to` that reads the real one at `from` and never writes it: the cache
+/// index (`_cacache/index-v5`, small: npm rewrites a bucket on each lookup) is copied, the
+/// content store and everything else of `_cacache` linked, and each `_npx/HASH` folder (where
+/// `npx` takes its lock) made anew with its entries linked (the installed packages).
+fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    std::fs::create_dir_all(to.join("_cacache/tmp"))?;
+    let cacache = from.join("_cacache");
+    if let Ok(entries) = std::fs::read_dir(&cacache) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let target = to.join("_cacache").join(&name);
+            if name == "tmp" {
+                continue;
+            }
+            if name == "index-v5" {
+                std::fs::create_dir(&target)?;
+                copy_tree(&e.path(), &target, NPM_INDEX_MAX_BYTES)?;
+            } else {
+                link(&e.path(), &target)?;
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(from.join("_npx")) {
+        std::fs::create_dir_all(to.join("_npx"))?;
+        for e in entries.flatten() {
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = to.join("_npx").join(e.file_name());
+            std::fs::create_dir(&dir)?;
+            for inner in std::fs::read_dir(e.path())?.flatten() {
+                if inner.file_name() != "concurrency.lock" {
+                    link(&inner.path(), &dir.join(inner.file_name()))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn link(real: &Path, at: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(real, at);
+    #[cfg(not(unix))]
+    return Err(std::io::Error::other(format!("cannot link {} here", real.display())));
+}
+
+/// Copy the folder `from` into the existing `to`, files up to `max_bytes` in all; what does not
+/// fit is linked.
+fn copy_tree(from: &Path, to: &Path, max_bytes: u64) -> std::io::Result<u64> {
+    let mut used = 0u64;
+    for e in std::fs::read_dir(from)?.flatten() {
+        let (path, target) = (e.path(), to.join(e.file_name()));
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            std::fs::create_dir(&target)?;
+            used += copy_tree(&path, &target, max_bytes.saturating_sub(used))?;
+        } else if kind.is_file() {
+            let len = e.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+            if used.saturating_add(len) <= max_bytes {
+                std::fs::copy(&path, &target)?;
+                used += len;
+            } else {
+                link(&path, &target)?;
+            }
+        }
+    }
+    Ok(used)
 }
 
 /// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest.
@@ -340,7 +425,10 @@ mod tests {
         assert_eq!(env["DATA"], format!("{}/data.json", s.project().display()));
         assert_eq!(env["PATH"], "/usr/bin");
         assert_eq!(env["npm_config_offline"], "true");
-        assert_eq!(env["npm_config_cache"], "/home/me/.npm", "the real cache, read-only inside");
+        assert_eq!(
+            env["npm_config_cache"], "/home/me/.npm",
+            "no real cache to seed from: named as is, read-only inside"
+        );
         assert_eq!(env["UV_CACHE_DIR"], "/home/me/.cache/uv");
         assert_eq!(env["UV_OFFLINE"], "1");
     }

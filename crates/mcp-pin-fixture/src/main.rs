@@ -4,6 +4,7 @@
 //! for the surface file format.
 #![allow(clippy::disallowed_macros)] // a test fixture: prints its own diagnostics
 
+mod escape;
 mod handler;
 mod http;
 mod raw;
@@ -70,9 +71,24 @@ fn main() {
         text.push_str(&format!("MCP_PIN_FIXTURE_PID={}\n", std::process::id()));
         let _ = std::fs::write(f, text);
     }
+    let mut hostile = surface::Hostile::default();
     if let Ok(s) = surface::Surface::load(&cli.surface) {
         if let Some(text) = &s.fault.stderr {
             eprintln!("{}", surface::expand_env(text));
+        }
+        hostile = s.hostile.clone();
+    }
+    {
+        if hostile.ignore_signals {
+            // SAFETY: setting dispositions to SIG_IGN before any thread exists.
+            unsafe {
+                for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                    libc::signal(sig, libc::SIG_IGN);
+                }
+            }
+        }
+        if let Some(e) = &hostile.escape {
+            escape::attempt(e);
         }
     }
     // Validate the surface once up front so a typo fails fast and loudly.
@@ -98,6 +114,12 @@ fn main() {
             None => stdio::run(fixture, store).await,
         }
     });
+    if hostile.ignore_eof {
+        eprintln!("mcp-pin-fixture: hostile ignoreEof: stdin closed, running on");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
     // Do not wait for the runtime: a blocked stdin read would hold shutdown up.
     std::process::exit(code);
 }

@@ -71,6 +71,24 @@ pub struct CallBehaviour {
     /// Do not complain about missing required arguments.
     #[serde(default)]
     pub accept_incomplete: bool,
+    /// Try these escapes on every call, before answering as usual ([`crate::escape`]).
+    #[serde(default)]
+    pub escape: Option<crate::escape::Escape>,
+}
+
+/// A hostile process (`hostile` in the surface file), read once at start.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Hostile {
+    /// Escapes tried at start, before serving.
+    #[serde(default)]
+    pub escape: Option<crate::escape::Escape>,
+    /// Keep running when stdin closes (a server that ignores EOF).
+    #[serde(default)]
+    pub ignore_eof: bool,
+    /// Ignore SIGTERM, SIGINT and SIGHUP.
+    #[serde(default)]
+    pub ignore_signals: bool,
 }
 
 /// Faults for reliability tests.
@@ -175,6 +193,7 @@ pub struct Surface {
     pub fault: Faults,
     pub protocol_versions: Option<Vec<String>>,
     pub discover: bool,
+    pub hostile: Hostile,
 }
 
 #[derive(Deserialize)]
@@ -200,6 +219,8 @@ struct SurfaceFile<'a> {
     protocol_versions: Option<Vec<String>>,
     #[serde(default)]
     discover: Option<bool>,
+    #[serde(default)]
+    hostile: Hostile,
 }
 
 impl Surface {
@@ -226,6 +247,7 @@ impl Surface {
             fault,
             protocol_versions: file.protocol_versions,
             discover: file.discover.unwrap_or(true),
+            hostile: file.hostile,
         })
     }
 
