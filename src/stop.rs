@@ -14,56 +14,89 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::exit::Signal;
 
-static STOPPED: Mutex<Option<Signal>> = Mutex::new(None);
+/// Whether (and by which signal) a run was stopped; one per process ([`STATE`]).
+pub struct StopState(Mutex<Option<Signal>>);
 
-fn state() -> MutexGuard<'static, Option<Signal>> {
-    STOPPED.lock().unwrap_or_else(|e| e.into_inner())
-}
+static STATE: StopState = StopState::new();
 
 /// Held while a file is written: no signal can mark the run stopped in the meantime.
-pub struct WriteGuard(#[allow(dead_code)] MutexGuard<'static, Option<Signal>>);
+pub struct WriteGuard<'a>(#[allow(dead_code)] MutexGuard<'a, Option<Signal>>);
 
-/// Permission to write, or an error when a signal already stopped the run.
-pub fn write_guard() -> std::io::Result<WriteGuard> {
-    let g = state();
-    if let Some(s) = *g {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::Interrupted,
-            format!("not written: mcp-pin was stopped by {}", s.name()),
-        ));
+impl StopState {
+    pub const fn new() -> StopState {
+        StopState(Mutex::new(None))
     }
-    Ok(WriteGuard(g))
+
+    fn state(&self) -> MutexGuard<'_, Option<Signal>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Permission to write, or an error when a signal already stopped the run.
+    pub fn write_guard(&self) -> std::io::Result<WriteGuard<'_>> {
+        let g = self.state();
+        if let Some(s) = *g {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("not written: mcp-pin was stopped by {}", s.name()),
+            ));
+        }
+        Ok(WriteGuard(g))
+    }
+
+    /// Mark the run stopped by `signal` (waits for a write under way to finish). The first
+    /// signal is the one remembered.
+    pub fn stop(&self, signal: Signal) {
+        let mut g = self.state();
+        if g.is_none() {
+            *g = Some(signal);
+        }
+    }
+
+    pub fn stopped(&self) -> Option<Signal> {
+        *self.state()
+    }
 }
 
-/// Mark the run stopped by `signal` (waits for a write under way to finish). The first signal
-/// is the one remembered.
+impl Default for StopState {
+    fn default() -> Self {
+        StopState::new()
+    }
+}
+
+/// Permission to write for this process's run ([`StopState::write_guard`]).
+pub fn write_guard() -> std::io::Result<WriteGuard<'static>> {
+    STATE.write_guard()
+}
+
+/// Mark this process's run stopped by `signal`.
 pub fn stop(signal: Signal) {
-    let mut g = state();
-    if g.is_none() {
-        *g = Some(signal);
-    }
+    STATE.stop(signal)
 }
 
-/// The signal that stopped the run, if one did.
+/// The signal that stopped this process's run, if one did.
 pub fn stopped() -> Option<Signal> {
-    *state()
+    STATE.stopped()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn a_stopped_run_writes_nothing() {
-        // The state is global to the process: this is the only test in the library that stops it.
-        assert!(super::write_guard().is_ok());
-        super::stop(crate::exit::Signal::Terminate);
-        super::stop(crate::exit::Signal::Interrupt);
-        assert_eq!(super::stopped(), Some(crate::exit::Signal::Terminate));
-        let e = super::write_guard().err().expect("refused");
+    fn a_stopped_run_writes_nothing_and_a_write_under_way_finishes_first() {
+        let state = std::sync::Arc::new(StopState::new());
+        let guard = state.write_guard().expect("not stopped yet");
+        // The signal arrives while a write is under way: it waits for the write.
+        let s2 = state.clone();
+        let signal = std::thread::spawn(move || s2.stop(Signal::Terminate));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!signal.is_finished(), "the signal waits for the write in progress");
+        drop(guard);
+        signal.join().unwrap();
+        state.stop(Signal::Interrupt);
+        assert_eq!(state.stopped(), Some(Signal::Terminate), "the first signal is remembered");
+        let e = state.write_guard().err().expect("refused");
         assert_eq!(e.kind(), std::io::ErrorKind::Interrupted);
         assert!(e.to_string().contains("SIGTERM"), "{e}");
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("mcp.lock");
-        assert!(crate::lockfile::write_atomic(&path, b"{}").is_err());
-        assert!(!path.exists());
     }
 }

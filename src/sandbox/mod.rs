@@ -135,6 +135,18 @@ pub fn launch(
         return Ok(None);
     }
     let Some(helper) = helper_program() else { return Ok(None) };
+    launch_with(helper, command, args, path_env, cwd, confinement).map(Some)
+}
+
+/// [`launch`] with the helper program named.
+fn launch_with(
+    helper: &Path,
+    command: &str,
+    args: &[String],
+    path_env: Option<&str>,
+    cwd: Option<&Path>,
+    confinement: Confinement<'_>,
+) -> std::io::Result<Launch> {
     let program = resolve(command, path_env, cwd)?;
     let mut out: Vec<OsString> = vec![HELPER_ARG.into()];
     match confinement {
@@ -149,7 +161,7 @@ pub fn launch(
     out.push(program.into_os_string());
     out.push(command.into());
     out.extend(args.iter().map(OsString::from));
-    Ok(Some(Launch { program: helper.to_path_buf(), args: out }))
+    Ok(Launch { program: helper.to_path_buf(), args: out })
 }
 
 /// The program `exec` would run for `command`: a name with a `/` as a path (relative to the
@@ -256,10 +268,28 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn the_helper_line_names_the_resolved_program_and_keeps_argv0() {
-        // Without a registered helper nothing wraps the server.
-        if helper_program().is_none() {
-            assert_eq!(launch("sh", &[], None, None, Confinement::Session).unwrap(), None);
-        }
+        let helper = Path::new("/opt/mcp-pin");
+        let args = vec!["-y".to_string(), "pkg".to_string()];
+        let l = launch_with(helper, "sh", &args, Some("/usr/bin:/bin"), None, Confinement::Session).unwrap();
+        assert_eq!(l.program, helper);
+        let sh = resolve("sh", Some("/usr/bin:/bin"), None).unwrap();
+        let want: Vec<OsString> = vec![
+            HELPER_ARG.into(),
+            "session".into(),
+            "--".into(),
+            sh.clone().into(),
+            "sh".into(),
+            "-y".into(),
+            "pkg".into(),
+        ];
+        assert_eq!(l.args, want);
+        let scratch = Path::new("/tmp/scratch");
+        let l = launch_with(helper, "sh", &[], Some("/bin"), None, Confinement::Sandbox { write: scratch }).unwrap();
+        assert_eq!(&l.args[1..4], &[OsString::from("sandbox"), "--write".into(), "/tmp/scratch".into()]);
+        // A command that cannot start fails here, as starting it directly would.
+        let e = launch_with(helper, "no-such-server", &[], Some("/bin"), None, Confinement::Session).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
     }
 }

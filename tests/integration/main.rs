@@ -9,6 +9,8 @@ mod common;
 #[cfg(unix)]
 mod action;
 mod atomic_lock;
+#[cfg(target_os = "linux")]
+mod boundary;
 mod cli;
 mod config;
 mod diff_cases;
@@ -30,4 +32,6 @@ mod real_servers;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod secrets;
