@@ -285,7 +285,7 @@ fn without_session(
     secrets: &[String],
 ) -> (String, Vec<Probe>, Option<Value>) {
     match (no, plan) {
-        (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) => {
+        (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) if mode == Mode::Lock || pinned.is_some() => {
             let outcome = Err(ClientError::Transport(format!("the server did not start in the sandbox: {e}")));
             let ctx =
                 Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout: server.timeout, secrets };
@@ -297,7 +297,11 @@ fn without_session(
             place::stamp(&mut probes, Place::Sandbox);
             (tool.to_string(), probes, shape)
         }
-        _ => {
+        (NoSandbox::Start(_), _) => {
+            let why = format!("{NOTHING_PINNED}: `mcp-pin lock` pins its probe, and later checks judge it");
+            (tool.to_string(), vec![probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)], None)
+        }
+        (NoSandbox::Unavailable(_), _) => {
             let p = probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, place::no_sandbox_skip(server, tool));
             (tool.to_string(), vec![p], None)
         }
@@ -318,9 +322,13 @@ fn skip_reason(message: &str) -> &'static str {
         ("not probed: the server answered resultType", "need more input"),
         ("not probed: invalid x-mcp-header", "invalid x-mcp-header"),
         (FAILS_AS_AT_LOCK, "cannot succeed with synthesised arguments"),
+        (NOTHING_PINNED, "nothing pinned yet"),
     ];
     REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
 }
+
+/// How the skip of a tool the lock holds no probe for starts.
+pub const NOTHING_PINNED: &str = "not judged: the lock holds no probe for this tool";
 
 /// How the skip of a call that failed at lock and fails again with synthesised arguments starts.
 const FAILS_AS_AT_LOCK: &str = "not judged: the call failed at lock too";
@@ -337,6 +345,14 @@ async fn execute(
     match plan {
         Plan::Skip { tool, message } => {
             let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
+            (tool, vec![p], None)
+        }
+        // A tool the lock holds no probe for is judged from the next `lock` on (RULES.md,
+        // Judging): here for the tools the sandbox calls, which an mcp-pin from before it never
+        // called (the argument search applies the rule to every tool, in the same words).
+        Plan::Call { tool, .. } if mode == Mode::Check && pinned.is_none() && session.place() == Place::Sandbox => {
+            let why = format!("{NOTHING_PINNED}: `mcp-pin lock` pins its probe, and later checks judge it");
+            let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why);
             (tool, vec![p], None)
         }
         Plan::Call { tool, args, incomplete, synthesised } => {
