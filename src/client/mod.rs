@@ -431,6 +431,15 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
+        self.call_tool_rounds(name, arguments, timeout).await.map(|o| self.from_place(o))
+    }
+
+    async fn call_tool_rounds(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, ClientError> {
         // A multi-round-trip call (2026-07-28: `resultType: "input_required"`) is retried with
         // what mcp-pin can answer for itself (an elicitation declined, no roots), the server's
         // `requestState` echoed exactly: at most a few rounds, each a new request (a new id).

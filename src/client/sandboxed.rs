@@ -76,6 +76,21 @@ impl Session {
         }
     }
 
+    /// A call's outcome as read outside the sandbox: the copy's paths written as the project's.
+    pub(super) fn from_place(&self, outcome: super::CallOutcome) -> super::CallOutcome {
+        let Some(s) = &self.scratch else { return outcome };
+        match outcome {
+            super::CallOutcome::Result(mut v) => {
+                s.unmap_json(&mut v);
+                super::CallOutcome::Result(v)
+            }
+            super::CallOutcome::RpcError { code, message } => {
+                super::CallOutcome::RpcError { code, message: s.unmap(&message) }
+            }
+            other => other,
+        }
+    }
+
     /// Tool arguments as this session's server must see them: in the sandbox, a path (or
     /// `file://` URI) into the project folder names the same file in the scratch copy.
     pub(super) fn in_place(&self, mut arguments: Map<String, Value>) -> Map<String, Value> {

@@ -112,6 +112,27 @@ impl Scratch {
         None
     }
 
+    /// `text` with every mention of the copy written as the project folder it copies: what a
+    /// sandboxed server says about its files reads as it would outside (and the same every run,
+    /// whatever the scratch folder is called).
+    pub fn unmap(&self, text: &str) -> String {
+        let copy = self.project().to_string_lossy().into_owned();
+        if !text.contains(&copy) {
+            return text.to_string();
+        }
+        text.replace(&copy, &self.real[0].to_string_lossy())
+    }
+
+    /// Every string inside `value` rewritten with [`Scratch::unmap`].
+    pub fn unmap_json(&self, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(s) => *s = self.unmap(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|v| self.unmap_json(v)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|v| self.unmap_json(v)),
+            _ => {}
+        }
+    }
+
     /// Every string inside `value` rewritten with [`Scratch::remap`].
     pub fn remap_json(&self, value: &mut serde_json::Value) {
         match value {
@@ -403,6 +424,12 @@ mod tests {
         s.remap_json(&mut v);
         assert_eq!(v["path"], format!("{}/f", copy.display()));
         assert_eq!(v["l"][0], copy.display().to_string());
+        // And back, anywhere in a text the server sends.
+        let said = format!("Error: EISDIR: {}/a -> {}/b", copy.display(), copy.display());
+        let real = p.path().display();
+        assert_eq!(s.unmap(&said), format!("Error: EISDIR: {real}/a -> {real}/b"));
+        s.unmap_json(&mut v);
+        assert_eq!(v["path"], format!("{real}/f"));
     }
 
     #[test]
