@@ -431,7 +431,7 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
-        self.call_tool_rounds(name, arguments, timeout).await.map(|o| self.from_place(o))
+        self.call_tool_rounds(name, arguments, timeout).await.map(|o| self.outcome_outside(o))
     }
 
     async fn call_tool_rounds(

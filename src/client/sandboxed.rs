@@ -77,7 +77,7 @@ impl Session {
     }
 
     /// A call's outcome as read outside the sandbox: the copy's paths written as the project's.
-    pub(super) fn from_place(&self, outcome: super::CallOutcome) -> super::CallOutcome {
+    pub(super) fn outcome_outside(&self, outcome: super::CallOutcome) -> super::CallOutcome {
         let Some(s) = &self.scratch else { return outcome };
         match outcome {
             super::CallOutcome::Result(mut v) => {

@@ -40,13 +40,13 @@ pub struct Places<'a> {
 /// The server's own session: the run's to close, or lent for the run (then no sandboxed session
 /// is opened beside it).
 enum Own<'a> {
-    Owned(Session),
+    Owned(Box<Session>),
     Lent(&'a Session),
 }
 
 impl<'a> Places<'a> {
     pub fn new(own: Session, server: &'a ServerConfig) -> Places<'a> {
-        Places { server, own: Some(Own::Owned(own)), sandbox: None }
+        Places { server, own: Some(Own::Owned(Box::new(own))), sandbox: None }
     }
 
     /// Places for a session the caller keeps: every tool that must run in the sandbox is
