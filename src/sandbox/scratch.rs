@@ -25,8 +25,8 @@
 //! **Package runners** start offline from the caches the server's own session warmed, and never
 //! write them: `npm`/`npx` with `npm_config_offline=true` and a scratch npm cache seeded from the
 //! real one (its small index copied, packages linked read-only; logs go to scratch), `uv`/`uvx`
-//! with `UV_OFFLINE=1` and the real uv cache (read-only), `pip` with `PIP_NO_INDEX=1`
-//! ([`Scratch::env`]).
+//! with `UV_OFFLINE=1` and a scratch uv cache mirrored from the real one (folders made, small
+//! files copied, package files linked read-only), `pip` with `PIP_NO_INDEX=1` ([`Scratch::env`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -168,6 +168,10 @@ impl Scratch {
             Err(_) => real,
         });
         let uv_cache = configured("UV_CACHE_DIR").or_else(|| real_cache.as_ref().map(|c| format!("{c}/uv")));
+        let uv_cache = uv_cache.map(|real| match seed_uv_cache(Path::new(&real), &self.root.join("uv-cache")) {
+            Ok(()) => self.root.join("uv-cache").to_string_lossy().into_owned(),
+            Err(_) => real,
+        });
         // Spellings npm also reads; one setting of each, ours.
         env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache") || k == "npm_config_cache");
         let path = |sub: &str| self.root.join(sub).to_string_lossy().into_owned();
@@ -253,7 +257,8 @@ fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
             }
             if name == "index-v5" {
                 std::fs::create_dir(&target)?;
-                copy_tree(&e.path(), &target, NPM_INDEX_MAX_BYTES)?;
+                let limits = Mirror { small: u64::MAX, bytes: NPM_INDEX_MAX_BYTES, entries: 500_000 };
+                mirror(&e.path(), &target, limits, &mut (0, 0))?;
             } else {
                 link(&e.path(), &target)?;
             }
@@ -284,27 +289,54 @@ fn link(real: &Path, at: &Path) -> std::io::Result<()> {
     return Err(std::io::Error::other(format!("cannot link {} here", real.display())));
 }
 
-/// Copy the folder `from` into the existing `to`, files up to `max_bytes` in all; what does not
-/// fit is linked.
-fn copy_tree(from: &Path, to: &Path, max_bytes: u64) -> std::io::Result<u64> {
-    let mut used = 0u64;
+/// How much of a cache [`mirror`] copies.
+#[derive(Clone, Copy)]
+struct Mirror {
+    /// A file this size or smaller is copied (a tool writes to its small files: markers, locks,
+    /// index buckets); a larger one is linked, read-only (package contents).
+    small: u64,
+    /// At most this many bytes copied in all, and this many entries made; the rest is linked.
+    bytes: u64,
+    entries: usize,
+}
+
+/// Make `to` (existing) a writable mirror of the folder `from`: its folders made anew, its small
+/// files copied, everything else linked to the real one, which is never written through it.
+fn mirror(from: &Path, to: &Path, limits: Mirror, used: &mut (u64, usize)) -> std::io::Result<()> {
     for e in std::fs::read_dir(from)?.flatten() {
         let (path, target) = (e.path(), to.join(e.file_name()));
         let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
+        used.1 += 1;
+        if used.1 > limits.entries {
+            link(&path, &target)?;
+        } else if kind.is_dir() {
             std::fs::create_dir(&target)?;
-            used += copy_tree(&path, &target, max_bytes.saturating_sub(used))?;
+            mirror(&path, &target, limits, used)?;
+        } else if kind.is_symlink() {
+            link(&std::fs::read_link(&path)?, &target)?;
         } else if kind.is_file() {
             let len = e.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
-            if used.saturating_add(len) <= max_bytes {
+            if len <= limits.small && used.0.saturating_add(len) <= limits.bytes {
                 std::fs::copy(&path, &target)?;
-                used += len;
+                used.0 += len;
             } else {
                 link(&path, &target)?;
             }
         }
     }
-    Ok(used)
+    Ok(())
+}
+
+/// A scratch uv cache at `to` from the real one at `from`: uv writes to its cache to start at all
+/// (a lock file, temp files, markers in each bucket, interpreter records), so the whole tree is
+/// mirrored ([`mirror`]: folders made, small files copied, package files linked read-only).
+fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    std::fs::create_dir_all(to)?;
+    let limits = Mirror { small: 64 * 1024, bytes: 128 * 1024 * 1024, entries: 200_000 };
+    mirror(from, to, limits, &mut (0, 0))
 }
 
 /// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest.
@@ -408,6 +440,26 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
+    fn a_mirrored_cache_is_writable_and_leaves_the_real_one_alone() {
+        let real = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(real.path().join("bucket/pkg")).unwrap();
+        std::fs::write(real.path().join("bucket/.git"), "").unwrap();
+        std::fs::write(real.path().join("bucket/pkg/big.whl"), vec![7u8; 100_000]).unwrap();
+        let to = tempfile::tempdir().unwrap();
+        seed_uv_cache(real.path(), &to.path().join("uv")).unwrap();
+        let m = to.path().join("uv");
+        // Small files are copies (writable here), big ones links (read through), folders real.
+        assert!(!std::fs::symlink_metadata(m.join("bucket/.git")).unwrap().file_type().is_symlink());
+        std::fs::write(m.join("bucket/.git"), "written").unwrap();
+        assert!(std::fs::symlink_metadata(m.join("bucket/pkg/big.whl")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(m.join("bucket/pkg/big.whl")).unwrap().len(), 100_000);
+        std::fs::write(m.join("bucket/pkg/.tmp-lock"), "x").unwrap();
+        assert_eq!(std::fs::read_to_string(real.path().join("bucket/.git")).unwrap(), "");
+        assert!(!real.path().join("bucket/pkg/.tmp-lock").exists());
+    }
+
+    #[test]
     fn paths_into_the_project_are_rewritten_to_the_copy() {
         let p = tempfile::tempdir().unwrap();
         let s = Scratch::create(p.path()).unwrap();
@@ -456,7 +508,7 @@ mod tests {
             env["npm_config_cache"], "/home/me/.npm",
             "no real cache to seed from: named as is, read-only inside"
         );
-        assert_eq!(env["UV_CACHE_DIR"], "/home/me/.cache/uv");
+        assert_eq!(env["UV_CACHE_DIR"], "/home/me/.cache/uv", "no real cache to mirror: named as is");
         assert_eq!(env["UV_OFFLINE"], "1");
     }
 }
