@@ -60,10 +60,12 @@ echo "check 50 servers: $all ms; slowest alone: $one ms; ratio $(python3 -c "pri
 echo
 
 echo "## overhead over a bare tools/list round trip (one server, 40 tools)"
-bare() {
-  python3 - "$FIX" "$work/fleet/s01.json" <<'PY'
+bare() {  # [PREFIX...]: a command to start the fixture under (the helper, for its cost)
+  python3 - "$FIX" "$work/fleet/s01.json" "$@" <<'PY'
 import json, subprocess, sys
-p = subprocess.Popen([sys.argv[1], "--surface", sys.argv[2]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+# Under the helper: PROGRAM ARGV0 ARGS (the fixture's path twice).
+cmd = sys.argv[3:] + [sys.argv[1]] * (2 if sys.argv[3:] else 1) + ["--surface", sys.argv[2]]
+p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
 def recv():
     while True:
@@ -86,6 +88,10 @@ pin_ms=$(cd "$work/one" && best_ms 10 "$PIN" check --no-probe -q)
 over=$(python3 -c "print(round($pin_ms-($bare_ms-$python_start),1))")
 # mcp-pin's whole run (its own start included) can be shorter than the bare round trip: no overhead.
 echo "bare client (python, minus its own ${python_start} ms start): $(python3 -c "print(round($bare_ms-$python_start,1))") ms; mcp-pin check: $pin_ms ms; overhead $(python3 -c "print(max($over, 0.0))") ms (target < 20)"
+# The helper every stdio server runs under (src/sandbox/helper.rs): the same round trip with the
+# fixture started through it, as mcp-pin starts every server (supervision and the boundary).
+helper_ms=$(best_ms 10 bare "$PIN" __mcp-pin-helper session --)
+echo "the same round trip with the server under mcp-pin's helper: $(python3 -c "print(round($helper_ms-$python_start,1))") ms; the helper's cost $(python3 -c "print(round($helper_ms-$bare_ms,1))") ms"
 echo
 
 echo "## adversarial inputs: mcp-pin's own work stays bounded (lock, then check -v of a hostile change)"
