@@ -8,11 +8,11 @@ fn main() {
     mcp_pin::sandbox::protect_self();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let status = runtime.block_on(mcp_pin::cli::run::run_from_args());
-    // A signal arrived: its handler ends the servers and exits with its own code.
-    if mcp_pin::stop::stopped().is_some() {
-        loop {
-            std::thread::park();
-        }
+    // A signal stopped the run (nothing was written since): exit with its code once the
+    // signal path has ended every server.
+    if let Some(signal) = mcp_pin::stop::stopped() {
+        mcp_pin::stop::wait_servers_ended(std::time::Duration::from_secs(10));
+        std::process::exit(mcp_pin::exit::ExitStatus::Interrupted(signal).code());
     }
     // Nothing left to flush: stdout is written synchronously. Do not wait for idle blocking threads.
     runtime.shutdown_background();

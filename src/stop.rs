@@ -9,6 +9,11 @@
 //! already under way when the signal arrives finishes first (its content was complete before the
 //! signal), then the signal path goes on: a file is either written whole from a run that was not
 //! interrupted, or not at all.
+//!
+//! The run is not cut off: it goes on to its end (its calls fail as the servers end, and each
+//! write it then tries is refused), and `main` exits with the signal's code once the signal path
+//! has ended every server ([`servers_ended`]). A run that does not end soon is cut off by the
+//! signal path itself.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -76,6 +81,20 @@ pub fn stop(signal: Signal) {
 /// The signal that stopped this process's run, if one did.
 pub fn stopped() -> Option<Signal> {
     STATE.stopped()
+}
+
+static SERVERS_ENDED: (Mutex<bool>, std::sync::Condvar) = (Mutex::new(false), std::sync::Condvar::new());
+
+/// Say that the signal path has ended every server (the run may exit now).
+pub fn servers_ended() {
+    *SERVERS_ENDED.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    SERVERS_ENDED.1.notify_all();
+}
+
+/// Wait (at most `limit`) until the signal path has ended every server.
+pub fn wait_servers_ended(limit: std::time::Duration) {
+    let g = SERVERS_ENDED.0.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = SERVERS_ENDED.1.wait_timeout_while(g, limit, |ended| !*ended);
 }
 
 #[cfg(test)]

@@ -160,14 +160,23 @@ pub fn on_signal() {
             _ = hup.recv() => Signal::Hangup,
         };
         crate::stop::stop(which);
-        crate::client::stdio::running::end_all();
+        // Off the runtime's workers: the run goes on meanwhile (its calls fail as the servers
+        // end) and finds every write refused.
+        let _ = tokio::task::spawn_blocking(crate::client::stdio::running::end_all).await;
         crate::tell!(
             "mcp-pin: stopped by {}; every server it started was ended, and nothing was written",
             which.name()
         );
+        crate::stop::servers_ended();
+        // `main` exits once the run has returned; a run that does not is cut off here.
+        tokio::time::sleep(RUN_END_WAIT).await;
         std::process::exit(ExitStatus::Interrupted(which).code());
     });
 }
+
+/// How long a run stopped by a signal has to return (its servers already ended) before the
+/// signal path exits on its own.
+const RUN_END_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn fail_on(arg: FailOnArg) -> FailOn {
     match arg {

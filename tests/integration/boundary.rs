@@ -177,7 +177,14 @@ fn a_signal_during_probes_never_leaves_a_lock_or_report_written() {
             .map(|i| json!({"name": format!("slow{i}"), "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}))
             .collect();
         let slow = json!({"delayMs": 4000, "escape": {"write": [calling]}});
-        p.write_json("s.json", &json!({"tools": tools, "calls": {"slow0": slow, "slow1": slow, "slow2": slow}}));
+        // Told to end, the server stops answering at once and lingers: the calls in flight fail
+        // while mcp-pin is still ending its servers, long before it exits. Whatever the run
+        // makes of those failures must not be written.
+        let hostile = json!({"closeStdoutOnTerm": true});
+        p.write_json(
+            "s.json",
+            &json!({"tools": tools, "calls": {"slow0": slow, "slow1": slow, "slow2": slow}, "hostile": hostile}),
+        );
         config(&p, &[]);
         for (what, args) in [("lock", vec!["lock"]), ("check", vec!["check", "--output", "report.json"])] {
             if what == "check" {

@@ -87,6 +87,14 @@ fn main() {
                 }
             }
         }
+        if hostile.close_stdout_on_term {
+            // SAFETY: the handler only calls dup2, which is async-signal-safe, on a descriptor
+            // opened here before any thread exists.
+            unsafe {
+                NULL_FD = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+                libc::signal(libc::SIGTERM, close_stdout as *const () as libc::sighandler_t);
+            }
+        }
         if let Some(e) = &hostile.escape {
             escape::attempt(e);
         }
@@ -122,6 +130,15 @@ fn main() {
     }
     // Do not wait for the runtime: a blocked stdin read would hold shutdown up.
     std::process::exit(code);
+}
+
+static mut NULL_FD: libc::c_int = -1;
+
+extern "C" fn close_stdout(_: libc::c_int) {
+    // SAFETY: dup2 is async-signal-safe; NULL_FD was set before the handler was installed.
+    unsafe {
+        libc::dup2(NULL_FD, 1);
+    }
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {

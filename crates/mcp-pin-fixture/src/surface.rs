@@ -89,6 +89,10 @@ pub struct Hostile {
     /// Ignore SIGTERM, SIGINT and SIGHUP.
     #[serde(default)]
     pub ignore_signals: bool,
+    /// On SIGTERM, stop answering at once (stdout becomes `/dev/null`: the client reads its end)
+    /// and keep running: the client's calls fail the moment the server is told to end.
+    #[serde(default)]
+    pub close_stdout_on_term: bool,
 }
 
 /// Faults for reliability tests.
