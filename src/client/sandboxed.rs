@@ -37,7 +37,7 @@ impl Session {
         let own = |name: &str| std::env::var(name).ok();
         let mut inside = cfg.clone();
         inside.args = cfg.args.iter().map(|a| scratch.remap(a).unwrap_or_else(|| a.clone())).collect();
-        inside.env = scratch.env(&super::stdio::child_env(cfg), &own).into_iter().collect();
+        inside.env = scratch.env(&super::stdio::child_env(cfg), &own, &cfg.command).into_iter().collect();
         inside.inherit_env.clear();
         inside.cwd = Some(scratch.project());
         if let Some(c) = scratch.remap(&cfg.command).filter(|_| cfg.command.contains('/')) {

@@ -23,7 +23,8 @@
 //! of the project names that file in the copy.
 //!
 //! **Package runners** start offline from the caches the server's own session warmed, and never
-//! write them: `npm`/`npx` with `npm_config_offline=true` and a scratch npm cache seeded from the
+//! write them (only the cache of the runner the server is started with, by its command's name, is
+//! seeded): `npm`/`npx` with `npm_config_offline=true` and a scratch npm cache seeded from the
 //! real one (its small index copied, packages linked read-only; logs go to scratch), `uv`/`uvx`
 //! with `UV_OFFLINE=1` and a scratch uv cache mirrored from the real one (folders made, small
 //! files copied, package files linked read-only), `pip` with `PIP_NO_INDEX=1` ([`Scratch::env`]).
@@ -151,7 +152,15 @@ impl Scratch {
     /// rewritten, its own home, temp and cache folders, and the package runners set to run
     /// offline from the real caches, read-only. `own` reads mcp-pin's environment (where the
     /// real caches are).
-    pub fn env(&self, base: &[(String, String)], own: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    pub fn env(
+        &self,
+        base: &[(String, String)],
+        own: &dyn Fn(&str) -> Option<String>,
+        command: &str,
+    ) -> Vec<(String, String)> {
+        // The runner the server is started with: only its cache is seeded (a copy costs time).
+        let runner = Path::new(command).file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let (npm, uv) = (matches!(runner, "npx" | "npm"), matches!(runner, "uvx" | "uv"));
         let mut env: BTreeMap<String, String> =
             base.iter().map(|(k, v)| (k.clone(), self.remap(v).unwrap_or_else(|| v.clone()))).collect();
         let configured = |name: &str| -> Option<String> {
@@ -163,15 +172,17 @@ impl Scratch {
         // npm writes to its cache on every lookup (it compacts the index, takes a lock in
         // `_npx`): it gets a scratch cache seeded from the real one, which it reads through
         // links and never writes.
-        let npm_cache = npm_cache.map(|real| match seed_npm_cache(Path::new(&real), &self.root.join("npm-cache")) {
-            Ok(()) => self.root.join("npm-cache").to_string_lossy().into_owned(),
-            Err(_) => real,
-        });
+        let npm_cache =
+            npm_cache.map(|real| match npm.then(|| seed_npm_cache(Path::new(&real), &self.root.join("npm-cache"))) {
+                Some(Ok(())) => self.root.join("npm-cache").to_string_lossy().into_owned(),
+                _ => real,
+            });
         let uv_cache = configured("UV_CACHE_DIR").or_else(|| real_cache.as_ref().map(|c| format!("{c}/uv")));
-        let uv_cache = uv_cache.map(|real| match seed_uv_cache(Path::new(&real), &self.root.join("uv-cache")) {
-            Ok(()) => self.root.join("uv-cache").to_string_lossy().into_owned(),
-            Err(_) => real,
-        });
+        let uv_cache =
+            uv_cache.map(|real| match uv.then(|| seed_uv_cache(Path::new(&real), &self.root.join("uv-cache"))) {
+                Some(Ok(())) => self.root.join("uv-cache").to_string_lossy().into_owned(),
+                _ => real,
+            });
         // Spellings npm also reads; one setting of each, ours.
         env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache") || k == "npm_config_cache");
         let path = |sub: &str| self.root.join(sub).to_string_lossy().into_owned();
@@ -498,7 +509,7 @@ mod tests {
             "HOME" => Some("/home/me".to_string()),
             _ => None,
         };
-        let env: BTreeMap<String, String> = s.env(&base, &own).into_iter().collect();
+        let env: BTreeMap<String, String> = s.env(&base, &own, "npx").into_iter().collect();
         assert_eq!(env["HOME"], s.root().join("home").display().to_string());
         assert_eq!(env["TMPDIR"], s.root().join("tmp").display().to_string());
         assert_eq!(env["DATA"], format!("{}/data.json", s.project().display()));
