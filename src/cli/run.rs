@@ -176,7 +176,7 @@ pub fn on_signal() {
 
 /// How long a run stopped by a signal has to return (its servers already ended) before the
 /// signal path exits on its own.
-const RUN_END_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+const RUN_END_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 fn fail_on(arg: FailOnArg) -> FailOn {
     match arg {
