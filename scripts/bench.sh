@@ -60,10 +60,12 @@ echo "check 50 servers: $all ms; slowest alone: $one ms; ratio $(python3 -c "pri
 echo
 
 echo "## overhead over a bare tools/list round trip (one server, 40 tools)"
-bare() {
-  python3 - "$FIX" "$work/fleet/s01.json" <<'PY'
+bare() {  # [PREFIX...]: a command to start the fixture under (the helper, for its cost)
+  python3 - "$FIX" "$work/fleet/s01.json" "$@" <<'PY'
 import json, subprocess, sys
-p = subprocess.Popen([sys.argv[1], "--surface", sys.argv[2]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+# Under the helper: PROGRAM ARGV0 ARGS (the fixture's path twice).
+cmd = sys.argv[3:] + [sys.argv[1]] * (2 if sys.argv[3:] else 1) + ["--surface", sys.argv[2]]
+p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
 def recv():
     while True:
@@ -86,6 +88,10 @@ pin_ms=$(cd "$work/one" && best_ms 10 "$PIN" check --no-probe -q)
 over=$(python3 -c "print(round($pin_ms-($bare_ms-$python_start),1))")
 # mcp-pin's whole run (its own start included) can be shorter than the bare round trip: no overhead.
 echo "bare client (python, minus its own ${python_start} ms start): $(python3 -c "print(round($bare_ms-$python_start,1))") ms; mcp-pin check: $pin_ms ms; overhead $(python3 -c "print(max($over, 0.0))") ms (target < 20)"
+# The helper every stdio server runs under (src/sandbox/helper.rs): the same round trip with the
+# fixture started through it, as mcp-pin starts every server (supervision and the boundary).
+helper_ms=$(best_ms 10 bare "$PIN" __mcp-pin-helper session --)
+echo "the same round trip with the server under mcp-pin's helper: $(python3 -c "print(round($helper_ms-$python_start,1))") ms; the helper's cost $(python3 -c "print(round($helper_ms-$bare_ms,1))") ms"
 echo
 
 echo "## adversarial inputs: mcp-pin's own work stays bounded (lock, then check -v of a hostile change)"
@@ -138,6 +144,57 @@ os.chmod(os.path.join(d2, "endless.sh"), 0o755)
 open(os.path.join(d2, "mcp-pin.toml"), "w").write('[servers.s]\ncommand = "./endless.sh"\ntimeout = "60s"\n')
 run("endless stdout line", d2)
 PY
+echo
+
+echo "## the sandbox's second session: check with and without it (same run)"
+# One server of 20 tools, 10 annotated read-only: with the default policy ("sandbox") the 10
+# others are called in a second session of the server inside the sandbox; with
+# probe = "read-only" they are skipped and no second session starts. The difference is the cost
+# of the second session (one more server start, the scratch copy of the project folder, the
+# confinement). Then the same with a project folder of 2,000 files (20 MB) to copy.
+sbx="$work/sbx"; mkdir -p "$sbx"
+python3 - "$sbx/s.json" <<'PY'
+import json, sys
+tools = []
+for i in range(20):
+    t = {"name": f"t{i:02}", "description": f"Tool {i}.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}
+    if i % 2 == 0:
+        t["annotations"] = {"readOnlyHint": True}
+    tools.append(t)
+json.dump({"tools": tools}, open(sys.argv[1], "w"))
+PY
+# check time (best of $3) of the server in folder $2 under probe policy $1
+check_ms() {
+  local policy=$1 dir=$2 n=$3
+  sed -i "s/^probe = .*/probe = \"$policy\"/" "$dir/mcp-pin.toml"
+  (cd "$dir" && "$PIN" lock -q >/dev/null 2>&1)
+  (cd "$dir" && best_ms "$n" "$PIN" check -q)
+}
+sandbox_row() {  # $1: label, $2: folder with mcp-pin.toml (a `probe = ` line), $3: runs
+  local with without
+  with=$(check_ms sandbox "$2" "$3"); without=$(check_ms read-only "$2" "$3")
+  echo "$1: check with the sandbox $with ms, without (probe = \"read-only\") $without ms; second session $(python3 -c "print(round($with-$without,1))") ms"
+}
+printf '[servers.s]\ncommand = "%s"\nargs = ["--surface", "s.json"]\nprobe = "sandbox"\n' "$FIX" > "$sbx/mcp-pin.toml"
+if (cd "$sbx" && "$PIN" lock -v 2>&1 | grep -q ' in the sandbox: '); then
+  sandbox_row "fixture, 20 tools (10 in the sandbox), small project" "$sbx" 5
+  big="$work/sbx-big"; mkdir -p "$big/src"; cp "$sbx/s.json" "$sbx/mcp-pin.toml" "$big/"
+  python3 - "$big/src" <<'PY'
+import os, sys
+for i in range(2000):
+    d = os.path.join(sys.argv[1], f"d{i // 100:02}")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, f"f{i:04}.txt"), "wb").write(os.urandom(10_000))
+PY
+  sandbox_row "fixture, 20 tools (10 in the sandbox), project of 2,000 files (20 MB)" "$big" 5
+  if command -v npx >/dev/null 2>&1; then
+    fs="$work/sbx-fs"; mkdir -p "$fs/data"; echo hello > "$fs/data/a.txt"
+    printf '[servers.fs]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "%s"]\ntimeout = "120s"\nprobe = "sandbox"\n' "$fs/data" > "$fs/mcp-pin.toml"
+    sandbox_row "server-filesystem through npx, 14 tools (4 in the sandbox)" "$fs" 3
+  fi
+else
+  echo "no sandbox on this machine: skipped"
+fi
 echo
 
 echo "## servers that mostly wait: 20 servers that each take 1.5 s to start, vs one"

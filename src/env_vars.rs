@@ -31,6 +31,10 @@ pub const MCP_CONFORMANCE_CONTEXT: &str = "MCP_CONFORMANCE_CONTEXT";
 /// The name of the conformance scenario being run (the adapter only).
 pub const MCP_CONFORMANCE_SCENARIO: &str = "MCP_CONFORMANCE_SCENARIO";
 
+/// Any value but `0`: no sandbox is available, whatever this machine has. Tools that must run in
+/// it are then skipped, never called bare (tests prove a tool is then never called).
+pub const MCP_PIN_NO_SANDBOX: &str = "MCP_PIN_NO_SANDBOX";
+
 /// The value of `name`, if set and not empty.
 pub fn get(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())

@@ -10,7 +10,8 @@ pub enum ExitStatus {
     GateFailed,
     /// An error: bad input, a server that could not be reached, a file that could not be written.
     Error,
-    /// Stopped by SIGINT (130) or SIGTERM (143); every server mcp-pin started was ended.
+    /// Stopped by SIGINT (130), SIGTERM (143) or SIGHUP (129); every server mcp-pin started was
+    /// ended and nothing was written after the signal ([`crate::stop`]).
     Interrupted(Signal),
 }
 
@@ -19,6 +20,19 @@ pub enum ExitStatus {
 pub enum Signal {
     Interrupt,
     Terminate,
+    /// The terminal went away (or a supervisor said so).
+    Hangup,
+}
+
+impl Signal {
+    /// The signal's usual name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+            Signal::Hangup => "SIGHUP",
+        }
+    }
 }
 
 impl ExitStatus {
@@ -30,6 +44,7 @@ impl ExitStatus {
             ExitStatus::Error => 2,
             ExitStatus::Interrupted(Signal::Interrupt) => 130,
             ExitStatus::Interrupted(Signal::Terminate) => 143,
+            ExitStatus::Interrupted(Signal::Hangup) => 129,
         }
     }
 }
@@ -45,5 +60,6 @@ mod tests {
         assert_eq!(ExitStatus::Error.code(), 2);
         assert_eq!(ExitStatus::Interrupted(Signal::Interrupt).code(), 130);
         assert_eq!(ExitStatus::Interrupted(Signal::Terminate).code(), 143);
+        assert_eq!(ExitStatus::Interrupted(Signal::Hangup).code(), 129);
     }
 }

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod digest;
 pub mod env_vars;
 pub mod exit;
+pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;
@@ -23,8 +24,10 @@ pub mod lockfile;
 pub mod probe;
 pub mod report;
 pub mod rules;
+pub mod sandbox;
 pub mod secrets;
 pub mod sink;
 pub mod spelling;
+pub mod stop;
 pub mod suggest;
 pub mod surface;

@@ -5,7 +5,6 @@
 //! never a secret: how a server was reached is recorded without env or header values.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -178,7 +177,8 @@ impl Lockfile {
 
     /// Write `text`, this lock's [`Lockfile::written_text`] already in hand, as [`Lockfile::write`] does.
     pub fn write_text(&self, path: &Path, text: &str) -> Result<(), LockfileError> {
-        write_atomic(path, text.as_bytes()).map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
+        crate::files::write_atomic(path, text.as_bytes())
+            .map_err(|source| LockfileError::Write { path: path.to_path_buf(), source })
     }
 }
 
@@ -199,7 +199,7 @@ impl LockText {
             std::io::ErrorKind::NotFound => LockfileError::Missing { path: path.to_path_buf() },
             _ => LockfileError::Io { path: path.to_path_buf(), source },
         };
-        let file = open_regular(path, MAX_LOCKFILE).map_err(io)?;
+        let file = crate::files::open_regular(path, MAX_LOCKFILE).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if meta.len() >= Self::MAP_FROM {
             // SAFETY: the map is read-only. mcp-pin itself replaces a lockfile by renaming a new
@@ -674,157 +674,6 @@ impl WriteGuard {
 
 /// The largest lockfile read (a lock of 100,000 tools is about 100 MB).
 pub const MAX_LOCKFILE: u64 = 1 << 30;
-
-/// Open `path` for reading only if it is a regular file of at most `max` bytes: a lockfile or
-/// config from a pull request may be a symlink to `/dev/zero`, a FIFO or a device, which would
-/// be read forever (or block the open itself). The open does not block (`O_NONBLOCK`), and the
-/// opened file is checked again, so a swap between the check and the open changes nothing.
-pub fn open_regular(path: &Path, max: u64) -> std::io::Result<std::fs::File> {
-    let not_regular = |what: &str| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "it is {what}, not a regular file; mcp-pin reads only regular files (replace it with the file itself)"
-            ),
-        )
-    };
-    let kind = |m: &std::fs::Metadata| {
-        let t = m.file_type();
-        if t.is_dir() {
-            "a directory"
-        } else {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::FileTypeExt;
-                if t.is_fifo() {
-                    return "a FIFO (named pipe)";
-                }
-                if t.is_char_device() || t.is_block_device() {
-                    return "a device";
-                }
-                if t.is_socket() {
-                    return "a socket";
-                }
-            }
-            "not a regular file"
-        }
-    };
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(not_regular(kind(&meta)));
-    }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits());
-    }
-    let file = opts.open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular(kind(&meta)));
-    }
-    if meta.len() > max {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("it is {} bytes, over the limit of {max}; it is not a file mcp-pin wrote", meta.len()),
-        ));
-    }
-    Ok(file)
-}
-
-/// Read a regular file of at most `max` bytes as UTF-8 text (see [`open_regular`]).
-pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
-    let file = open_regular(path, max)?;
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(&file, max + 1), &mut text)?;
-    if text.len() as u64 > max {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("it grew past {max} bytes while being read"),
-        ));
-    }
-    Ok(text)
-}
-
-/// The temporary file a write is filling, if any, and whether the process is stopping: see
-/// [`abandon_writes`].
-struct Writing {
-    temp: Option<PathBuf>,
-    stopping: bool,
-}
-
-static WRITING: std::sync::Mutex<Writing> = std::sync::Mutex::new(Writing { temp: None, stopping: false });
-
-/// The process is stopping (a signal): the temporary file of a write in progress is removed and
-/// no write renames anything from now on, so neither a temporary file nor a lock written after
-/// the signal is left behind. The temporary file exists only while it is recorded here (it is
-/// made and recorded, renamed and forgotten, under one lock), so there is no moment in between.
-pub fn abandon_writes() {
-    let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
-    w.stopping = true;
-    if let Some(t) = w.temp.take() {
-        let _ = std::fs::remove_file(t);
-    }
-    // Held until the process exits: no write starts or finishes after this.
-    std::mem::forget(w);
-}
-
-fn stopping() -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::Interrupted, "mcp-pin is stopping (a signal); nothing was written")
-}
-
-/// Atomically replace `path` with `bytes`. A signal at any moment leaves the old file and no
-/// temporary one ([`abandon_writes`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = {
-        let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
-        if w.stopping {
-            return Err(stopping());
-        }
-        let tmp = tempfile::Builder::new().prefix(".mcp-pin-").suffix(".tmp").tempfile_in(&dir)?;
-        w.temp = Some(tmp.path().to_path_buf());
-        tmp
-    };
-    let filled = (|| {
-        tmp.write_all(bytes)?;
-        // The temp file is created 0600; the result keeps the permissions of the file it
-        // replaces, or gets the usual 0644 (a lockfile is committed and read by others).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let perms = std::fs::metadata(path)
-                .map(|m| m.permissions())
-                .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-            tmp.as_file().set_permissions(perms)?;
-        }
-        tmp.as_file().sync_all()
-    })();
-    {
-        // Renamed (or removed, on an error) and forgotten under the lock.
-        let mut w = WRITING.lock().unwrap_or_else(|e| e.into_inner());
-        w.temp = None;
-        if let Err(e) = filled {
-            let _ = tmp.close();
-            return Err(e);
-        }
-        if w.stopping {
-            let _ = tmp.close();
-            return Err(stopping());
-        }
-        tmp.persist(path).map_err(|e| e.error)?;
-    }
-    #[cfg(unix)]
-    if let Ok(d) = std::fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
 
 /// How a server was reached, for the lock: command and args as written (so `${VAR}` stays a
 /// reference), env and header NAMES only, the URL with userinfo and query values redacted.

@@ -89,8 +89,13 @@ fn for_stream(text: &str) -> String {
     terminal(&crate::secrets::mask(text))
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error.
+/// Write to stdout; a closed pipe (`| head`) is not an error. Nothing once a signal stopped the
+/// run (its report would be made of calls the signal cut short: [`crate::stop`]); checked, not
+/// held, so a reader that stops reading cannot keep a signal from ending the run.
 pub fn print_out(text: &str) {
+    if crate::stop::stopped().is_some() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(for_stream(text).as_bytes());
     let _ = out.flush();
@@ -99,6 +104,9 @@ pub fn print_out(text: &str) {
 /// Write a rendered report to stdout as [`crate::report::render_masked`] made it (masked and escaped
 /// there); a closed pipe is not an error.
 pub fn print_report(text: &str) {
+    if crate::stop::stopped().is_some() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
@@ -114,7 +122,7 @@ pub fn print_err(text: &str) {
 /// Write free text to a file mcp-pin owns (`init`'s config, `review`'s rejections) atomically,
 /// masked.
 pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::lockfile::write_atomic(path, crate::secrets::mask(text).as_bytes())
+    crate::files::write_atomic(path, crate::secrets::mask(text).as_bytes())
 }
 
 /// Write a rendered report (as [`crate::report::render_masked`] made it) to the path a user named: written,
@@ -127,6 +135,7 @@ pub fn write_report(path: &Path, text: &str) -> std::io::Result<()> {
         print_report(text);
         return Ok(());
     }
+    let _not_stopped = crate::stop::write_guard()?;
     let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)?;
     f.write_all(text.as_bytes())?;
     f.flush()
@@ -157,6 +166,7 @@ pub fn is_stdout(path: &Path) -> bool {
 
 /// Append rendered `text` to `path` (the step summary), masked.
 pub fn append_file(path: &Path, text: &str) -> std::io::Result<()> {
+    let _not_stopped = crate::stop::write_guard()?;
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
     f.write_all(crate::secrets::mask(text).as_bytes())?;
     f.flush()

@@ -37,11 +37,13 @@ async fn check_server(
     report.notes.extend(presented.note);
     report.notes.extend(session.warnings());
     if probe {
-        let run = crate::probe::run(&session, server, &surface.tools, Some(&pending.entry.probes)).await;
+        let run = crate::probe::run(session, server, &surface.tools, Some(&pending.entry.probes)).await;
         report.probe_summary = Some(run.summary());
+        report.notes.extend(run.notes);
         report.probes = run.probes;
+    } else {
+        session.close().await;
     }
-    session.close().await;
     let (pinned_tools, live_tools) = (pending.tools.len(), surface.tools.len());
     let entry = match pending.resolve(&mut surface) {
         Ok(e) => e,

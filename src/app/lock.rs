@@ -18,6 +18,8 @@ pub struct LockResult {
     /// The changes this lock accepts (against the previous entry, if any).
     pub accepted: Vec<Change>,
     pub previous: bool,
+    /// The probes this lock made (each says where its calls were made).
+    pub probes: Vec<report::Probe>,
 }
 
 /// Outcome of `lock`.
@@ -63,9 +65,12 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     }
                     // The probes record each tool's result shape; a failure is shown, not fatal:
                     // the lock pins what the server does today.
-                    let probes =
+                    let (probes, run_probes) =
                         if opts.probe {
-                            let run = crate::probe::run(&session, server, &surface.tools, None).await;
+                            let run = crate::probe::run(session, server, &surface.tools, None).await;
+                            for note in &run.notes {
+                                crate::tell!("warning: server `{}`: {note}", server.name);
+                            }
                             for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
                                 crate::tell!(
                                     "warning: server `{}`: probe {} of `{}` failed: {}",
@@ -83,19 +88,22 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                                 crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
                             }
                             crate::tell!("server `{}`: probes: {}", server.name, run.summary());
-                            run.shapes
+                            (run.shapes, run.probes)
                         } else {
+                            session.close().await;
                             // Without probes, keep the shapes pinned before.
-                            old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default()
+                            (old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default(), vec![])
                         };
-                    session.close().await;
-                    Ok(ServerEntry {
-                        source: source_of(server),
-                        client_capabilities: server.declared_capabilities(),
-                        client: presented.client.clone(),
-                        surface,
-                        probes,
-                    })
+                    Ok((
+                        ServerEntry {
+                            source: source_of(server),
+                            client_capabilities: server.declared_capabilities(),
+                            client: presented.client.clone(),
+                            surface,
+                            probes,
+                        },
+                        run_probes,
+                    ))
                 }
                 Err(e) => Err(e),
             };
@@ -104,6 +112,10 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
         })
         .buffer_unordered(opts.jobs.max(1))
         .map(|(name, outcome)| {
+            let (outcome, probes) = match outcome {
+                Ok((entry, probes)) => (Ok(entry), probes),
+                Err(e) => (Err(e), vec![]),
+            };
             let prev = old.servers.get(&name);
             let accepted = match (&outcome, prev) {
                 (Ok(new), Some(prev)) => crate::diff::diff_surfaces(&prev.surface, &new.surface),
@@ -113,7 +125,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     .collect(),
                 _ => vec![],
             };
-            LockResult { name, outcome, accepted, previous: prev.is_some() }
+            LockResult { name, outcome, accepted, previous: prev.is_some(), probes }
         })
         .collect()
         .await;
@@ -172,7 +184,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
         }
     }
     // Compared as written (masked): a lock that is already what this run would write is left alone.
-    let old_text = crate::lockfile::read_regular(&path, crate::lockfile::MAX_LOCKFILE).ok();
+    let old_text = crate::files::read_regular(&path, crate::lockfile::MAX_LOCKFILE).ok();
     let new_text = new.written_text();
     let written = if old_text.as_deref() != Some(new_text.as_str())
         && (results.iter().any(|r| r.outcome.is_ok()) || !removed.is_empty())

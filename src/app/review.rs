@@ -44,7 +44,7 @@ impl Rejections {
 
     fn read(lockfile: &Path) -> Rejections {
         let path = Self::path_for(lockfile);
-        let entries = crate::lockfile::read_regular(&path, 16 << 20)
+        let entries = crate::files::read_regular(&path, 16 << 20)
             .ok()
             .and_then(|t| crate::json_read::from_str(&t).ok())
             .and_then(|v| v.get("rejected").cloned())
@@ -155,11 +155,11 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             }
         };
         let shapes = if opts.probe {
-            crate::probe::run(&session, server, &surface.tools, None).await.shapes
+            crate::probe::run(session, server, &surface.tools, None).await.shapes
         } else {
+            session.close().await;
             prev.probes.clone()
         };
-        session.close().await;
         let live = ServerEntry {
             source: source_of(server),
             client_capabilities: server.declared_capabilities(),

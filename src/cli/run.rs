@@ -130,26 +130,43 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
     }
 }
 
-/// On SIGINT or SIGTERM: end every server mcp-pin started (they lead their own process groups,
-/// so a terminal's Ctrl-C does not reach them), then exit with the usual code (128 + signal).
+/// On SIGINT, SIGTERM or SIGHUP: first mark the run stopped, so nothing is written from then
+/// on ([`crate::stop`]: the calls the signal cuts short must never be pinned or reported), then
+/// end every server mcp-pin started (each under its helper, which ends what the server started;
+/// they lead their own process groups, so a terminal's Ctrl-C does not reach them), then exit
+/// with the usual code (128 + signal). `main` waits for this when the run returns meanwhile.
 pub fn on_signal() {
     #[cfg(unix)]
     tokio::spawn(async {
         use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
+        else {
             return;
         };
-        let status = tokio::select! {
-            _ = int.recv() => ExitStatus::Interrupted(Signal::Interrupt),
-            _ = term.recv() => ExitStatus::Interrupted(Signal::Terminate),
+        let which = tokio::select! {
+            _ = int.recv() => Signal::Interrupt,
+            _ = term.recv() => Signal::Terminate,
+            _ = hup.recv() => Signal::Hangup,
         };
-        // No lockfile (nor its temporary file) is written from here on.
-        crate::lockfile::abandon_writes();
-        crate::client::stdio::running::end_all();
-        crate::tell!("mcp-pin: stopped by a signal; every server it started was ended");
-        std::process::exit(status.code());
+        crate::stop::stop(which);
+        // Off the runtime's workers: the run goes on meanwhile (its calls fail as the servers
+        // end) and finds every write refused.
+        let _ = tokio::task::spawn_blocking(crate::client::stdio::running::end_all).await;
+        crate::tell!(
+            "mcp-pin: stopped by {}; every server it started was ended, and nothing was written",
+            which.name()
+        );
+        crate::stop::servers_ended();
+        // `main` exits once the run has returned; a run that does not is cut off here.
+        tokio::time::sleep(RUN_END_WAIT).await;
+        std::process::exit(ExitStatus::Interrupted(which).code());
     });
 }
+
+/// How long a run stopped by a signal has to return (its servers already ended) before the
+/// signal path exits on its own.
+const RUN_END_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 fn fail_on(arg: FailOnArg) -> FailOn {
     match arg {
@@ -273,6 +290,10 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
                         // Each tool's digest, as the lock records it (SHA-256 over RFC 8785 JSON).
                         for (tool, digest) in crate::digest::digests(&entry.surface.tools) {
                             out.push_str(&format!("  digest {digest}  {}\n", crate::json::escape_line(&tool)));
+                        }
+                        // Each probe, and where its calls were made.
+                        for p in &r.probes {
+                            out.push_str(&report::human::probe_line(style, p));
                         }
                     }
                     if r.previous {

@@ -7,7 +7,10 @@ pub mod http;
 pub mod identity;
 pub mod oauth;
 pub mod roots;
+mod sandboxed;
 pub mod stdio;
+
+pub use sandboxed::NoSandbox;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +26,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::config::{ServerConfig, Transport};
+use crate::sandbox::Confinement;
 use crate::surface::ServerSurface;
 use capture::{Capture, RawResponse, BYTES_PER_VALUE};
 use identity::Presented;
@@ -132,8 +136,13 @@ impl HttpSetup {
 
 enum Process {
     None,
-    /// A child server and its slot among the `--max-children` that may run at once.
-    Child(Box<tokio::process::Child>, tokio::sync::OwnedSemaphorePermit),
+    /// A child server (under the helper when `supervised`) and its slot among the
+    /// `--max-children` that may run at once.
+    Child {
+        child: Box<tokio::process::Child>,
+        supervised: bool,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    },
 }
 
 /// A live connection to one server.
@@ -153,6 +162,9 @@ pub struct Session {
     working_dir: Option<PathBuf>,
     /// The roots declared to it, as a `roots/list` result.
     roots: Value,
+    /// A sandboxed session's scratch folder (removed after the server ended); tool arguments
+    /// naming the project folder are rewritten to its copy there.
+    scratch: Option<crate::sandbox::scratch::Scratch>,
 }
 
 /// A tool call's raw outcome.
@@ -175,6 +187,11 @@ impl Session {
     /// second connection with a plain `initialize`. One deadline (`timeout`) covers OAuth
     /// (discovery and token requests) and the handshake.
     pub async fn connect(server: &ServerConfig) -> Result<Session, ClientError> {
+        Session::connect_confined(server, Confinement::Session).await
+    }
+
+    /// [`Session::connect`] with a stdio server confined as given (see [`crate::sandbox`]).
+    async fn connect_confined(server: &ServerConfig, confinement: Confinement<'_>) -> Result<Session, ClientError> {
         let presented = Presented::of(server);
         let deadline = tokio::time::Instant::now() + server.timeout;
         let http = match &server.transport {
@@ -183,8 +200,10 @@ impl Session {
         };
         let lifecycle = presented.lifecycle();
         let auto = matches!(lifecycle, ClientLifecycleMode::Auto { .. });
-        let again = || Session::connect_with(server, &presented, ClientLifecycleMode::Initialize, http.as_ref(), None);
-        match Session::connect_with(server, &presented, lifecycle, http.as_ref(), Some(deadline)).await {
+        let again = || {
+            Session::connect_with(server, &presented, ClientLifecycleMode::Initialize, http.as_ref(), None, confinement)
+        };
+        match Session::connect_with(server, &presented, lifecycle, http.as_ref(), Some(deadline), confinement).await {
             Err(ClientError::Handshake(first)) if auto => match again().await {
                 Ok(s) => Ok(s),
                 Err(ClientError::Handshake(second)) if second == first => Err(ClientError::Handshake(first)),
@@ -219,10 +238,11 @@ impl Session {
         lifecycle: ClientLifecycleMode,
         http: Option<&HttpSetup>,
         deadline: Option<tokio::time::Instant>,
+        confinement: Confinement<'_>,
     ) -> Result<Session, ClientError> {
         let capture = Arc::new(Capture::with_budget(server.max_listing_bytes).presenting(presented.clone()));
         let deadline = deadline.unwrap_or_else(|| tokio::time::Instant::now() + server.timeout);
-        let opened = Session::open(server, presented, lifecycle, http, deadline, capture.clone()).await;
+        let opened = Session::open(server, presented, lifecycle, http, deadline, capture.clone(), confinement).await;
         match (opened, capture.over_budget()) {
             (Err(_), Some(over)) => Err(ClientError::ListingTooLarge { cap: over.cap }),
             (opened, _) => opened,
@@ -236,6 +256,7 @@ impl Session {
         http: Option<&HttpSetup>,
         deadline: tokio::time::Instant,
         capture: Arc<Capture>,
+        confinement: Confinement<'_>,
     ) -> Result<Session, ClientError> {
         let info = presented.rmcp_config();
         let (working_dir, declared_roots) = match &server.transport {
@@ -261,16 +282,22 @@ impl Session {
             max_values: server.max_listing_bytes / BYTES_PER_VALUE,
             working_dir: working_dir.clone(),
             roots: roots_result.clone(),
+            scratch: None,
         };
         match (&server.transport, http) {
             (Transport::Stdio(cfg), _) => {
                 let slot = stdio::child_slot().await;
-                let child = stdio::spawn(cfg, capture.clone())?;
+                let child = stdio::spawn(cfg, capture.clone(), confinement)?;
                 let stderr = child.stderr.clone();
+                let supervised = child.supervised;
                 let mut process = child.child;
                 let fut = info.serve_with_lifecycle((child.reader, child.writer), lifecycle);
                 match tokio::time::timeout_at(deadline, fut).await {
-                    Ok(Ok(service)) => Ok(session(service, Process::Child(Box::new(process), slot), Some(stderr))),
+                    Ok(Ok(service)) => Ok(session(
+                        service,
+                        Process::Child { child: Box::new(process), supervised, slot },
+                        Some(stderr),
+                    )),
                     Ok(Err(e)) => {
                         // Give the child a moment to print why it stopped.
                         let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await;
@@ -278,7 +305,7 @@ impl Session {
                             Ok(Ok(st)) => format!(" (the server exited: {st})"),
                             _ => String::new(),
                         };
-                        stdio::stop(process).await;
+                        stdio::stop(process, supervised).await;
                         Err(ClientError::Handshake(with_context(
                             format!("{}{}", describe_init_error(&e), status),
                             &capture,
@@ -286,7 +313,7 @@ impl Session {
                         )))
                     }
                     Err(_) => {
-                        stdio::stop(process).await;
+                        stdio::stop(process, supervised).await;
                         Err(ClientError::HandshakeTimeout {
                             what: phase.into(),
                             after: server.timeout,
@@ -471,6 +498,15 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
+        self.call_tool_rounds(name, arguments, timeout).await.map(|o| self.outcome_outside(o))
+    }
+
+    async fn call_tool_rounds(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, ClientError> {
         // A multi-round-trip call (2026-07-28: `resultType: "input_required"`) is retried with
         // what mcp-pin can answer for itself (an elicitation declined, no roots), the server's
         // `requestState` echoed exactly: at most a few rounds, each a new request (a new id).
@@ -502,7 +538,7 @@ impl Session {
         timeout: Duration,
     ) -> Result<CallOutcome, ClientError> {
         let mut params = CallToolRequestParams::new(name.to_string());
-        params.arguments = Some(arguments);
+        params.arguments = Some(self.in_place(arguments));
         params.input_responses = input_responses;
         params.request_state = request_state;
         let req = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
@@ -551,14 +587,16 @@ impl Session {
         self.stderr.as_ref().map(|s| s.text())
     }
 
-    /// Close the session and stop the server process.
+    /// Close the session and stop the server process (and everything it started); a sandboxed
+    /// session's scratch folder goes after them.
     pub async fn close(self) {
-        let Session { service, process, .. } = self;
+        let Session { service, process, scratch, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
-        if let Process::Child(child, slot) = process {
-            stdio::stop(*child).await;
+        if let Process::Child { child, supervised, slot } = process {
+            stdio::stop(*child, supervised).await;
             drop(slot);
         }
+        drop(scratch);
     }
 }
 

@@ -12,6 +12,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use super::capture::{Capture, Forward};
 use super::ClientError;
 use crate::config::Stdio;
+use crate::sandbox::Confinement;
 
 /// The largest single message accepted from a server (a `tools/list` page of tens of MB is fine).
 pub const MAX_LINE: usize = 256 * 1024 * 1024;
@@ -46,6 +47,8 @@ pub struct ChildServer {
     pub reader: DuplexStream,
     pub writer: DuplexStream,
     pub stderr: StderrTail,
+    /// Started under the helper, which ends the server and everything it started.
+    pub supervised: bool,
 }
 
 /// Requests we sent that are still unanswered, to recognise a late answer to an abandoned
@@ -106,11 +109,40 @@ pub async fn child_slot() -> tokio::sync::OwnedSemaphorePermit {
     slots.clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
 }
 
-pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientError> {
-    let mut cmd = Command::new(&cfg.command);
-    cmd.args(&cfg.args)
-        .env_clear()
-        .envs(child_env(cfg))
+/// Start a stdio server under the helper ([`crate::sandbox`]) with the given confinement (or
+/// directly where there is no helper: Windows, or mcp-pin used as a library without one).
+pub fn spawn(cfg: &Stdio, capture: Arc<Capture>, confinement: Confinement<'_>) -> Result<ChildServer, ClientError> {
+    let env = child_env(cfg);
+    let spawn_error = |source: std::io::Error| ClientError::Spawn {
+        command: cfg.command_template.clone(),
+        cwd: cfg.cwd.as_ref().map(|p| p.display().to_string()),
+        source,
+    };
+    let path_env = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+    let launch = crate::sandbox::launch(&cfg.command, &cfg.args, path_env, cfg.cwd.as_deref(), confinement)
+        .map_err(spawn_error)?;
+    let supervised = launch.is_some();
+    let mut cmd = match launch {
+        Some(l) => {
+            let mut c = Command::new(l.program);
+            c.args(l.args);
+            c
+        }
+        None if matches!(confinement, Confinement::Sandbox { .. }) => {
+            return Err(ClientError::Spawn {
+                command: cfg.command_template.clone(),
+                cwd: None,
+                source: std::io::Error::other("no sandbox: mcp-pin's helper program is not available"),
+            })
+        }
+        None => {
+            let mut c = Command::new(&cfg.command);
+            c.args(&cfg.args);
+            c
+        }
+    };
+    cmd.env_clear()
+        .envs(env)
         .stdin(ProcStdio::piped())
         .stdout(ProcStdio::piped())
         .stderr(ProcStdio::piped())
@@ -120,11 +152,7 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
     }
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd.spawn().map_err(|source| ClientError::Spawn {
-        command: cfg.command_template.clone(),
-        cwd: cfg.cwd.as_ref().map(|p| p.display().to_string()),
-        source,
-    })?;
+    let mut child = cmd.spawn().map_err(spawn_error)?;
     if let Some(pid) = child.id() {
         running::add(pid);
     }
@@ -150,7 +178,7 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
     tokio::spawn(tee(stdout, ours, capture.clone(), outstanding.clone()));
     let (rmcp_writer, our_reader) = tokio::io::duplex(1 << 20);
     tokio::spawn(forward_requests(our_reader, writer, outstanding, capture));
-    Ok(ChildServer { child, reader: theirs, writer: rmcp_writer, stderr: tail })
+    Ok(ChildServer { child, reader: theirs, writer: rmcp_writer, stderr: tail, supervised })
 }
 
 /// Pass what rmcp writes to the child's stdin, noting discover and initialize requests.
@@ -291,8 +319,10 @@ pub mod running {
         PIDS.lock().unwrap_or_else(|e| e.into_inner()).remove(&pid);
     }
 
-    /// Signal every running server's process group: TERM, a moment, then KILL. Synchronous:
-    /// called on the way out of the process.
+    /// Signal every running server's process group: TERM, then KILL what is still there after
+    /// [`END_WAIT`]. Synchronous: called on the way out of the process. A server runs under the
+    /// helper, which on TERM ends the server and everything below it within its grace time: the
+    /// wait lets it finish that (a KILL of the helper would leave the server's own children).
     pub fn end_all() {
         let pids: Vec<u32> = PIDS.lock().unwrap_or_else(|e| e.into_inner()).iter().copied().collect();
         #[cfg(unix)]
@@ -302,8 +332,9 @@ pub mod running {
             for pid in &pids {
                 let _ = killpg(Pid::from_raw(*pid as i32), Signal::SIGTERM);
             }
-            if !pids.is_empty() {
-                std::thread::sleep(std::time::Duration::from_millis(300));
+            let deadline = std::time::Instant::now() + super::END_WAIT;
+            while !pids.iter().all(|p| super::gone(*p)) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
             for pid in &pids {
                 let _ = killpg(Pid::from_raw(*pid as i32), Signal::SIGKILL);
@@ -313,8 +344,32 @@ pub mod running {
     }
 }
 
-/// Stop a child server and everything it started (npx starts node, which starts the server).
-pub async fn stop(mut child: Child) {
+/// How long a server (its helper) has to end after SIGTERM before it is killed: the helper's
+/// grace for the server and the time to end what the server started.
+pub const END_WAIT: std::time::Duration = std::time::Duration::from_millis(2000);
+/// The same for a server started without the helper (the helper's grace alone).
+const END_WAIT_BARE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Whether the process `pid` has exited (gone, or a zombie not reaped yet).
+#[cfg(unix)]
+fn gone(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(s) => s.rfind(')').is_some_and(|i| s[i + 1..].trim_start().starts_with('Z')),
+            Err(_) => true,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), None).is_err()
+    }
+}
+
+/// Stop a child server and everything it started (npx starts node, which starts the server):
+/// SIGTERM to its process group, then SIGKILL if it has not exited in time. Under the helper the
+/// group is the helper alone; it ends the server and every process below it.
+pub async fn stop(mut child: Child, supervised: bool) {
     if let Some(pid) = child.id() {
         running::remove(pid);
     }
@@ -322,12 +377,14 @@ pub async fn stop(mut child: Child) {
     if let Some(pid) = child.id() {
         let pgid = nix::unistd::Pid::from_raw(pid as i32);
         let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGTERM);
-        if tokio::time::timeout(std::time::Duration::from_millis(500), child.wait()).await.is_ok() {
+        let wait = if supervised { END_WAIT } else { END_WAIT_BARE };
+        if tokio::time::timeout(wait, child.wait()).await.is_ok() {
             let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
             return;
         }
         let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
     }
+    let _ = supervised;
     let _ = child.kill().await;
     let _ = child.wait().await;
 }

@@ -157,9 +157,10 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
         );
     }
     match server.probe {
-        ProbePolicy::ReadOnly => out.push_str(
-            "# probe = \"read-only\"              # live-call tools marked read-only (default); \"all\" | \"none\"\n",
+        ProbePolicy::Sandbox => out.push_str(
+            "# probe = \"sandbox\"                # read-only tools live, the others in a sandbox (default); \"read-only\" | \"all\" | \"none\"\n",
         ),
+        ProbePolicy::ReadOnly => out.push_str("probe = \"read-only\"\n"),
         ProbePolicy::All => out.push_str("probe = \"all\"\n"),
         ProbePolicy::None => out.push_str("probe = \"none\"\n"),
     }

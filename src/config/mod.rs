@@ -140,11 +140,20 @@ pub struct ServerConfig {
     pub tools: BTreeMap<String, ToolConfig>,
 }
 
+/// Which tools probes call, and where (docs/probes.md, "Which tools are called").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProbePolicy {
+    /// `"sandbox"` (the default): read-only tools in the server's own session, every other tool
+    /// of a stdio server in a second session inside the sandbox; where there is no sandbox,
+    /// those are skipped.
     #[default]
+    Sandbox,
+    /// `"read-only"`: read-only tools (and tools with an `args` fixture) in the server's own
+    /// session; nothing in a sandbox.
     ReadOnly,
+    /// `"all"`: every tool, in the server's own session (the user's word).
     All,
+    /// `"none"`: no tool.
     None,
 }
 
@@ -376,7 +385,7 @@ impl Config {
         env: Option<expand::EnvFn<'_>>,
         only: Option<&BTreeSet<String>>,
     ) -> Result<Loaded, ConfigError> {
-        let text = crate::lockfile::read_regular(path, MAX_CONFIG)
+        let text = crate::files::read_regular(path, MAX_CONFIG)
             .map_err(|source| ConfigError::Io { path: path.to_path_buf(), source })?;
         Self::parse_only(&text, path, env, only)
     }
@@ -498,7 +507,7 @@ impl ServerConfig {
             client_capabilities: vec![],
             client_capabilities_set: false,
             client_set: false,
-            probe: ProbePolicy::ReadOnly,
+            probe: ProbePolicy::default(),
             tools: BTreeMap::new(),
         }
     }
@@ -573,7 +582,7 @@ pub(crate) fn read_env_file(dir: &Path, file: &str, key: &str) -> Result<Vec<(St
             ));
         }
     }
-    let text = crate::lockfile::read_regular(&path, MAX_CONFIG)
+    let text = crate::files::read_regular(&path, MAX_CONFIG)
         .map_err(|e| format!("cannot read `{key}` {}: {e}", path.display()))?;
     let pairs = clients::parse_dotenv(&text)
         .map_err(|line| format!("`{key}` {}: line {line} is not `NAME=value`", path.display()))?;

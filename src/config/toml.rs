@@ -29,7 +29,7 @@ const COMMON_KEYS: &[&str] =
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
 pub const CLIENT_CAPABILITIES: &[&str] = &["elicitation", "roots", "sampling"];
-const PROBE_VALUES: &[&str] = &["read-only", "all", "none"];
+const PROBE_VALUES: &[&str] = &["sandbox", "read-only", "all", "none"];
 const CLASSES: &[&str] = &["silent", "loud", "cosmetic"];
 
 /// Parse `mcp-pin.toml` text read from `path`.
@@ -597,7 +597,7 @@ impl<'a> Ctx<'a> {
             self.at(
                 v.span(),
                 format!(
-                    "{whom}: invalid `probe` \"{s}\": expected \"read-only\", \"all\" or \"none\"{}",
+                    "{whom}: invalid `probe` \"{s}\": expected \"sandbox\", \"read-only\", \"all\" or \"none\"{}",
                     hint(s, PROBE_VALUES.iter().copied())
                 ),
             )
@@ -810,6 +810,7 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
 
 pub fn parse_probe(s: &str) -> Option<ProbePolicy> {
     match s {
+        "sandbox" => Some(ProbePolicy::Sandbox),
         "read-only" => Some(ProbePolicy::ReadOnly),
         "all" => Some(ProbePolicy::All),
         "none" => Some(ProbePolicy::None),

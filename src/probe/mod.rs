@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod candidates;
+pub mod place;
 pub mod regexgen;
 pub mod search;
 pub mod shape;
@@ -22,11 +23,12 @@ use std::time::Duration;
 use futures::stream::{self, StreamExt};
 use serde_json::{Map, Value};
 
-use crate::client::{humanize, CallOutcome, ClientError, Session};
+use crate::client::{humanize, CallOutcome, ClientError, NoSandbox, Session};
 use crate::config::{ProbePolicy, ServerConfig};
 use crate::report::{Probe, ProbeKind, ProbeOutcome};
 
 pub use args::synthesize_args;
+pub use place::Place;
 pub use shape::Relation;
 
 use crate::rules::RuleId;
@@ -72,6 +74,8 @@ pub struct ProbeRun {
     /// Result contract per tool whose valid call got an answer (see [`shape::shape`]); a failed
     /// call is pinned as failed.
     pub shapes: BTreeMap<String, Value>,
+    /// Said once for the server: why its sandboxed session could not be had.
+    pub notes: Vec<String>,
 }
 
 impl ProbeRun {
@@ -85,10 +89,11 @@ impl ProbeRun {
     }
 }
 
-/// One line: how many tools were probed, how many skipped and why, how many passed (every
-/// probe of the tool passed), e.g. `13 tools: 9 probed, 8 passed, 1 failed; 4 skipped (2 not
-/// annotated read-only, 1 probe = "none", 1 requires tasks)`. Derived from the probes alone
-/// (a tool is skipped when its valid call was), so a report read back from JSON gives the same.
+/// One line: how many tools were probed (and where, when the probes say), how many skipped and
+/// why, how many passed (every probe of the tool passed), e.g. `13 tools: 9 probed (5 in the
+/// session, 4 in the sandbox), 8 passed, 1 failed; 4 skipped (2 no sandbox, 1 probe = "none",
+/// 1 require tasks)`. Derived from the probes alone (a tool is skipped when its valid call was),
+/// so a report read back from JSON gives the same.
 pub fn probe_summary(probes: &[Probe]) -> String {
     // Per tool: `None` when it was called, else the short reason it was not.
     let mut tools: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
@@ -121,9 +126,22 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     for w in tools.values().flatten() {
         *why.entry(w).or_insert(0) += 1;
     }
+    // Where each probed tool's valid call was made, when its probe says.
+    let mut at: BTreeMap<Place, usize> = BTreeMap::new();
+    for t in &probed {
+        if let Some(place) = probes.iter().find(|p| p.tool == *t && p.kind == ProbeKind::Call).and_then(|p| p.place) {
+            *at.entry(place).or_insert(0) += 1;
+        }
+    }
+    let places = if at.is_empty() {
+        String::new()
+    } else {
+        let parts: Vec<String> = at.iter().map(|(p, n)| format!("{n} in the {}", p.as_str())).collect();
+        format!(" ({})", parts.join(", "))
+    };
     let skipped = total - probed.len();
     let mut line = format!(
-        "{total} tool{}: {} probed, {} passed, {failed} failed",
+        "{total} tool{}: {} probed{places}, {} passed, {failed} failed",
         if total == 1 { "" } else { "s" },
         probed.len(),
         probed.len() - failed - other
@@ -186,7 +204,8 @@ pub struct Incomplete {
     pub args: Map<String, Value>,
 }
 
-/// Probe every tool of one server. `tools`: the live raw tools by name; `pinned`: the shapes
+/// Probe every tool of one server. `session`: the server's own session (closed here, when its
+/// part is done: [`place::Places`]); `tools`: the live raw tools by name; `pinned`: the shapes
 /// recorded at lock time (`None` when locking). Never fails: every problem is a probe.
 ///
 /// Tools are probed in waves by [`candidates::hints::rank`] (those that only read and need no
@@ -194,7 +213,27 @@ pub struct Incomplete {
 /// move things), at most [`CONCURRENCY`] at a time within a wave; at `lock` the values each wave
 /// of readers returns feed the arguments of the next.
 pub async fn run(
+    session: Session,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    run_placed(place::Places::new(session, server), server, tools, pinned).await
+}
+
+/// [`run`] in a session the caller keeps (the conformance adapter calls more tools after the
+/// probes): tools that must run in the sandbox are skipped.
+pub async fn run_in_session(
     session: &Session,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    run_placed(place::Places::lent(session, server), server, tools, pinned).await
+}
+
+async fn run_placed(
+    mut places: place::Places<'_>,
     server: &ServerConfig,
     tools: &BTreeMap<String, Value>,
     pinned: Option<&BTreeMap<String, Value>>,
@@ -203,63 +242,89 @@ pub async fn run(
     let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
     let mut known = candidates::Known::of_server(server);
     let budget = search::Budget::start();
-    let mut waves: BTreeMap<u8, Vec<(&String, &Value)>> = BTreeMap::new();
+    // Each tool's place (its own session, or the sandboxed one: [`place::of`]), and within a
+    // place its waves.
+    let mut placed: BTreeMap<Place, Waves> = BTreeMap::new();
     for (name, def) in tools {
-        waves.entry(candidates::hints::rank(name, def)).or_default().push((name, def));
+        let at = place::of(server, name, def, &plan(server, name, def));
+        placed.entry(at).or_default().entry(candidates::hints::rank(name, def)).or_default().push((name, def));
     }
     let mut done: Vec<search::Done> = Vec::new();
-    for (rank, wave) in waves {
-        let wave_of = Wave { session, server, pinned, mode, budget: &budget, secrets: &secrets };
-        let mut results = wave_of.probe(wave.clone(), &known).await;
-        results.sort_by(|a, b| a.tool.cmp(&b.tool));
-        if mode == Mode::Lock && rank <= 1 {
-            // What the listing tools among these readers returned feeds the arguments of later
-            // tools, and of readers of this wave that failed with every candidate: they get one
-            // more try when what was listed gives them other arguments.
-            let before = known.clone();
-            for d in &results {
-                if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
-                    if candidates::hints::lists(&d.tool, def) {
-                        known.listed_by(&d.tool, r);
-                    }
+    let mut notes = Vec::new();
+    // The server's own session first (its readers' listings feed the arguments of the tools that
+    // change things), then the sandboxed one (never both at once).
+    for at in [Place::Session, Place::Sandbox] {
+        let Some(waves) = placed.remove(&at) else { continue };
+        let session = match places.open(at).await {
+            Ok(s) => s,
+            Err(no) => {
+                notes.push(place::no_sandbox_note(no, waves.values().map(Vec::len).sum()));
+                for (name, def) in waves.into_values().flatten() {
+                    let pinned = pinned.and_then(|p| p.get(name));
+                    done.push(without_session(no, server, name, def, plan(server, name, def), pinned, mode, &secrets));
                 }
+                continue;
             }
-            let again: Vec<(&String, &Value)> = wave
-                .iter()
-                .copied()
-                .filter(|(name, def)| {
-                    let failed = results.iter().any(|d| {
-                        d.tool == **name && d.result.is_none() && d.shape.as_ref().is_some_and(shape::pinned_failure)
-                    });
-                    failed && !budget.spent() && {
-                        match plan(server, name, def) {
-                            Plan::Call { args, synthesised: Some(_), .. } => {
-                                candidates::argument_sets(name, def, &before, &args)
-                                    != candidates::argument_sets(name, def, &known, &args)
-                            }
-                            _ => false,
-                        }
-                    }
-                })
-                .collect();
-            if !again.is_empty() {
-                let retried = wave_of.probe(again, &known).await;
-                for d in retried {
+        };
+        let wave_of = Wave { session, server, pinned, mode, budget: &budget, secrets: &secrets };
+        for (rank, wave) in waves {
+            let mut results = wave_of.probe(wave.clone(), &known).await;
+            results.sort_by(|a, b| a.tool.cmp(&b.tool));
+            if mode == Mode::Lock && rank <= 1 {
+                // What the listing tools among these readers returned feeds the arguments of later
+                // tools, and of readers of this wave that failed with every candidate: they get one
+                // more try when what was listed gives them other arguments.
+                let before = known.clone();
+                for d in &results {
                     if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
                         if candidates::hints::lists(&d.tool, def) {
                             known.listed_by(&d.tool, r);
                         }
                     }
-                    if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
-                        *slot = d;
+                }
+                let again: Vec<(&String, &Value)> = wave
+                    .iter()
+                    .copied()
+                    .filter(|(name, def)| {
+                        let failed = results.iter().any(|d| {
+                            d.tool == **name
+                                && d.result.is_none()
+                                && d.shape.as_ref().is_some_and(shape::pinned_failure)
+                        });
+                        failed && !budget.spent() && {
+                            match plan(server, name, def) {
+                                Plan::Call { args, synthesised: Some(_), .. } => {
+                                    candidates::argument_sets(name, def, &before, &args)
+                                        != candidates::argument_sets(name, def, &known, &args)
+                                }
+                                _ => false,
+                            }
+                        }
+                    })
+                    .collect();
+                if !again.is_empty() {
+                    let retried = wave_of.probe(again, &known).await;
+                    for d in retried {
+                        if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+                            if candidates::hints::lists(&d.tool, def) {
+                                known.listed_by(&d.tool, r);
+                            }
+                        }
+                        if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
+                            *slot = d;
+                        }
                     }
                 }
             }
+            for d in &mut results {
+                place::stamp(&mut d.probes, at);
+            }
+            done.extend(results);
         }
-        done.extend(results);
     }
+    places.close().await;
     done.sort_by(|a, b| a.tool.cmp(&b.tool));
-    let mut run = ProbeRun::default();
+    let mut run = ProbeRun { notes, ..ProbeRun::default() };
     for d in done {
         run.probes.extend(d.probes);
         if let Some(s) = d.shape {
@@ -268,6 +333,9 @@ pub async fn run(
     }
     run
 }
+
+/// A place's tools by wave ([`candidates::hints::rank`]).
+type Waves<'t> = BTreeMap<u8, Vec<(&'t String, &'t Value)>>;
 
 /// What the tools of one wave share.
 struct Wave<'a> {
@@ -302,11 +370,57 @@ impl Wave<'_> {
     }
 }
 
+/// The probes of a tool whose place has no session: skipped for want of a sandbox, or, when the
+/// server did not start inside it, the valid call judged as a call that could not be made.
+#[allow(clippy::too_many_arguments)]
+fn without_session(
+    no: &NoSandbox,
+    server: &ServerConfig,
+    tool: &str,
+    def: &Value,
+    plan: Plan,
+    pinned: Option<&Value>,
+    mode: Mode,
+    secrets: &[String],
+) -> search::Done {
+    let done = |probes, shape| search::Done { tool: tool.to_string(), probes, shape, result: None };
+    match (no, plan) {
+        (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) if mode == Mode::Lock || pinned.is_some() => {
+            let outcome = Err(ClientError::Transport(format!("the server did not start in the sandbox: {e}")));
+            let ctx = Context {
+                def,
+                pinned,
+                mode,
+                synthesised: synthesised.as_deref(),
+                timeout: server.timeout,
+                secrets,
+                tried: 1,
+            };
+            let (mut probes, shape) = judge(tool, &ctx, &outcome);
+            if incomplete.is_some() {
+                let why = "not sent: the connection failed on the valid call".to_string();
+                probes.push(probe(tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why));
+            }
+            place::stamp(&mut probes, Place::Sandbox);
+            done(probes, shape)
+        }
+        (NoSandbox::Start(_), _) => {
+            let why = format!("{}: `mcp-pin lock` pins its probe, and later checks judge it", search::NOTHING_PINNED);
+            done(vec![probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)], None)
+        }
+        (NoSandbox::Unavailable(_), _) => {
+            let p = probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, place::no_sandbox_skip(server, tool));
+            done(vec![p], None)
+        }
+    }
+}
+
 /// The short reason of a skipped call, for the summary line.
 fn skip_reason(message: &str) -> &'static str {
     // Every skip message starts with one of these (they are written here, before any server text).
     const REASONS: &[(&str, &str)] = &[
         ("not probed: probe = \"none\"", "probe = \"none\""),
+        (place::NO_SANDBOX, "no sandbox"),
         ("not probed: not annotated read-only", "not annotated read-only"),
         ("not probed: the tool requires task", "require tasks"),
         ("not probed: the server requires task", "require tasks"),
@@ -489,7 +603,7 @@ pub fn toml_key(k: &str) -> String {
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<RuleId>, message: String) -> Probe {
-    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None }
+    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None, place: None }
 }
 
 fn fail(tool: &str, kind: ProbeKind, rule: RuleId, message: String) -> Probe {

@@ -49,6 +49,35 @@ fn read_only_policy_skips_unannotated_tools_with_the_enabling_line() {
 }
 
 #[test]
+fn the_default_policy_calls_writers_in_the_sandbox_and_readers_in_the_session() {
+    let s = server(ProbePolicy::default());
+    assert_eq!(s.probe, ProbePolicy::Sandbox);
+    let at = |s: &ServerConfig, def: &Value| place::of(s, "t", def, &plan(s, "t", def));
+    let writer = tool(false, json!({"type": "object"}));
+    let reader = tool(true, json!({"type": "object"}));
+    // readOnlyHint with destructiveHint contradicts itself: the dangerous reading wins.
+    let both = json!({"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "destructiveHint": true}});
+    let unannotated = json!({"name": "t", "inputSchema": {"type": "object"}});
+    assert_eq!(at(&s, &reader), Place::Session);
+    for def in [&writer, &both, &unannotated] {
+        assert!(matches!(plan(&s, "t", def), Plan::Call { .. }), "{def}");
+        assert_eq!(at(&s, def), Place::Sandbox, "{def}");
+    }
+    // A fixture does not move a writer out of the sandbox.
+    let mut f = server(ProbePolicy::Sandbox);
+    f.tools.insert("t".into(), ToolConfig { args: Some(json!({})), probe: None });
+    assert_eq!(at(&f, &writer), Place::Sandbox);
+    // `all` is the user's word: every tool in the server's own session; `read-only` never
+    // sandboxes (its writers are skipped in `plan`); a skipped tool needs no session at all.
+    assert_eq!(at(&server(ProbePolicy::All), &writer), Place::Session);
+    let mut per_tool = server(ProbePolicy::Sandbox);
+    per_tool.tools.insert("t".into(), ToolConfig { args: None, probe: Some(ProbePolicy::All) });
+    assert_eq!(at(&per_tool, &writer), Place::Session);
+    assert!(matches!(plan(&server(ProbePolicy::ReadOnly), "t", &writer), Plan::Skip { .. }));
+    assert_eq!(at(&server(ProbePolicy::None), &writer), Place::Session);
+}
+
+#[test]
 fn a_fixture_enables_a_tool_under_read_only() {
     let mut s = server(ProbePolicy::ReadOnly);
     s.tools.insert("w".into(), ToolConfig { args: Some(json!({"x": 1})), probe: None });
@@ -441,6 +470,7 @@ fn summary_line_counts_probed_skipped_and_passed() {
         rule: None,
         message: message.into(),
         class: None,
+        place: None,
     };
     run.probes = vec![
         p("a", ProbeKind::Call, ProbeOutcome::Pass, "ok"),
@@ -449,9 +479,20 @@ fn summary_line_counts_probed_skipped_and_passed() {
         p("d", ProbeKind::Call, ProbeOutcome::Skipped, "not probed: probe = \"none\""),
         p("e", ProbeKind::Call, ProbeOutcome::Skipped, "not probed: not annotated read-only (readOnlyHint); ..."),
     ];
+    // Probes without places (a report from an older mcp-pin) say nothing about places.
     assert_eq!(
         run.summary(),
         "5 tools: 2 probed, 1 passed, 1 failed; 3 skipped (2 not annotated read-only, 1 probe = \"none\")"
+    );
+    // Where the valid calls were made, and a tool skipped for want of a sandbox.
+    run.probes[0].place = Some(Place::Session);
+    run.probes[1].place = Some(Place::Sandbox);
+    run.probes.push(Probe { place: Some(Place::Sandbox), ..p("b", ProbeKind::Incomplete, ProbeOutcome::Pass, "ok") });
+    let none = place::no_sandbox_skip(&server(ProbePolicy::Sandbox), "f");
+    run.probes.push(p("f", ProbeKind::Call, ProbeOutcome::Skipped, &none));
+    assert_eq!(
+        run.summary(),
+        "6 tools: 2 probed (1 in the session, 1 in the sandbox), 1 passed, 1 failed; 4 skipped (1 no sandbox, 2 not annotated read-only, 1 probe = \"none\")"
     );
     assert_eq!(
         skip_reason(&format!("{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried (task x)")),

@@ -127,7 +127,6 @@ fn summed_up(out: &mut String, style: &Style, changes: &[&Change]) {
 
 /// The probes: each failure on its own line; the rest in one line (each line with -v).
 fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
-    use super::ProbeKind;
     let mut heading = false;
     let mut head = |out: &mut String| {
         if !heading {
@@ -144,24 +143,7 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
             continue;
         }
         head(out);
-        let label = match p.outcome {
-            ProbeOutcome::Pass => paint(style, "32", "pass    "),
-            // A finding of a probe call says its class, like a change.
-            ProbeOutcome::Fail => class_label(style, p.effective_class()),
-            ProbeOutcome::Skipped => paint(style, "2", "skipped "),
-        };
-        let what = match p.kind {
-            ProbeKind::Call => "",
-            ProbeKind::Incomplete => " (incomplete call)",
-        };
-        let _ = writeln!(
-            out,
-            "    {} {:<28} {}{what}: {}",
-            label,
-            p.rule.map_or("", |r| r.as_str()),
-            escape_line(&p.tool),
-            escape_for_display(&p.message)
-        );
+        out.push_str(&probe_line(style, p));
     }
     // One line for the server: how many tools were called, passed, failed, skipped and why (the
     // probe run's own summary when the report has it).
@@ -176,6 +158,30 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     let line = server.probe_summary.clone().unwrap_or_else(|| crate::probe::probe_summary(&server.probes));
     let hint = if !style.verbose && line.contains("skipped") { "; -v shows each line" } else { "" };
     let _ = writeln!(out, "  probes: {}{hint}", escape_for_display(&line));
+}
+
+/// One probe as a report line (`    pass    RULE  tool (incomplete call) in the sandbox: message`),
+/// saying where its call was made when it was made.
+pub fn probe_line(style: &Style, p: &super::Probe) -> String {
+    use super::ProbeKind;
+    let label = match p.outcome {
+        ProbeOutcome::Pass => paint(style, "32", "pass    "),
+        // A finding of a probe call says its class, like a change.
+        ProbeOutcome::Fail => class_label(style, p.effective_class()),
+        ProbeOutcome::Skipped => paint(style, "2", "skipped "),
+    };
+    let what = match p.kind {
+        ProbeKind::Call => "",
+        ProbeKind::Incomplete => " (incomplete call)",
+    };
+    let at = p.place.map(|place| format!(" in the {}", place.as_str())).unwrap_or_default();
+    format!(
+        "    {} {:<28} {}{what}{at}: {}\n",
+        label,
+        p.rule.map_or("", |r| r.as_str()),
+        escape_line(&p.tool),
+        escape_for_display(&p.message)
+    )
 }
 
 /// `server NAME`, the line each server's part of the report opens with.

@@ -49,7 +49,7 @@ fn change(c: &mut Change) {
 }
 
 fn probe(p: &mut Probe) {
-    let Probe { tool, kind: _, outcome: _, rule: _, message, class: _ } = p;
+    let Probe { tool, kind: _, outcome: _, rule: _, message, class: _, place: _ } = p;
     text(tool);
     text(message);
 }

@@ -6,7 +6,7 @@
 //!   the reports of one run).
 //! - The gate is `--fail-on` when given, else the strictest gate among the reports (`loud`, then
 //!   `silent`, then `never`), else `silent`.
-//! - Every file is read as every file mcp-pin reads ([`crate::lockfile::read_regular`]: a regular
+//! - Every file is read as every file mcp-pin reads ([`crate::files::read_regular`]: a regular
 //!   file, at most [`MAX_REPORT`] bytes) and parsed with each key once ([`crate::json_read`]);
 //!   every error names the file.
 
@@ -24,7 +24,7 @@ pub const MAX_REPORT: u64 = 256 << 20;
 pub fn merge_files(paths: &[PathBuf], fail_on: Option<FailOn>) -> Result<Report, String> {
     let mut reports = Vec::with_capacity(paths.len());
     for p in paths {
-        let text = crate::lockfile::read_regular(p, MAX_REPORT)
+        let text = crate::files::read_regular(p, MAX_REPORT)
             .map_err(|e| format!("cannot read report {}: {e}", p.display()))?;
         let v = crate::json_read::from_str(&text).map_err(|e| format!("report {}: {e}", p.display()))?;
         reports.push((p.display().to_string(), v));

@@ -79,6 +79,9 @@ pub struct Probe {
     /// Class of a failure after policy; `None` means the rule's default class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
+    /// Where the call was made (`session` or `sandbox`); absent when it was not made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<crate::sandbox::Place>,
 }
 
 impl Probe {
@@ -339,7 +342,7 @@ impl LazyText {
     pub fn get(&self) -> Option<&str> {
         self.text
             .get_or_init(|| {
-                self.path.as_ref().and_then(|p| crate::lockfile::read_regular(p, crate::lockfile::MAX_LOCKFILE).ok())
+                self.path.as_ref().and_then(|p| crate::files::read_regular(p, crate::lockfile::MAX_LOCKFILE).ok())
             })
             .as_deref()
     }

@@ -131,6 +131,7 @@ fn sample() -> Report {
         rule: Some(mcp_pin::rules::RuleId::CallFailed),
         message: "isError: true".into(),
         class: None,
+        place: None,
     }];
     Report { fail_on: FailOn::Silent, servers: vec![s] }
 }

@@ -109,7 +109,7 @@ fn toml_fixture_loads_with_everything() {
     assert_eq!(l.command, fixtures().join("toml/bin/server").to_string_lossy());
     assert_eq!(l.command_template, "./bin/server");
     assert_eq!(c.servers["local"].timeout, config::DEFAULT_TIMEOUT);
-    assert_eq!(c.servers["local"].probe, ProbePolicy::ReadOnly);
+    assert_eq!(c.servers["local"].probe, ProbePolicy::Sandbox);
     assert!(c.servers["local"].client_capabilities.is_empty());
 
     let r = http(&c, "remote");
@@ -303,7 +303,7 @@ fn err_bad_probe() {
     assert_eq!(line, 3);
     assert!(
         msg.contains(
-            "invalid `probe` \"readonly\": expected \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"
+            "invalid `probe` \"readonly\": expected \"sandbox\", \"read-only\", \"all\" or \"none\"; did you mean `read-only`?"
         ),
         "{msg}"
     );
@@ -601,7 +601,7 @@ fn claude_code_mcp_json() {
     let g = http(c, "github");
     assert_eq!(g.url, "https://api.githubcopilot.com/mcp/");
     assert_eq!(g.headers["Authorization"], format!("Bearer {CANARY}"));
-    assert_eq!(c.servers["github"].probe, ProbePolicy::ReadOnly, "defaults apply");
+    assert_eq!(c.servers["github"].probe, ProbePolicy::Sandbox, "defaults apply");
     assert_eq!(c.servers["github"].timeout, config::DEFAULT_TIMEOUT);
     assert!(c.rules.is_empty() && c.ignores.is_empty());
 }

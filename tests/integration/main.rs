@@ -9,6 +9,8 @@ mod common;
 #[cfg(unix)]
 mod action;
 mod atomic_lock;
+#[cfg(target_os = "linux")]
+mod boundary;
 mod bounds;
 mod cli;
 mod cloaking;
@@ -39,5 +41,7 @@ mod report_agreement;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod secret_text;
 mod secrets;

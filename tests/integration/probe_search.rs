@@ -62,7 +62,7 @@ fn lock_finds_arguments_the_tool_accepts_and_check_replays_them() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("probes: 6 tools: 6 probed, 6 passed, 0 failed"), "{err}");
+    assert!(err.contains("probes: 6 tools: 6 probed (6 in the session), 6 passed, 0 failed"), "{err}");
     // lock says per tool how its arguments were found, never a value.
     assert!(
         err.contains("probe of `get_time` passed: ok (1 text block); arguments: timezone from description"),
@@ -98,14 +98,20 @@ fn lock_finds_arguments_the_tool_accepts_and_check_replays_them() {
     for _ in 0..2 {
         let (code, report) = p.check_json(&["--fail-on", "loud"]);
         assert_eq!(code, 0, "{report:#}");
-        assert_eq!(report["servers"][0]["probeSummary"], "6 tools: 6 probed, 6 passed, 0 failed; 0 skipped");
+        assert_eq!(
+            report["servers"][0]["probeSummary"],
+            "6 tools: 6 probed (6 in the session), 6 passed, 0 failed; 0 skipped"
+        );
         let msg = probe(&report, "read_text_file", "call")["message"].as_str().unwrap().to_string();
         assert!(msg.contains("; arguments: path from "), "{msg}");
     }
     // `check -v` says it in the human report.
     let out = p.run(&["check", "-v"]);
     let human = String::from_utf8_lossy(&out.stdout);
-    assert!(human.contains("get_time: ok (1 text block); arguments: timezone from description"), "{human}");
+    assert!(
+        human.contains("get_time in the session: ok (1 text block); arguments: timezone from description"),
+        "{human}"
+    );
 }
 
 #[test]

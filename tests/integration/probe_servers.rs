@@ -62,8 +62,7 @@ async fn probe_server(
 ) -> (BTreeMap<String, Value>, ProbeRun) {
     let session = Session::connect(server).await.expect("connect");
     let tools = session.list_tools().await.expect("tools/list");
-    let run = probe::run(&session, server, &tools, pinned).await;
-    session.close().await;
+    let run = probe::run(session, server, &tools, pinned).await;
     (tools, run)
 }
 

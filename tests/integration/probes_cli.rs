@@ -38,6 +38,14 @@ fn probes(report: &Value) -> Vec<(String, String, String, String)> {
     v
 }
 
+/// Whether mcp-pin (the binary, which has its helper) has a sandbox on this machine.
+fn linux_sandbox() -> bool {
+    #[cfg(target_os = "linux")]
+    return mcp_pin::sandbox::linux::sandbox_available().is_ok();
+    #[cfg(not(target_os = "linux"))]
+    return false;
+}
+
 fn has(ps: &[(String, String, String, String)], tool: &str, kind: &str, outcome: &str, rule: &str) -> bool {
     ps.iter().any(|p| p.0 == tool && p.1 == kind && p.2 == outcome && p.3 == rule)
 }
@@ -102,10 +110,19 @@ fn every_probe_rule_fires_on_its_scenario() {
     assert!(has(&ps, "hangs", "call", "fail", "call-timeout"), "{ps:?}");
     assert!(has(&ps, "conflict", "call", "fail", "text-structure-conflict"), "{ps:?}");
     assert!(has(&ps, "hologram", "call", "pass", ""), "an unknown content block type must not fail the probe: {ps:?}");
-    assert!(ps.iter().any(|p| p.0 == "writer" && p.2 == "skipped"), "{ps:?}");
-    // The skip says which config line enables it.
+    // Not annotated read-only: called in the sandbox where there is one, else skipped with the
+    // config line that calls it in the server's own session.
     let writer = report["servers"][0]["probes"].as_array().unwrap().iter().find(|p| p["tool"] == "writer").unwrap();
-    assert!(writer["message"].as_str().unwrap().contains("[servers.fx.tools.writer]"), "{writer:#}");
+    if linux_sandbox() {
+        assert!(has(&ps, "writer", "call", "pass", ""), "{ps:?}");
+        assert_eq!(writer["place"], "sandbox", "{writer:#}");
+    } else {
+        assert!(ps.iter().any(|p| p.0 == "writer" && p.2 == "skipped"), "{ps:?}");
+        assert!(
+            writer["message"].as_str().unwrap().contains("[servers.fx.tools.writer] probe = \"all\""),
+            "{writer:#}"
+        );
+    }
     // Reports never print result values (the error excerpt aside).
     let all = report.to_string();
     assert!(!all.contains("three") && !all.contains("3 results"), "{all}");
@@ -467,7 +484,7 @@ fn a_call_that_fails_at_lock_with_synthesised_arguments_is_not_drift() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no arguments mcp-pin tried made the call succeed"), "{err}");
     assert!(err.contains("[servers.fs.tools.read_file] args = { path = ... }"), "{err}");
-    assert!(err.contains("probes: 1 tool: 1 probed, 0 passed, 1 failed; 0 skipped"), "{err}");
+    assert!(err.contains("probes: 1 tool: 1 probed (1 in the session), 0 passed, 1 failed; 0 skipped"), "{err}");
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     let ps = probes(&report);
@@ -525,7 +542,10 @@ fn replay_of_the_39_tools_failure_after_a_probed_lock() {
     let fails: Vec<_> = probes(&report).into_iter().filter(|p| p.2 == "fail").collect();
     assert_eq!(fails.len(), 39, "one finding per tool, not two: {fails:?}");
     assert!(fails.iter().all(|p| p.3 == "structured-content-missing"), "{fails:?}");
-    assert_eq!(report["servers"][0]["probeSummary"], "39 tools: 39 probed, 0 passed, 39 failed; 0 skipped");
+    assert_eq!(
+        report["servers"][0]["probeSummary"],
+        "39 tools: 39 probed (39 in the session), 0 passed, 39 failed; 0 skipped"
+    );
 }
 
 #[test]

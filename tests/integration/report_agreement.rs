@@ -47,6 +47,7 @@ fn probe(kind: ProbeKind, rule: &str, message: &str) -> Probe {
         rule: Some(rule.parse().unwrap()),
         message: message.into(),
         class: None,
+        place: None,
     }
 }
 
@@ -68,6 +69,7 @@ fn case_report(dir: &Path, fail_on: FailOn) -> Report {
             rule: None,
             message: "ok".into(),
             class: None,
+            place: None,
         },
     ];
     Report { fail_on, servers: vec![s] }

@@ -46,6 +46,7 @@ fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>,
         rule: rule.map(|r| r.parse().expect("a catalogue rule")),
         message: message.into(),
         class: None,
+        place: None,
     }
 }
 

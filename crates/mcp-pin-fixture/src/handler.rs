@@ -196,6 +196,9 @@ impl ServerHandler for Fixture {
         };
         let tool = tool.value();
         let behaviour = s.calls.get(name).cloned().unwrap_or_default();
+        if let Some(e) = &behaviour.escape {
+            crate::escape::attempt(e);
+        }
         if behaviour.hang {
             eprintln!("mcp-pin-fixture: tools/call {name}: hanging");
             context.ct.cancelled().await;

@@ -4,6 +4,7 @@
 //! for the surface file format.
 #![allow(clippy::disallowed_macros)] // a test fixture: prints its own diagnostics
 
+mod escape;
 mod handler;
 mod http;
 mod raw;
@@ -70,9 +71,32 @@ fn main() {
         text.push_str(&format!("MCP_PIN_FIXTURE_PID={}\n", std::process::id()));
         let _ = std::fs::write(f, text);
     }
+    let mut hostile = surface::Hostile::default();
     if let Ok(s) = surface::Surface::load(&cli.surface) {
         if let Some(text) = &s.fault.stderr {
             eprintln!("{}", surface::expand_env(text));
+        }
+        hostile = s.hostile.clone();
+    }
+    {
+        if hostile.ignore_signals {
+            // SAFETY: setting dispositions to SIG_IGN before any thread exists.
+            unsafe {
+                for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                    libc::signal(sig, libc::SIG_IGN);
+                }
+            }
+        }
+        if hostile.close_stdout_on_term {
+            // SAFETY: the handler only calls dup2, which is async-signal-safe, on a descriptor
+            // opened here before any thread exists.
+            unsafe {
+                NULL_FD = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+                libc::signal(libc::SIGTERM, close_stdout as *const () as libc::sighandler_t);
+            }
+        }
+        if let Some(e) = &hostile.escape {
+            escape::attempt(e);
         }
     }
     // Validate the surface once up front so a typo fails fast and loudly.
@@ -98,8 +122,23 @@ fn main() {
             None => stdio::run(fixture, store).await,
         }
     });
+    if hostile.ignore_eof {
+        eprintln!("mcp-pin-fixture: hostile ignoreEof: stdin closed, running on");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
     // Do not wait for the runtime: a blocked stdin read would hold shutdown up.
     std::process::exit(code);
+}
+
+static mut NULL_FD: libc::c_int = -1;
+
+extern "C" fn close_stdout(_: libc::c_int) {
+    // SAFETY: dup2 is async-signal-safe; NULL_FD was set before the handler was installed.
+    unsafe {
+        libc::dup2(NULL_FD, 1);
+    }
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {

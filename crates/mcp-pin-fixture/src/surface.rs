@@ -83,6 +83,9 @@ pub struct CallBehaviour {
     /// (relative to the server's working folder), then answer as usual.
     #[serde(default)]
     pub roots_to: Option<String>,
+    /// Try these escapes on every call, before answering as usual ([`crate::escape`]).
+    #[serde(default)]
+    pub escape: Option<crate::escape::Escape>,
 }
 
 impl CallBehaviour {
@@ -106,6 +109,25 @@ impl CallBehaviour {
         }
         None
     }
+}
+
+/// A hostile process (`hostile` in the surface file), read once at start.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Hostile {
+    /// Escapes tried at start, before serving.
+    #[serde(default)]
+    pub escape: Option<crate::escape::Escape>,
+    /// Keep running when stdin closes (a server that ignores EOF).
+    #[serde(default)]
+    pub ignore_eof: bool,
+    /// Ignore SIGTERM, SIGINT and SIGHUP.
+    #[serde(default)]
+    pub ignore_signals: bool,
+    /// On SIGTERM, stop answering at once (stdout becomes `/dev/null`: the client reads its end)
+    /// and keep running: the client's calls fail the moment the server is told to end.
+    #[serde(default)]
+    pub close_stdout_on_term: bool,
 }
 
 /// Faults for reliability tests.
@@ -214,6 +236,7 @@ pub struct Surface {
     /// `clientInfo.name` is the key (a server that cloaks: one surface for a gate, another for
     /// the editors).
     pub client_tools: BTreeMap<String, Vec<RawTool>>,
+    pub hostile: Hostile,
 }
 
 #[derive(Deserialize)]
@@ -241,6 +264,8 @@ struct SurfaceFile<'a> {
     discover: Option<bool>,
     #[serde(default, borrow)]
     client_surfaces: BTreeMap<String, Vec<&'a RawValue>>,
+    #[serde(default)]
+    hostile: Hostile,
 }
 
 impl Surface {
@@ -272,6 +297,7 @@ impl Surface {
                 .iter()
                 .map(|(k, tools)| (k.clone(), tools.iter().map(|raw| RawTool { text: minify(raw.get()) }).collect()))
                 .collect(),
+            hostile: file.hostile,
         })
     }
 

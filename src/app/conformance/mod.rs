@@ -57,7 +57,7 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
 
 /// The probes, as `check` runs them, for the conformance adapter.
 async fn conformance_probe(session: &Session, server: &ServerConfig, surface: &ServerSurface) {
-    let run = crate::probe::run(session, server, &surface.tools, None).await;
+    let run = crate::probe::run_in_session(session, server, &surface.tools, None).await;
     for p in &run.probes {
         crate::tell!("conformance: probe {:?} {} {:?}: {}", p.kind, p.tool, p.outcome, p.message);
     }

@@ -1,0 +1,102 @@
+//! The second session of a stdio server, started inside the sandbox ([`crate::sandbox`]): the
+//! same command with its project paths rewritten to a scratch copy, its own home, temp and cache
+//! folders, package runners offline, under the sandbox confinement.
+
+use serde_json::{Map, Value};
+
+use super::{ClientError, Session};
+use crate::config::{ServerConfig, Transport};
+use crate::sandbox::scratch::Scratch;
+use crate::sandbox::{Confinement, Place};
+
+/// Why a sandboxed session could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum NoSandbox {
+    /// No complete sandbox for this server here (the platform, the kernel, a remote server, a
+    /// project folder that cannot be copied): its tools are skipped, never called bare.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The sandbox was applied and the server did not start inside it.
+    #[error("the server did not start in the sandbox: {0}")]
+    Start(ClientError),
+}
+
+impl Session {
+    /// A second session of `server` inside the sandbox. The project folder is the server's
+    /// `cwd` (mcp-pin's own working folder when it has none).
+    pub async fn connect_sandboxed(server: &ServerConfig) -> Result<Session, NoSandbox> {
+        let Transport::Stdio(cfg) = &server.transport else {
+            return Err(NoSandbox::Unavailable("a remote server (`url`) cannot be started in a sandbox".into()));
+        };
+        crate::sandbox::available().map_err(NoSandbox::Unavailable)?;
+        let project = match &cfg.cwd {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().map_err(|e| NoSandbox::Unavailable(format!("no working folder: {e}")))?,
+        };
+        let scratch = Scratch::create(&project).map_err(NoSandbox::Unavailable)?;
+        let own = |name: &str| std::env::var(name).ok();
+        let mut inside = cfg.clone();
+        inside.args = cfg.args.iter().map(|a| scratch.remap(a).unwrap_or_else(|| a.clone())).collect();
+        inside.env = scratch.env(&super::stdio::child_env(cfg), &own, &cfg.command).into_iter().collect();
+        inside.inherit_env.clear();
+        inside.cwd = Some(scratch.project());
+        if let Some(c) = scratch.remap(&cfg.command).filter(|_| cfg.command.contains('/')) {
+            inside.command = c;
+        }
+        let mut config = server.clone();
+        config.transport = Transport::Stdio(inside);
+        let root = scratch.root().to_path_buf();
+        match Session::connect_confined(&config, Confinement::Sandbox { write: &root }).await {
+            Ok(mut s) => {
+                s.scratch = Some(scratch);
+                Ok(s)
+            }
+            Err(e) => {
+                // The helper says so on stderr when the confinement could not be applied: the
+                // server never ran, and there is no sandbox here after all.
+                let text = e.to_string();
+                let failed = crate::sandbox::helper::CONFINEMENT_FAILED_TEXT;
+                match text.find(failed) {
+                    Some(at) => {
+                        let why = text[at..].lines().next().unwrap_or(failed).trim_start_matches("mcp-pin helper: ");
+                        Err(NoSandbox::Unavailable(why.to_string()))
+                    }
+                    None => Err(NoSandbox::Start(e)),
+                }
+            }
+        }
+    }
+
+    /// Where this session runs.
+    pub fn place(&self) -> Place {
+        if self.scratch.is_some() {
+            Place::Sandbox
+        } else {
+            Place::Session
+        }
+    }
+
+    /// A call's outcome as read outside the sandbox: the copy's paths written as the project's.
+    pub(super) fn outcome_outside(&self, outcome: super::CallOutcome) -> super::CallOutcome {
+        let Some(s) = &self.scratch else { return outcome };
+        match outcome {
+            super::CallOutcome::Result(mut v) => {
+                s.unmap_json(&mut v);
+                super::CallOutcome::Result(v)
+            }
+            super::CallOutcome::RpcError { code, message } => {
+                super::CallOutcome::RpcError { code, message: s.unmap(&message) }
+            }
+            other => other,
+        }
+    }
+
+    /// Tool arguments as this session's server must see them: in the sandbox, a path (or
+    /// `file://` URI) into the project folder names the same file in the scratch copy.
+    pub(super) fn in_place(&self, mut arguments: Map<String, Value>) -> Map<String, Value> {
+        if let Some(s) = &self.scratch {
+            arguments.values_mut().for_each(|v| s.remap_json(v));
+        }
+        arguments
+    }
+}

@@ -1,0 +1,127 @@
+//! Where each tool's calls are made (RULES.md, "Probes": where a tool is called).
+//!
+//! A tool whose effective hints say read-only is called in the server's own session; under the
+//! default policy (`probe = "sandbox"`) every other tool of a stdio server is called in a second
+//! session of the same server started inside the sandbox ([`crate::sandbox`]); both calls of a
+//! tool in the same place. Where no complete sandbox can be had, those tools are skipped with the
+//! reason, said once per server, and never called bare.
+//!
+//! A probe gets a [`Session`] for its place from [`Places`] and never cares which it is. The
+//! server's own session is closed before the sandboxed one opens: a server never holds two of
+//! the `--max-children` slots at once, so servers waiting for a second slot can never hold every
+//! slot between them (with `--max-children 1` they always would).
+
+use serde_json::Value;
+
+use super::{policy, read_only, Plan};
+use crate::client::{NoSandbox, Session};
+use crate::config::{ProbePolicy, ServerConfig};
+use crate::report::{Probe, ProbeOutcome};
+
+pub use crate::sandbox::Place;
+
+/// Where the calls of `tool` go under the server's policy (a skipped tool is never called; it
+/// is placed in the session, which it does not need).
+pub fn of(server: &ServerConfig, tool: &str, def: &Value, plan: &Plan) -> Place {
+    match plan {
+        Plan::Call { .. } if policy(server, tool) == ProbePolicy::Sandbox && !read_only(def) => Place::Sandbox,
+        _ => Place::Session,
+    }
+}
+
+/// The sessions of one server's probe run: its own, then (when a tool needs it) the sandboxed
+/// one, opened once.
+pub struct Places<'a> {
+    server: &'a ServerConfig,
+    own: Option<Own<'a>>,
+    sandbox: Option<Result<Session, NoSandbox>>,
+}
+
+/// The server's own session: the run's to close, or lent for the run (then no sandboxed session
+/// is opened beside it).
+enum Own<'a> {
+    Owned(Box<Session>),
+    Lent(&'a Session),
+}
+
+impl<'a> Places<'a> {
+    pub fn new(own: Session, server: &'a ServerConfig) -> Places<'a> {
+        Places { server, own: Some(Own::Owned(Box::new(own))), sandbox: None }
+    }
+
+    /// Places for a session the caller keeps: every tool that must run in the sandbox is
+    /// skipped (a second session beside a lent one could hold two child slots).
+    pub fn lent(own: &'a Session, server: &'a ServerConfig) -> Places<'a> {
+        let none = NoSandbox::Unavailable("this run makes its calls in one session only".into());
+        Places { server, own: Some(Own::Lent(own)), sandbox: Some(Err(none)) }
+    }
+
+    /// The session for `place`. The sandboxed one is started on first use, after the server's
+    /// own session is closed; asking for the own session after that is a bug (`Err` then).
+    pub async fn open(&mut self, place: Place) -> Result<&Session, &NoSandbox> {
+        match place {
+            Place::Session => {
+                static CLOSED: NoSandbox = NoSandbox::Unavailable(String::new());
+                match &self.own {
+                    Some(Own::Owned(s)) => Ok(s),
+                    Some(Own::Lent(s)) => Ok(*s),
+                    None => Err(&CLOSED),
+                }
+            }
+            Place::Sandbox => {
+                if self.sandbox.is_none() {
+                    if let Some(Own::Owned(own)) = self.own.take() {
+                        own.close().await;
+                    }
+                    self.sandbox = Some(Session::connect_sandboxed(self.server).await);
+                }
+                self.sandbox.as_ref().expect("set above").as_ref()
+            }
+        }
+    }
+
+    /// Close whatever is open.
+    pub async fn close(self) {
+        if let Some(Own::Owned(s)) = self.own {
+            s.close().await;
+        }
+        if let Some(Ok(s)) = self.sandbox {
+            s.close().await;
+        }
+    }
+}
+
+/// Mark the probes of calls made in `place` (a probe that says the call was not made has none).
+pub fn stamp(probes: &mut [Probe], place: Place) {
+    for p in probes {
+        let not_made = p.outcome == ProbeOutcome::Skipped
+            && (p.message.starts_with("not probed") || p.message.starts_with("not sent"));
+        if !not_made {
+            p.place = Some(place);
+        }
+    }
+}
+
+/// How a skip for want of a sandbox starts (the summary's reason "no sandbox").
+pub const NO_SANDBOX: &str = "not probed: not annotated read-only, and there is no sandbox for it here";
+
+/// The skip of a tool that must run in the sandbox when there is none.
+pub fn no_sandbox_skip(server: &ServerConfig, tool: &str) -> String {
+    format!(
+        "{NO_SANDBOX} (the server's note says why); it is never called outside one. To call it in the server's own session anyway, add [servers.{}.tools.{}] probe = \"all\" to mcp-pin.toml",
+        super::toml_key(&server.name),
+        super::toml_key(tool)
+    )
+}
+
+/// The note said once per server when its sandboxed session could not be had.
+pub fn no_sandbox_note(no: &NoSandbox, tools: usize) -> String {
+    let n = format!("{tools} tool{}", if tools == 1 { "" } else { "s" });
+    match no {
+        NoSandbox::Unavailable(why) => format!(
+            "no sandbox for this server's probes: {why}; {n} not annotated read-only {} skipped, never called outside one (docs/probes.md)",
+            if tools == 1 { "was" } else { "were" }
+        ),
+        NoSandbox::Start(_) => format!("{no}; the calls of {n} not annotated read-only could not be made"),
+    }
+}

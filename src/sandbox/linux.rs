@@ -1,0 +1,241 @@
+//! Linux confinement, applied by the helper in the forked child just before `exec` (never in
+//! mcp-pin's threaded process: Landlock and seccomp restrict the calling thread and what it
+//! starts). Unprivileged throughout: `no_new_privs`, a seccomp filter (`seccompiler`) and Landlock
+//! (`landlock`); no user namespace, no `sudo`, no sysctl.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use landlock::{
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus, Scope, ABI,
+};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
+};
+
+/// The capabilities a server never keeps, even one started by root: `CAP_SYS_PTRACE`,
+/// `CAP_SYS_ADMIN`, `CAP_PERFMON` (linux/capability.h), each of which reads another process's
+/// environment.
+const BOUNDARY_CAPS: [libc::c_ulong; 3] = [19, 21, 38];
+
+/// The Landlock ABI the full sandbox needs: filesystem with `refer` and `truncate`, TCP, and the
+/// signal and abstract-UNIX-socket scopes (Linux 6.12).
+pub const SANDBOX_ABI: i32 = 6;
+
+/// The Landlock ABI of the running kernel (0: none, or disabled at boot).
+pub fn landlock_abi() -> i32 {
+    // SAFETY: the documented version query (NULL attributes, size 0, the VERSION flag).
+    let v = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<libc::c_void>(), 0usize, 1u32) };
+    if v < 0 {
+        0
+    } else {
+        v as i32
+    }
+}
+
+fn seccomp_arch() -> Option<TargetArch> {
+    if cfg!(target_arch = "x86_64") {
+        Some(TargetArch::x86_64)
+    } else if cfg!(target_arch = "aarch64") {
+        Some(TargetArch::aarch64)
+    } else if cfg!(target_arch = "riscv64") {
+        Some(TargetArch::riscv64)
+    } else {
+        None
+    }
+}
+
+/// Whether the running kernel has everything the full sandbox needs, or what it lacks.
+pub fn sandbox_available() -> Result<(), String> {
+    let abi = landlock_abi();
+    if abi < SANDBOX_ABI {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let have = if abi == 0 { "no Landlock".to_string() } else { format!("Landlock ABI {abi}") };
+        return Err(format!(
+            "this kernel ({}) has {have}; the sandbox needs Landlock ABI {SANDBOX_ABI} (Linux 6.12) to keep a server from writing outside its scratch folder and from signalling other processes",
+            release.trim()
+        ));
+    }
+    if seccomp_arch().is_none() {
+        return Err(format!("mcp-pin has no seccomp filter for {}", std::env::consts::ARCH));
+    }
+    // SAFETY: a query with integer arguments.
+    if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
+        return Err("this kernel has no seccomp filters".into());
+    }
+    Ok(())
+}
+
+fn no_new_privs() -> Result<(), String> {
+    // SAFETY: prctl with integer arguments.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(format!("PR_SET_NO_NEW_PRIVS: {}", std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// The process boundary for every stdio server: none of [`BOUNDARY_CAPS`], `no_new_privs` and a
+/// Landlock domain that restricts nothing but crossing it. Inside any Landlock domain a process cannot ptrace, read
+/// `/proc/PID/environ` or `/proc/PID/mem` of, or `process_vm_readv` a process outside it, root
+/// included; with ABI 6 it cannot signal one either. Best effort: what the kernel has.
+/// Returns what was applied, for the record.
+pub fn confine_session() -> Result<&'static str, String> {
+    // Root reads /proc/PID/environ of any process, an undumpable one and one in another Landlock
+    // domain included, with any of CAP_SYS_PTRACE, CAP_SYS_ADMIN or CAP_PERFMON (seen on Linux
+    // 6.18: such a read passes where a ptrace attach does not). Gone from the bounding set, they
+    // are gone after exec. SAFETY: prctl with integer arguments (fails harmlessly, and there is
+    // nothing to drop, without CAP_SETPCAP).
+    for cap in BOUNDARY_CAPS {
+        unsafe {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+    }
+    no_new_privs()?;
+    let abi = landlock_abi();
+    if abi < 2 {
+        return Ok("no_new_privs (no Landlock domain: this kernel has none, or only ABI 1)");
+    }
+    // A domain that handles every file access and grants every one of them everywhere: the
+    // kernel applies its ptrace rules only to domains that handle some access (a domain of
+    // scopes alone does not stop a read of /proc/PID/environ), and ABI 2 is needed for
+    // `refer` (under ABI 1 a rename across folders would fail). Signals are scoped from ABI 6.
+    let all = AccessFs::from_all(ABI::V6);
+    let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort).handle_access(all);
+    if abi >= 6 {
+        ruleset = ruleset.and_then(|r| r.scope(Scope::Signal));
+    }
+    let status = ruleset
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(["/"], all)))
+        .and_then(|r| r.restrict_self())
+        .map_err(|e| format!("Landlock: {e}"))?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("Landlock: the domain was not enforced".into());
+    }
+    Ok(if abi >= 6 { "no_new_privs, Landlock domain with signal scoping" } else { "no_new_privs, Landlock domain" })
+}
+
+/// The full sandbox: no capability, `no_new_privs`, Landlock (read everywhere, write only under
+/// `write` and to `/dev/null`, no TCP, signals and abstract UNIX sockets scoped to the sandbox,
+/// all of it fully enforced or an error), then the seccomp filter ([`seccomp_program`]).
+pub fn confine_sandbox(write: &Path) -> Result<(), String> {
+    drop_capabilities();
+    no_new_privs()?;
+    let abi = ABI::V6;
+    let status = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.handle_access(AccessNet::from_all(abi)))
+        .and_then(|r| r.scope(Scope::from_all(abi)))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi))))
+        .and_then(|r| r.add_rules(path_beneath_rules([write, Path::new("/dev/null")], AccessFs::from_all(abi))))
+        .and_then(|r| r.restrict_self())
+        .map_err(|e| format!("Landlock: {e}"))?;
+    if status.ruleset != RulesetStatus::FullyEnforced {
+        return Err(format!("Landlock enforced the sandbox only partly ({:?})", status.ruleset));
+    }
+    let program = seccomp_program()?;
+    seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))?;
+    Ok(())
+}
+
+/// Drop every capability for good (a server started by root is root without privileges):
+/// the bounding set, the ambient set, then the permitted, effective and inheritable sets.
+/// Nothing to drop for an ordinary user (the calls fail, harmlessly).
+fn drop_capabilities() {
+    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse::<libc::c_ulong>().ok())
+        .unwrap_or(63);
+    // SAFETY: prctl and capset with integer arguments and a zeroed, correctly sized struct.
+    unsafe {
+        for cap in 0..=last {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        let mut header = Header { version: 0x2008_0522, pid: 0 }; // _LINUX_CAPABILITY_VERSION_3
+        let data =
+            [Data { effective: 0, permitted: 0, inheritable: 0 }, Data { effective: 0, permitted: 0, inheritable: 0 }];
+        libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr());
+    }
+}
+
+/// The seccomp filter of the sandbox, each listed call failing with `EPERM`:
+/// - `socket` and `socketpair` of any family but `AF_UNIX` (TCP and UDP alike, raw, netlink,
+///   packet, vsock, ...);
+/// - `connect` of any socket (the only sockets left are UNIX ones, and a connect would reach a
+///   daemon outside the sandbox through its socket file: a container engine, the session bus),
+///   and `sendto` with a destination address;
+/// - `io_uring_setup`, `io_uring_enter`, `io_uring_register` (it makes sockets and opens files
+///   without the calls above);
+/// - `ptrace`, `process_vm_readv`, `process_vm_writev` (Landlock refuses them across the
+///   sandbox already; refused inside it too).
+///
+/// On x86_64 every x32 system call (numbers with bit 30 set) fails too: the same calls under
+/// other numbers.
+pub fn seccomp_program() -> Result<BpfProgram, String> {
+    let arch = seccomp_arch().ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
+    let err = |e: seccompiler::BackendError| format!("seccomp: {e}");
+    let not_unix = || SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64);
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_unix().map_err(err)?]).map_err(err)?]);
+    rules.insert(libc::SYS_socketpair, vec![SeccompRule::new(vec![not_unix().map_err(err)?]).map_err(err)?]);
+    let has_destination = SeccompCondition::new(4, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0).map_err(err)?;
+    rules.insert(libc::SYS_sendto, vec![SeccompRule::new(vec![has_destination]).map_err(err)?]);
+    for nr in [
+        libc::SYS_connect,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+    ] {
+        rules.insert(nr, vec![]);
+    }
+    let filter =
+        SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(err)?;
+    let program: BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))?;
+    Ok(with_x32_refused(program))
+}
+
+/// x86_64 only: before the filter, refuse every system call numbered with the x32 bit.
+fn with_x32_refused(program: BpfProgram) -> BpfProgram {
+    if !cfg!(target_arch = "x86_64") {
+        return program;
+    }
+    use seccompiler::sock_filter;
+    const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
+    const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+    let mut out = vec![
+        sock_filter { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: 0 }, // seccomp_data.nr
+        sock_filter { code: BPF_JGE_K, jt: 0, jf: 1, k: 0x4000_0000 },
+        sock_filter { code: BPF_RET_K, jt: 0, jf: 0, k: SECCOMP_RET_ERRNO | libc::EPERM as u32 },
+    ];
+    out.extend(program);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_filter_compiles_for_this_machine() {
+        let p = super::seccomp_program().expect("compiles");
+        assert!(p.len() > 10);
+    }
+}

@@ -1,0 +1,51 @@
+//! macOS: the sandbox is `sandbox-exec` (Seatbelt) with a profile that makes the Linux
+//! sandbox's promises where Seatbelt can: no network, writes only under the scratch folder and
+//! to `/dev/null`, no signal to and no process information of any process outside the sandbox.
+//! `sandbox-exec` is deprecated by Apple but present on every release; without it there is no
+//! sandbox. Not tested by mcp-pin's own CI (it runs on Linux): see `docs/probes.md`.
+
+use std::ffi::CString;
+use std::path::Path;
+
+/// Where `sandbox-exec` is.
+pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+pub fn sandbox_available() -> Result<(), String> {
+    if Path::new(SANDBOX_EXEC).is_file() {
+        Ok(())
+    } else {
+        Err(format!("{SANDBOX_EXEC} is not on this Mac"))
+    }
+}
+
+/// A string literal of the profile language.
+fn quote(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The Seatbelt profile for a sandbox writing only under `write` (a canonical path: Seatbelt
+/// matches real paths, `/private/var/...` rather than `/var/...`).
+pub fn profile(write: &Path) -> String {
+    format!(
+        "(version 1)\n\
+         (allow default)\n\
+         (deny network*)\n\
+         (deny file-write*)\n\
+         (allow file-write* (subpath {}) (literal \"/dev/null\"))\n\
+         (deny signal)\n\
+         (allow signal (target same-sandbox))\n\
+         (deny process-info*)\n\
+         (allow process-info* (target same-sandbox))\n\
+         (deny mach-priv-task-port)\n",
+        quote(write)
+    )
+}
+
+/// `sandbox-exec -p PROFILE PROGRAM ARGS...` for the helper's `exec`.
+pub fn wrap(write: &Path, program: &CString, argv: &[CString]) -> (CString, Vec<CString>) {
+    let text = |s: &str| CString::new(s).unwrap_or_default();
+    let mut out = vec![text("sandbox-exec"), text("-p"), text(&profile(write)), program.clone()];
+    out.extend(argv.iter().skip(1).cloned());
+    (text(SANDBOX_EXEC), out)
+}

@@ -1,0 +1,525 @@
+//! The scratch folder of a sandboxed session: the only place its server may write.
+//!
+//! ```text
+//! mcp-pin-sandbox-XXXX/
+//!   project/   a copy of the project folder (the server's working folder)
+//!   home/      HOME (and XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME below it)
+//!   tmp/       TMPDIR, TMP, TEMP
+//!   cache/     XDG_CACHE_HOME
+//!   run/       XDG_RUNTIME_DIR
+//! ```
+//!
+//! **The copy.** Every file of the project that its ignore files (`.gitignore`, `.ignore`,
+//! `.git/info/exclude`) do not exclude is copied, `.git` included, in name order, up to
+//! [`COPY_MAX_BYTES`] and [`COPY_MAX_FILES`]; symlinks are copied as symlinks. Everything else (an
+//! ignored `node_modules`, `target/` or `.venv`, files past the budget) becomes a symlink to the
+//! real one: readable as before, never writable (the sandbox writes only under the scratch
+//! folder, and a write through a symlink is a write to its target). A server started from
+//! `dist/index.js` therefore starts; a tool that writes into an ignored folder fails inside.
+//!
+//! **Paths.** Arguments, environment values and tool-call arguments that name the project folder
+//! (or something in it), as a path or a `file://` URI, are rewritten to the copy ([`Scratch::remap`]):
+//! a server told to serve `/home/me/project` serves the copy, and a pinned argument naming a file
+//! of the project names that file in the copy.
+//!
+//! **Package runners** start offline from the caches the server's own session warmed, and never
+//! write them (only the cache of the runner the server is started with, by its command's name, is
+//! seeded): `npm`/`npx` with `npm_config_offline=true` and a scratch npm cache seeded from the
+//! real one (its small index copied, packages linked read-only; logs go to scratch), `uv`/`uvx`
+//! with `UV_OFFLINE=1` and a scratch uv cache mirrored from the real one (folders made, small
+//! files copied, package files linked read-only), `pip` with `PIP_NO_INDEX=1` ([`Scratch::env`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// At most this many bytes of the project are copied; the rest is linked, read-only.
+pub const COPY_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// At most this many files of the project are copied; the rest is linked, read-only.
+pub const COPY_MAX_FILES: usize = 50_000;
+
+/// What the copy of the project did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CopyStats {
+    pub files: usize,
+    pub bytes: u64,
+    /// Entries linked to the real ones (ignored, past the budget).
+    pub linked: usize,
+}
+
+/// A sandboxed session's scratch folder; removed when dropped.
+pub struct Scratch {
+    dir: Option<tempfile::TempDir>,
+    root: PathBuf,
+    /// The project folder as named, and canonical (both are rewritten).
+    real: Vec<PathBuf>,
+    pub copied: CopyStats,
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch").field("root", &self.root).field("copied", &self.copied).finish()
+    }
+}
+
+impl Scratch {
+    /// A new scratch folder (in the system's temp folder) holding a copy of `project`.
+    pub fn create(project: &Path) -> Result<Scratch, String> {
+        let project = std::path::absolute(project).map_err(|e| format!("the project folder: {e}"))?;
+        let canonical = project.canonicalize().map_err(|e| format!("the project folder {}: {e}", project.display()))?;
+        let dir = tempfile::Builder::new()
+            .prefix("mcp-pin-sandbox-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+        // Canonical, so the sandbox's rules and the rewritten paths name the same folder.
+        let root = dir.path().canonicalize().map_err(|e| format!("the scratch folder: {e}"))?;
+        for sub in ["project", "home", "tmp", "cache", "run"] {
+            std::fs::create_dir_all(root.join(sub)).map_err(|e| format!("cannot make the scratch folder: {e}"))?;
+        }
+        let copied = copy_project(&canonical, &root.join("project"))
+            .map_err(|e| format!("cannot copy the project folder {} to the sandbox: {e}", project.display()))?;
+        let mut real = vec![project.clone()];
+        if canonical != project {
+            real.push(canonical);
+        }
+        Ok(Scratch { dir: Some(dir), root, real, copied })
+    }
+
+    /// The scratch folder: the sandbox writes under it and nowhere else.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The copy of the project folder: the sandboxed server's working folder.
+    pub fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    /// `text` with a leading project path (or `file://` URI of one) rewritten to the copy;
+    /// `None` when it names nothing in the project.
+    pub fn remap(&self, text: &str) -> Option<String> {
+        let copy = self.project();
+        let copy = copy.to_string_lossy();
+        for real in &self.real {
+            let real = real.to_string_lossy();
+            for scheme in ["", "file://"] {
+                let Some(rest) = text.strip_prefix(scheme).and_then(|t| t.strip_prefix(real.as_ref())) else {
+                    continue;
+                };
+                if rest.is_empty() || rest.starts_with('/') {
+                    return Some(format!("{scheme}{copy}{rest}"));
+                }
+            }
+        }
+        None
+    }
+
+    /// `text` with every mention of the copy written as the project folder it copies: what a
+    /// sandboxed server says about its files reads as it would outside (and the same every run,
+    /// whatever the scratch folder is called).
+    pub fn unmap(&self, text: &str) -> String {
+        let copy = self.project().to_string_lossy().into_owned();
+        if !text.contains(&copy) {
+            return text.to_string();
+        }
+        text.replace(&copy, &self.real[0].to_string_lossy())
+    }
+
+    /// Every string inside `value` rewritten with [`Scratch::unmap`].
+    pub fn unmap_json(&self, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(s) => *s = self.unmap(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|v| self.unmap_json(v)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|v| self.unmap_json(v)),
+            _ => {}
+        }
+    }
+
+    /// Every string inside `value` rewritten with [`Scratch::remap`].
+    pub fn remap_json(&self, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(s) => {
+                if let Some(r) = self.remap(s) {
+                    *s = r;
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|v| self.remap_json(v)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|v| self.remap_json(v)),
+            _ => {}
+        }
+    }
+
+    /// The sandboxed server's environment: `base` (what its own session gets) with project paths
+    /// rewritten, its own home, temp and cache folders, and the package runners set to run
+    /// offline from the real caches, read-only. `own` reads mcp-pin's environment (where the
+    /// real caches are).
+    pub fn env(
+        &self,
+        base: &[(String, String)],
+        own: &dyn Fn(&str) -> Option<String>,
+        command: &str,
+    ) -> Vec<(String, String)> {
+        // The runner the server is started with: only its cache is seeded (a copy costs time).
+        let runner = Path::new(command).file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let (npm, uv) = (matches!(runner, "npx" | "npm"), matches!(runner, "uvx" | "uv"));
+        let mut env: BTreeMap<String, String> =
+            base.iter().map(|(k, v)| (k.clone(), self.remap(v).unwrap_or_else(|| v.clone()))).collect();
+        let configured = |name: &str| -> Option<String> {
+            base.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).or_else(|| own(name))
+        };
+        let real_home = own("HOME");
+        let real_cache = own("XDG_CACHE_HOME").or_else(|| real_home.as_ref().map(|h| format!("{h}/.cache")));
+        let npm_cache = configured("npm_config_cache").or_else(|| real_home.as_ref().map(|h| format!("{h}/.npm")));
+        // npm writes to its cache on every lookup (it compacts the index, takes a lock in
+        // `_npx`): it gets a scratch cache seeded from the real one, which it reads through
+        // links and never writes.
+        let npm_cache =
+            npm_cache.map(|real| match npm.then(|| seed_npm_cache(Path::new(&real), &self.root.join("npm-cache"))) {
+                Some(Ok(())) => self.root.join("npm-cache").to_string_lossy().into_owned(),
+                _ => real,
+            });
+        let uv_cache = configured("UV_CACHE_DIR").or_else(|| real_cache.as_ref().map(|c| format!("{c}/uv")));
+        let uv_cache =
+            uv_cache.map(|real| match uv.then(|| seed_uv_cache(Path::new(&real), &self.root.join("uv-cache"))) {
+                Some(Ok(())) => self.root.join("uv-cache").to_string_lossy().into_owned(),
+                _ => real,
+            });
+        // Spellings npm also reads; one setting of each, ours.
+        env.retain(|k, _| !k.eq_ignore_ascii_case("npm_config_cache") || k == "npm_config_cache");
+        let path = |sub: &str| self.root.join(sub).to_string_lossy().into_owned();
+        let set: [(&str, String); 14] = [
+            ("HOME", path("home")),
+            ("TMPDIR", path("tmp")),
+            ("TMP", path("tmp")),
+            ("TEMP", path("tmp")),
+            ("XDG_CACHE_HOME", path("cache")),
+            ("XDG_CONFIG_HOME", path("home/.config")),
+            ("XDG_DATA_HOME", path("home/.local/share")),
+            ("XDG_STATE_HOME", path("home/.local/state")),
+            ("XDG_RUNTIME_DIR", path("run")),
+            ("npm_config_offline", "true".into()),
+            ("npm_config_update_notifier", "false".into()),
+            ("npm_config_logs_dir", path("tmp/npm-logs")),
+            ("UV_OFFLINE", "1".into()),
+            ("PIP_NO_INDEX", "1".into()),
+        ];
+        for (k, v) in set {
+            env.insert(k.to_string(), v);
+        }
+        for k in ["npm_config_audit", "npm_config_fund"] {
+            env.insert(k.into(), "false".into());
+        }
+        env.insert("PYTHONDONTWRITEBYTECODE".into(), "1".into());
+        if let Some(c) = npm_cache {
+            env.insert("npm_config_cache".into(), c);
+        }
+        if let Some(c) = uv_cache {
+            env.insert("UV_CACHE_DIR".into(), c);
+        }
+        env.into_iter().collect()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Some(dir) = self.dir.take() else { return };
+        let path = dir.path().to_path_buf();
+        if dir.close().is_err() {
+            // A server may have taken its own permissions away: give them back, then remove.
+            make_removable(&path);
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+fn make_removable(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    make_removable(&e.path());
+                }
+            }
+        }
+    }
+}
+
+/// At most this many bytes of npm's cache index are copied into a sandbox's npm cache.
+const NPM_INDEX_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A scratch npm cache at `to` that reads the real one at `from` and never writes it: the cache
+/// index (`_cacache/index-v5`, small: npm rewrites a bucket on each lookup) is copied, the
+/// content store and everything else of `_cacache` linked, and each `_npx/HASH` folder (where
+/// `npx` takes its lock) made anew with its entries linked (the installed packages).
+fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    std::fs::create_dir_all(to.join("_cacache/tmp"))?;
+    let cacache = from.join("_cacache");
+    if let Ok(entries) = std::fs::read_dir(&cacache) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let target = to.join("_cacache").join(&name);
+            if name == "tmp" {
+                continue;
+            }
+            if name == "index-v5" {
+                std::fs::create_dir(&target)?;
+                let limits = Mirror { small: u64::MAX, bytes: NPM_INDEX_MAX_BYTES, entries: 500_000 };
+                mirror(&e.path(), &target, limits, &mut (0, 0))?;
+            } else {
+                link(&e.path(), &target)?;
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(from.join("_npx")) {
+        std::fs::create_dir_all(to.join("_npx"))?;
+        for e in entries.flatten() {
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = to.join("_npx").join(e.file_name());
+            std::fs::create_dir(&dir)?;
+            for inner in std::fs::read_dir(e.path())?.flatten() {
+                if inner.file_name() != "concurrency.lock" {
+                    link(&inner.path(), &dir.join(inner.file_name()))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn link(real: &Path, at: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(real, at);
+    #[cfg(not(unix))]
+    return Err(std::io::Error::other(format!("cannot link {} here", real.display())));
+}
+
+/// How much of a cache [`mirror`] copies.
+#[derive(Clone, Copy)]
+struct Mirror {
+    /// A file this size or smaller is copied (a tool writes to its small files: markers, locks,
+    /// index buckets); a larger one is linked, read-only (package contents).
+    small: u64,
+    /// At most this many bytes copied in all, and this many entries made; the rest is linked.
+    bytes: u64,
+    entries: usize,
+}
+
+/// Make `to` (existing) a writable mirror of the folder `from`: its folders made anew, its small
+/// files copied, everything else linked to the real one, which is never written through it.
+fn mirror(from: &Path, to: &Path, limits: Mirror, used: &mut (u64, usize)) -> std::io::Result<()> {
+    for e in std::fs::read_dir(from)?.flatten() {
+        let (path, target) = (e.path(), to.join(e.file_name()));
+        let Ok(kind) = e.file_type() else { continue };
+        used.1 += 1;
+        if used.1 > limits.entries {
+            link(&path, &target)?;
+        } else if kind.is_dir() {
+            std::fs::create_dir(&target)?;
+            mirror(&path, &target, limits, used)?;
+        } else if kind.is_symlink() {
+            link(&std::fs::read_link(&path)?, &target)?;
+        } else if kind.is_file() {
+            let len = e.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+            if len <= limits.small && used.0.saturating_add(len) <= limits.bytes {
+                std::fs::copy(&path, &target)?;
+                used.0 += len;
+            } else {
+                link(&path, &target)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A scratch uv cache at `to` from the real one at `from`: uv writes to its cache to start at all
+/// (a lock file, temp files, markers in each bucket, interpreter records), so the whole tree is
+/// mirrored ([`mirror`]: folders made, small files copied, package files linked read-only).
+fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    std::fs::create_dir_all(to)?;
+    let limits = Mirror { small: 64 * 1024, bytes: 128 * 1024 * 1024, entries: 200_000 };
+    mirror(from, to, limits, &mut (0, 0))
+}
+
+/// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest.
+fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
+    let mut stats = CopyStats::default();
+    let mut made: Vec<PathBuf> = vec![PathBuf::new()];
+    let walker = ignore::WalkBuilder::new(from)
+        .hidden(false)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let Ok(entry) = entry else { continue };
+        let Ok(rel) = entry.path().strip_prefix(from) else { continue };
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        // Only below a folder that was made (a folder past the budget is linked whole).
+        if !rel.parent().is_some_and(|p| made.iter().any(|m| m == p)) {
+            continue;
+        }
+        let Some(kind) = entry.file_type() else { continue };
+        let target = to.join(rel);
+        if kind.is_dir() {
+            if stats.files >= COPY_MAX_FILES {
+                continue;
+            }
+            std::fs::create_dir(&target)?;
+            made.push(rel.to_path_buf());
+        } else if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_file() {
+            let len = entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+            if stats.files < COPY_MAX_FILES && stats.bytes.saturating_add(len) <= COPY_MAX_BYTES {
+                std::fs::copy(entry.path(), &target)?;
+                stats.files += 1;
+                stats.bytes += len;
+            }
+        }
+    }
+    // Whatever was not copied into a folder that was made is linked to the real one.
+    for rel in &made {
+        let Ok(entries) = std::fs::read_dir(from.join(rel)) else { continue };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            if !(kind.is_dir() || kind.is_file() || kind.is_symlink()) {
+                continue; // sockets, FIFOs, devices: not part of a copy
+            }
+            let target = to.join(rel).join(e.file_name());
+            if std::fs::symlink_metadata(&target).is_ok() {
+                continue;
+            }
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(e.path(), &target)?;
+            stats.linked += 1;
+        }
+    }
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn the_copy_holds_the_project_and_links_what_is_ignored() {
+        let p = tempfile::tempdir().unwrap();
+        let root = p.path();
+        std::fs::write(root.join(".gitignore"), "node_modules/\n*.log\n").unwrap();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::write(root.join("src/deep/a.txt"), "a").unwrap();
+        std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(root.join("node_modules/pkg")).unwrap();
+        std::fs::write(root.join("node_modules/pkg/index.js"), "x").unwrap();
+        std::fs::write(root.join("debug.log"), "log").unwrap();
+        std::os::unix::fs::symlink("src/deep/a.txt", root.join("link")).unwrap();
+        let s = Scratch::create(root).unwrap();
+        let copy = s.project();
+        assert_eq!(std::fs::read_to_string(copy.join("src/deep/a.txt")).unwrap(), "a");
+        assert!(!std::fs::symlink_metadata(copy.join("src/deep/a.txt")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(copy.join(".git/HEAD")).unwrap(), "ref: refs/heads/main\n");
+        // Ignored: linked to the real one, read through the link.
+        let nm = std::fs::symlink_metadata(copy.join("node_modules")).unwrap();
+        assert!(nm.file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(copy.join("node_modules/pkg/index.js")).unwrap(), "x");
+        assert!(std::fs::symlink_metadata(copy.join("debug.log")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_link(copy.join("link")).unwrap(), Path::new("src/deep/a.txt"));
+        assert_eq!(s.copied.files, 3, "{:?}", s.copied);
+        let root_dir = s.root().to_path_buf();
+        drop(s);
+        assert!(!root_dir.exists(), "the scratch folder is removed with it");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_mirrored_cache_is_writable_and_leaves_the_real_one_alone() {
+        let real = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(real.path().join("bucket/pkg")).unwrap();
+        std::fs::write(real.path().join("bucket/.git"), "").unwrap();
+        std::fs::write(real.path().join("bucket/pkg/big.whl"), vec![7u8; 100_000]).unwrap();
+        let to = tempfile::tempdir().unwrap();
+        seed_uv_cache(real.path(), &to.path().join("uv")).unwrap();
+        let m = to.path().join("uv");
+        // Small files are copies (writable here), big ones links (read through), folders real.
+        assert!(!std::fs::symlink_metadata(m.join("bucket/.git")).unwrap().file_type().is_symlink());
+        std::fs::write(m.join("bucket/.git"), "written").unwrap();
+        assert!(std::fs::symlink_metadata(m.join("bucket/pkg/big.whl")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(m.join("bucket/pkg/big.whl")).unwrap().len(), 100_000);
+        std::fs::write(m.join("bucket/pkg/.tmp-lock"), "x").unwrap();
+        assert_eq!(std::fs::read_to_string(real.path().join("bucket/.git")).unwrap(), "");
+        assert!(!real.path().join("bucket/pkg/.tmp-lock").exists());
+    }
+
+    #[test]
+    fn paths_into_the_project_are_rewritten_to_the_copy() {
+        let p = tempfile::tempdir().unwrap();
+        let s = Scratch::create(p.path()).unwrap();
+        let real = p.path().canonicalize().unwrap();
+        let copy = s.project();
+        let r = |t: String| s.remap(&t);
+        assert_eq!(r(format!("{}", real.display())), Some(copy.display().to_string()));
+        assert_eq!(r(format!("{}/a/b.txt", real.display())), Some(format!("{}/a/b.txt", copy.display())));
+        assert_eq!(r(format!("file://{}/x", real.display())), Some(format!("file://{}/x", copy.display())));
+        assert_eq!(r(format!("{}-other/x", real.display())), None, "a sibling folder is not the project");
+        assert_eq!(r("relative/path".into()), None);
+        let mut v =
+            serde_json::json!({"path": format!("{}/f", real.display()), "n": 1, "l": [format!("{}", real.display())]});
+        s.remap_json(&mut v);
+        assert_eq!(v["path"], format!("{}/f", copy.display()));
+        assert_eq!(v["l"][0], copy.display().to_string());
+        // And back, anywhere in a text the server sends.
+        let said = format!("Error: EISDIR: {}/a -> {}/b", copy.display(), copy.display());
+        let real = p.path().display();
+        assert_eq!(s.unmap(&said), format!("Error: EISDIR: {real}/a -> {real}/b"));
+        s.unmap_json(&mut v);
+        assert_eq!(v["path"], format!("{real}/f"));
+    }
+
+    #[test]
+    fn the_environment_is_the_scratch_one_with_runners_offline() {
+        let p = tempfile::tempdir().unwrap();
+        let s = Scratch::create(p.path()).unwrap();
+        let real = p.path().canonicalize().unwrap();
+        let base = vec![
+            ("HOME".to_string(), "/home/me".to_string()),
+            ("DATA".to_string(), format!("{}/data.json", real.display())),
+            ("PATH".to_string(), "/usr/bin".to_string()),
+        ];
+        let own = |k: &str| match k {
+            "HOME" => Some("/home/me".to_string()),
+            _ => None,
+        };
+        let env: BTreeMap<String, String> = s.env(&base, &own, "npx").into_iter().collect();
+        assert_eq!(env["HOME"], s.root().join("home").display().to_string());
+        assert_eq!(env["TMPDIR"], s.root().join("tmp").display().to_string());
+        assert_eq!(env["DATA"], format!("{}/data.json", s.project().display()));
+        assert_eq!(env["PATH"], "/usr/bin");
+        assert_eq!(env["npm_config_offline"], "true");
+        assert_eq!(
+            env["npm_config_cache"], "/home/me/.npm",
+            "no real cache to seed from: named as is, read-only inside"
+        );
+        assert_eq!(env["UV_CACHE_DIR"], "/home/me/.cache/uv", "no real cache to mirror: named as is");
+        assert_eq!(env["UV_OFFLINE"], "1");
+    }
+}

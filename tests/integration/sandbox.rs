@@ -1,0 +1,317 @@
+//! The sandbox for tools that are not read-only (docs/probes.md, "Where a tool is called"),
+//! end to end with the real binary: a fixture tool that tries every escape is called by the
+//! default policy, both its calls are judged, and nothing escapes (each escape checked from
+//! outside); with the sandbox forced away the tool is never called; one child slot is enough;
+//! a real server started through `npx` runs offline inside.
+#![cfg(target_os = "linux")]
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{self, pin_bin, skip, text, Project};
+
+/// Whether this machine can have the sandbox; if not, say so where a person reads it.
+fn sandbox_here() -> bool {
+    match mcp_pin::sandbox::linux::sandbox_available() {
+        Ok(()) => true,
+        Err(why) => {
+            skip(&format!("no sandbox on this machine: {why}"));
+            false
+        }
+    }
+}
+
+/// A name no other test (or run) uses.
+pub fn nonce() -> String {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    format!("{}-{}-{t}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Processes whose command line holds `marker`.
+pub fn processes_with(marker: &str) -> Vec<i32> {
+    let mut out = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(marker) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Every escape the fixture knows, aimed at things this test owns and checks afterwards.
+struct Targets {
+    nonce: String,
+    precious: std::path::PathBuf,
+    home_file: std::path::PathBuf,
+    tmp_file: std::path::PathBuf,
+    project_file: std::path::PathBuf,
+    tcp: TcpListener,
+    udp: UdpSocket,
+}
+
+impl Targets {
+    fn new(p: &Project) -> Targets {
+        let nonce = nonce();
+        let precious = p.path("precious.txt");
+        std::fs::write(&precious, "keep me\n").unwrap();
+        let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+        let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+        tcp.set_nonblocking(true).unwrap();
+        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        udp.set_nonblocking(true).unwrap();
+        Targets {
+            precious,
+            home_file: Path::new(&home).join(format!(".mcp-pin-escape-{nonce}")),
+            tmp_file: std::env::temp_dir().join(format!("mcp-pin-escape-{nonce}")),
+            project_file: p.path(&format!("written-{nonce}")),
+            nonce,
+            tcp,
+            udp,
+        }
+    }
+
+    fn daemon_marker(&self) -> String {
+        format!("mcp-pin-escape-daemon-{}", self.nonce)
+    }
+
+    fn escape(&self) -> Value {
+        json!({
+            "delete": [self.precious],
+            "write": [self.home_file, self.tmp_file, self.project_file],
+            "tcp": [self.tcp.local_addr().unwrap().to_string()],
+            "udp": [self.udp.local_addr().unwrap().to_string()],
+            "signalAncestors": true,
+            "readAncestors": true,
+            "daemon": self.daemon_marker(),
+        })
+    }
+
+    /// Nothing the escapes aimed at was touched.
+    fn assert_untouched(&self, what: &str) {
+        assert_eq!(
+            std::fs::read_to_string(&self.precious).ok().as_deref(),
+            Some("keep me\n"),
+            "{what}: project file deleted"
+        );
+        for f in [&self.home_file, &self.tmp_file, &self.project_file] {
+            let there = f.exists();
+            let _ = std::fs::remove_file(f);
+            assert!(!there, "{what}: {} was written", f.display());
+        }
+        assert!(
+            matches!(self.tcp.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "{what}: a TCP connection reached the test's listener"
+        );
+        let mut buf = [0u8; 64];
+        assert!(
+            matches!(self.udp.recv_from(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "{what}: a UDP datagram reached the test's socket"
+        );
+        let left = processes_with(&self.daemon_marker());
+        for pid in &left {
+            // SAFETY: kill with integer arguments (cleanup of a failed test).
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+        assert!(left.is_empty(), "{what}: the setsid daemon outlived the session: {left:?}");
+    }
+}
+
+fn escape_surface(t: &Targets) -> Value {
+    json!({
+        "tools": [
+            {"name": "look", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+             "annotations": {"readOnlyHint": true}},
+            {"name": "wipe", "description": "Deletes things.",
+             "inputSchema": {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]},
+             "annotations": {"destructiveHint": true}}
+        ],
+        "calls": {"wipe": {"escape": t.escape()}}
+    })
+}
+
+fn probes_of<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
+    report["servers"][0]["probes"].as_array().unwrap().iter().filter(|p| p["tool"] == tool).collect()
+}
+
+#[test]
+fn a_tool_that_tries_every_escape_is_called_in_the_sandbox_and_nothing_escapes() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let t = Targets::new(&p);
+    p.write_json("s.json", &escape_surface(&t));
+    p.stdio_config(&[("fx", "s.json")]);
+    let lock = p.run(&["lock", "-v"]);
+    let out = text(&lock);
+    assert_eq!(lock.status.code(), Some(0), "{out}");
+    assert!(out.contains("wipe in the sandbox: ok"), "{out}");
+    assert!(out.contains("wipe (incomplete call) in the sandbox: rejected without `target`"), "{out}");
+    assert!(out.contains("look in the session: ok"), "{out}");
+    assert!(out.contains("2 probed (1 in the session, 1 in the sandbox)"), "{out}");
+    t.assert_untouched("lock");
+
+    // check makes both calls again, in the same place, and judges them.
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let wipe = probes_of(&report, "wipe");
+    assert_eq!(wipe.len(), 2, "{report:#}");
+    for probe in wipe {
+        assert_eq!(probe["outcome"], "pass", "{probe:#}");
+        assert_eq!(probe["place"], "sandbox", "{probe:#}");
+    }
+    assert_eq!(probes_of(&report, "look")[0]["place"], "session");
+    t.assert_untouched("check");
+}
+
+#[test]
+fn with_no_sandbox_the_tool_is_skipped_with_the_reason_and_never_called() {
+    let p = Project::new();
+    let t = Targets::new(&p);
+    let marker = p.path("called-marker");
+    let mut surface = escape_surface(&t);
+    // Called bare, the tool would write this marker (and delete the precious file).
+    surface["calls"]["wipe"]["escape"]["write"] = json!([marker]);
+    p.write_json("s.json", &surface);
+    p.stdio_config(&[("fx", "s.json")]);
+    let no_sandbox = [(mcp_pin::env_vars::MCP_PIN_NO_SANDBOX, "1")];
+    let lock = p.run_env(&["lock", "-v"], &no_sandbox);
+    let out = text(&lock);
+    assert_eq!(lock.status.code(), Some(0), "{out}");
+    assert!(out.contains("no sandbox for this server's probes: MCP_PIN_NO_SANDBOX is set"), "{out}");
+    assert_eq!(out.matches("MCP_PIN_NO_SANDBOX is set").count(), 1, "the reason once per server: {out}");
+    assert!(out.contains("1 skipped (1 no sandbox)"), "{out}");
+    assert!(!marker.exists(), "the tool was called outside a sandbox");
+    t.assert_untouched("lock without a sandbox");
+
+    let out = p.run_env(&["check", "--format", "json"], &no_sandbox);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let wipe = probes_of(&report, "wipe");
+    assert_eq!(wipe.len(), 1, "{report:#}");
+    assert_eq!(wipe[0]["outcome"], "skipped");
+    assert!(wipe[0].get("place").is_none(), "a call not made has no place: {report:#}");
+    assert!(wipe[0]["message"].as_str().unwrap().contains("probe = \"all\""), "{report:#}");
+    assert!(!marker.exists(), "the tool was called outside a sandbox");
+}
+
+#[test]
+fn a_remote_server_has_no_sandbox_and_its_writers_are_skipped() {
+    let p = Project::new();
+    p.write_json(
+        "s.json",
+        &json!({"tools": [{"name": "wipe", "inputSchema": {"type": "object"}},
+                          {"name": "look", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]}),
+    );
+    let server = common::HttpFixture::start(&p.path("s.json"), &[]);
+    p.write("mcp-pin.toml", &format!("[servers.web]\nurl = {:?}\n", server.url));
+    let out = p.run(&["lock"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("a remote server (`url`) cannot be started in a sandbox"), "{all}");
+    assert!(all.contains("1 probed (1 in the session)"), "{all}");
+}
+
+#[test]
+fn one_child_slot_is_enough_for_servers_with_sandboxed_tools() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let surface = json!({"tools": [
+        {"name": "look", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}},
+        {"name": "write", "inputSchema": {"type": "object"}}
+    ]});
+    p.write_json("s.json", &surface);
+    p.stdio_config(&[("a", "s.json"), ("b", "s.json"), ("c", "s.json")]);
+    let mut child = Command::new(pin_bin())
+        .args(["lock", "--max-children", "1", "--jobs", "3"])
+        .current_dir(p.dir.path())
+        .env_remove("CI")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("lock --max-children 1 did not finish: the sessions wait for each other's slots");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert_eq!(err.matches("2 probed (1 in the session, 1 in the sandbox)").count(), 3, "{err}");
+}
+
+/// The real server-filesystem through `npx`, with the default config: its writers start offline
+/// inside the sandbox (the first session warmed npx's cache) and the project folder is
+/// byte-identical afterwards.
+#[test]
+fn a_real_npx_server_starts_offline_in_the_sandbox_and_leaves_the_project_as_it_was() {
+    if !sandbox_here() {
+        return;
+    }
+    if !common::have_npx() {
+        skip("npx is not on PATH");
+        return;
+    }
+    let p = Project::new();
+    std::fs::create_dir_all(p.path("data/sub")).unwrap();
+    std::fs::write(p.path("data/a.txt"), "alpha\n").unwrap();
+    std::fs::write(p.path("data/sub/b.md"), "# b\n").unwrap();
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem@2026.8.31\", {:?}]\ntimeout = \"120s\"\n",
+            p.path("data").display().to_string()
+        ),
+    );
+    let before = tree(p.dir.path());
+    let out = p.run(&["lock", "-v"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(!all.contains("did not start in the sandbox"), "{all}");
+    for writer in ["write_file", "edit_file", "create_directory", "move_file"] {
+        assert!(all.contains(&format!("{writer} in the sandbox: ")), "{writer} was not called in the sandbox: {all}");
+    }
+    let mut after = tree(p.dir.path());
+    // mcp-pin's own: the lock and the sidecar that serialises writers of it.
+    after.remove(Path::new("mcp.lock"));
+    after.remove(Path::new(".mcp.lock.lock"));
+    assert_eq!(before, after, "the project folder changed");
+}
+
+/// Every file under `dir` with its bytes (and every folder).
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+                out.insert(rel, None);
+            } else {
+                out.insert(rel, Some(std::fs::read(e.path()).unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
