@@ -34,7 +34,7 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 /// (`DEFAULT_AUTO_DISCOVER_TIMEOUT` in rmcp 3.11, not configurable).
 const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
-const MAX_PAGES: usize = 10_000;
+pub const MAX_PAGES: usize = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -85,6 +85,56 @@ fn client_info(capabilities: &[String]) -> ClientConfig {
     let mut ci = ClientConfig::new(caps, info);
     ci.protocol_version = ProtocolVersion::V_2025_11_25;
     ci
+}
+
+/// What every request to one Streamable HTTP server is sent with: the client (redirects only
+/// within the origin, configured headers never to another one, DPoP when configured), the
+/// configured headers and the OAuth token. `check` hands them to rmcp's transport; the proxy
+/// relays raw messages with them ([`http::CapturingHttp::send_post`]).
+pub struct HttpParts {
+    pub http: http::CapturingHttp,
+    pub headers: std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    /// The bearer token an OAuth grant gave (`None` without `oauth`).
+    pub auth_header: Option<String>,
+}
+
+/// Build [`HttpParts`] for `server` (an OAuth grant runs here when configured).
+pub async fn http_parts(
+    server: &ServerConfig,
+    cfg: &crate::config::Http,
+    capture: Arc<Capture>,
+) -> Result<HttpParts, ClientError> {
+    // The configured headers go with each request (never as the client's defaults), so a
+    // redirect to another origin can be sent without them.
+    let mut headers = std::collections::HashMap::new();
+    for (k, v) in &cfg.headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name")))?;
+        let mut value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+            ClientError::Protocol(format!("the value of header `{k}` is not a valid HTTP header value"))
+        })?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    let client = reqwest::Client::builder()
+        .redirect(http::redirect_policy())
+        .connect_timeout(server.timeout)
+        .build()
+        .map_err(|e| ClientError::Transport(e.to_string()))?;
+    let mut http = http::CapturingHttp {
+        client,
+        capture,
+        configured: Arc::new(headers.keys().cloned().collect()),
+        redirect_origins: Arc::new(cfg.allow_redirects.clone()),
+        dpop: None,
+    };
+    let mut auth_header = None;
+    if let Some(o) = &cfg.oauth {
+        let auth = oauth::authorize(&http.client, &cfg.url, o, server.timeout).await?;
+        http.dpop = auth.dpop.map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
+        auth_header = Some(auth.token);
+    }
+    Ok(HttpParts { http, headers, auth_header })
 }
 
 enum Process {
@@ -212,39 +262,11 @@ impl Session {
                 }
             }
             Transport::Http(cfg) => {
-                // The configured headers go with each request (never as the client's defaults),
-                // so a redirect to another origin can be sent without them.
-                let mut headers = std::collections::HashMap::new();
-                for (k, v) in &cfg.headers {
-                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
-                        ClientError::Protocol(format!("header name `{k}` is not a valid HTTP header name"))
-                    })?;
-                    let mut value = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
-                        ClientError::Protocol(format!("the value of header `{k}` is not a valid HTTP header value"))
-                    })?;
-                    value.set_sensitive(true);
-                    headers.insert(name, value);
-                }
-                let client = reqwest::Client::builder()
-                    .redirect(http::redirect_policy())
-                    .connect_timeout(server.timeout)
-                    .build()
-                    .map_err(|e| ClientError::Transport(e.to_string()))?;
-                let mut http = http::CapturingHttp {
-                    client,
-                    capture: capture.clone(),
-                    configured: Arc::new(headers.keys().cloned().collect()),
-                    redirect_origins: Arc::new(cfg.allow_redirects.clone()),
-                    dpop: None,
-                };
+                let parts = http_parts(server, cfg, capture.clone()).await?;
                 let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
-                transport_config.custom_headers = headers;
-                if let Some(o) = &cfg.oauth {
-                    let auth = oauth::authorize(&http.client, &cfg.url, o, server.timeout).await?;
-                    http.dpop = auth.dpop.map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
-                    transport_config.auth_header = Some(auth.token);
-                }
-                let transport = StreamableHttpClientTransport::with_client(http, transport_config);
+                transport_config.custom_headers = parts.headers;
+                transport_config.auth_header = parts.auth_header;
+                let transport = StreamableHttpClientTransport::with_client(parts.http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);
                 match tokio::time::timeout(handshake_timeout, fut).await {
                     Ok(Ok(service)) => Ok(Session {
@@ -349,7 +371,7 @@ impl Session {
                     page + 1
                 )));
             }
-            let page_tools = parse_tools_page(&raw, page + 1, &mut tools)?;
+            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, None)?;
             if tools.len() > self.max_tools {
                 return Err(ClientError::Protocol(format!(
                     "tools/list lists more than {} tools (page {}); mcp-pin stops there. If the server really has that many, raise `max_tools` for it in the config",
@@ -513,7 +535,7 @@ fn own_input_responses(result: &Value) -> Option<rmcp::model::InputResponses> {
 }
 
 /// A digest of a page's `result` (its tools and cursor), ignoring the JSON-RPC id.
-fn page_digest(raw: &str) -> u64 {
+pub fn page_digest(raw: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match serde_json::from_str::<RawResponse>(raw) {
@@ -532,11 +554,14 @@ fn json_problem(e: &serde_json::Error) -> String {
     }
 }
 
-/// Read one `tools/list` page into `tools`; return the next cursor.
-fn parse_tools_page(
+/// Read one `tools/list` page (a whole JSON-RPC response) into `tools`; return the next cursor.
+/// `raw_tools`, when given, also gets each tool's text exactly as sent, in the server's order
+/// (the proxy serves it).
+pub fn parse_tools_page(
     raw: &str,
     page: usize,
     tools: &mut BTreeMap<String, Value>,
+    mut raw_tools: Option<&mut Vec<(String, String)>>,
 ) -> Result<Option<String>, ClientError> {
     #[derive(serde::Deserialize)]
     struct Page<'a> {
@@ -587,6 +612,9 @@ fn parse_tools_page(
             return Err(ClientError::Protocol(format!(
                 "tools/list lists tool `{name}` more than once; tool names must be unique"
             )));
+        }
+        if let Some(r) = raw_tools.as_deref_mut() {
+            r.push((name, raw_tool.get().to_string()));
         }
     }
     match page_data.next_cursor {
@@ -712,7 +740,7 @@ mod list_tests {
     fn list_caching_fields_are_not_surface() {
         let raw = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":60000,"cacheScope":"user","resultType":"complete"}}"#;
         let mut tools = std::collections::BTreeMap::new();
-        assert_eq!(super::parse_tools_page(raw, 1, &mut tools).unwrap(), None);
+        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, None).unwrap(), None);
         assert_eq!(tools.len(), 1);
         assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));
     }

@@ -23,7 +23,7 @@ const STDERR_KEEP: usize = 16 * 1024;
 pub struct StderrTail(Arc<Mutex<Vec<u8>>>);
 
 impl StderrTail {
-    fn push(&self, bytes: &[u8]) {
+    pub fn push(&self, bytes: &[u8]) {
         let mut buf = self.0.lock().unwrap();
         buf.extend_from_slice(bytes);
         if buf.len() > STDERR_KEEP * 2 {
@@ -106,7 +106,10 @@ pub async fn child_slot() -> tokio::sync::OwnedSemaphorePermit {
     slots.clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
 }
 
-pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientError> {
+/// Start the server process with its environment ([`child_env`]), piped stdin, stdout and
+/// stderr, leading its own process group, registered with [`running`] so a signal to mcp-pin
+/// ends it. What reads its pipes is the caller's ([`spawn`]; the proxy relays them raw).
+pub fn spawn_process(cfg: &Stdio) -> Result<Child, ClientError> {
     let mut cmd = Command::new(&cfg.command);
     cmd.args(&cfg.args)
         .env_clear()
@@ -120,7 +123,7 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
     }
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd.spawn().map_err(|source| ClientError::Spawn {
+    let child = cmd.spawn().map_err(|source| ClientError::Spawn {
         command: cfg.command_template.clone(),
         cwd: cfg.cwd.as_ref().map(|p| p.display().to_string()),
         source,
@@ -128,6 +131,11 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientEr
     if let Some(pid) = child.id() {
         running::add(pid);
     }
+    Ok(child)
+}
+
+pub fn spawn(cfg: &Stdio, capture: Arc<Capture>) -> Result<ChildServer, ClientError> {
+    let mut child = spawn_process(cfg)?;
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let writer = child.stdin.take().expect("piped stdin");

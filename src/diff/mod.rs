@@ -5,6 +5,8 @@
 //! - [`tool`]: tool-level fields (description, annotations, execution, ...).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
+//! - [`verdict`]: diff and policy as one judgement, and what it means per tool at run time
+//!   (`check` gates on it, the proxy acts on it).
 
 pub mod normalize;
 pub mod num;
@@ -12,6 +14,7 @@ pub mod overlap;
 pub mod policy;
 pub mod text;
 pub mod tool;
+pub mod verdict;
 pub mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

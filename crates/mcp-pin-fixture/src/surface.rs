@@ -71,6 +71,19 @@ pub struct CallBehaviour {
     /// Do not complain about missing required arguments.
     #[serde(default)]
     pub accept_incomplete: bool,
+    /// Send these notifications to the client before answering (`"tools/list_changed"`,
+    /// `"prompts/list_changed"`, `"resources/list_changed"`): to the session (legacy) and to
+    /// every open `subscriptions/listen` stream (2026-07-28).
+    #[serde(default)]
+    pub notify: Vec<String>,
+    /// Send this many `notifications/progress` for the call's `progressToken` (when it has one)
+    /// before answering, with `total` set to the same number.
+    #[serde(default)]
+    pub progress: Option<u32>,
+    /// Send the client a `sampling/createMessage` request with these params before answering;
+    /// the default result's text is then `sampled: <the text of the client's answer>`.
+    #[serde(default)]
+    pub sample: Option<Value>,
 }
 
 /// Faults for reliability tests.
@@ -175,6 +188,9 @@ pub struct Surface {
     pub fault: Faults,
     pub protocol_versions: Option<Vec<String>>,
     pub discover: bool,
+    /// `listChanged: true`: the `tools` capability declares `listChanged`, and a 2026-07-28
+    /// client may open `subscriptions/listen` for it.
+    pub list_changed: bool,
 }
 
 #[derive(Deserialize)]
@@ -200,6 +216,8 @@ struct SurfaceFile<'a> {
     protocol_versions: Option<Vec<String>>,
     #[serde(default)]
     discover: Option<bool>,
+    #[serde(default)]
+    list_changed: bool,
 }
 
 impl Surface {
@@ -226,6 +244,7 @@ impl Surface {
             fault,
             protocol_versions: file.protocol_versions,
             discover: file.discover.unwrap_or(true),
+            list_changed: file.list_changed,
         })
     }
 

@@ -1,0 +1,116 @@
+//! A stdio server for the relay: started by [`crate::client::stdio::spawn_process`] (the same
+//! environment, working folder and process group as for `check`), its stdout read line by line
+//! (each line bounded by [`crate::client::stdio::MAX_LINE`] while it is read), its stderr passed
+//! on through the sink.
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Child;
+use tokio::sync::mpsc;
+
+use super::{Incoming, Outgoing};
+use crate::client::stdio::{StderrTail, MAX_LINE};
+use crate::client::ClientError;
+use crate::config::Stdio;
+
+/// The longest line of the server's stderr passed on at once (a longer one is cut in pieces).
+const STDERR_LINE: usize = 16 * 1024;
+
+pub struct Closer {
+    child: Child,
+    stderr: StderrTail,
+}
+
+impl Closer {
+    /// End the server and everything it started (its process group: TERM, a moment, KILL).
+    pub async fn close(self) {
+        crate::client::stdio::stop(self.child).await;
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.text()
+    }
+}
+
+/// Start the server and the three pumps (stdin, stdout, stderr).
+pub fn start(cfg: &Stdio, out: mpsc::Receiver<Outgoing>, into: mpsc::Sender<Incoming>) -> Result<Closer, ClientError> {
+    let mut child = crate::client::stdio::spawn_process(cfg)?;
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let tail = StderrTail::default();
+    tokio::spawn(write_stdin(stdin, out));
+    tokio::spawn(read_stdout(stdout, into));
+    tokio::spawn(pass_stderr(stderr, tail.clone()));
+    Ok(Closer { child, stderr: tail })
+}
+
+async fn write_stdin(mut stdin: tokio::process::ChildStdin, mut out: mpsc::Receiver<Outgoing>) {
+    while let Some(msg) = out.recv().await {
+        let mut bytes = msg.text.into_bytes();
+        bytes.push(b'\n');
+        if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = stdin.shutdown().await;
+}
+
+async fn read_stdout(stdout: tokio::process::ChildStdout, into: mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    let mut warned = false;
+    let why = loop {
+        let mut line = Vec::new();
+        match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut line).await {
+            Ok(0) => break "the server closed its stdout (it exited)".to_string(),
+            Err(e) => break format!("reading the server's stdout failed: {e}"),
+            Ok(_) => {}
+        }
+        if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
+            break format!(
+                "the server sent a line of over {} MiB on stdout with no line break; mcp-pin stopped reading it",
+                MAX_LINE >> 20
+            );
+        }
+        while matches!(line.last(), Some(b'\n' | b'\r')) {
+            line.pop();
+        }
+        let first = line.iter().copied().find(|b| !b.is_ascii_whitespace());
+        let text = match (first, String::from_utf8(line)) {
+            (None, _) => continue,
+            (Some(b'{' | b'['), Ok(text)) => text,
+            (_, text) => {
+                // Not JSON-RPC: never passed to the client, whose stdout must stay JSON-RPC.
+                if !warned {
+                    warned = true;
+                    let shown = text.map(|t| crate::client::capture::excerpt(&t)).unwrap_or_else(|_| "(not UTF-8)".into());
+                    crate::tell!(
+                        "mcp-pin proxy: the server printed non-JSON on stdout (reserved for MCP messages); not passed on: {}",
+                        crate::json::escape_line(&shown)
+                    );
+                }
+                continue;
+            }
+        };
+        if into.send(Incoming::Message(text)).await.is_err() {
+            return;
+        }
+    };
+    let _ = into.send(Incoming::Closed(why)).await;
+}
+
+/// The server's stderr, line by line, to mcp-pin's stderr through the sink (masked, no line of
+/// it read as a workflow command), and its tail kept for error messages.
+async fn pass_stderr(stderr: tokio::process::ChildStderr, tail: StderrTail) {
+    let mut reader = BufReader::new(stderr);
+    loop {
+        let mut line = Vec::new();
+        match (&mut reader).take(STDERR_LINE as u64).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        tail.push(&line);
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        crate::tell!("{}", crate::json::escape_for_display(text));
+    }
+}
