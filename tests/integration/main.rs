@@ -26,6 +26,7 @@ mod oauth;
 mod probe_args;
 mod probe_servers;
 mod probes_cli;
+mod proxy;
 mod real_servers;
 mod report_formats;
 #[cfg(unix)]

@@ -6,11 +6,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequestParams, DiscoverResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
     ErrorCode, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject,
     PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
     SubscriptionFilter, ToolsCapability,
 };
+#[allow(deprecated)] // sampling: deprecated by SEP-2577, still what a legacy client answers
+use rmcp::model::CreateMessageRequestParams;
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
@@ -74,6 +76,7 @@ impl Fixture {
 impl Fixture {
     /// A call's scripted side effects before its answer: notifications, progress, sampling.
     /// Returns the text of the client's answer to a sampling request.
+    #[allow(deprecated)]
     async fn side_effects(&self, b: &surface::CallBehaviour, context: &RequestContext<RoleServer>) -> Option<String> {
         for n in &b.notify {
             let subs: Vec<SubscriptionSink> = self.subscriptions.lock().unwrap().iter().map(|(_, s)| s.clone()).collect();
