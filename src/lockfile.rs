@@ -390,7 +390,10 @@ impl PendingEntry {
     /// [`PendingEntry::resolve`] without consuming either side (the proxy judges the same pin
     /// against every fresh listing): the pinned entry with every tool whose text differs from
     /// `live` parsed, and the names of the live tools whose canonical text is the pinned text.
-    pub fn split(&self, live: &BTreeMap<String, Value>) -> Result<(ServerEntry, std::collections::BTreeSet<String>), LockfileError> {
+    pub fn split(
+        &self,
+        live: &BTreeMap<String, Value>,
+    ) -> Result<(ServerEntry, std::collections::BTreeSet<String>), LockfileError> {
         let mut entry = self.entry.clone();
         let mut equal = std::collections::BTreeSet::new();
         for (name, text) in &self.tools {

@@ -165,7 +165,8 @@ impl CapturingHttp {
         let body = serde_json::to_vec(&message).map_err(|e| {
             StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("cannot serialise a request: {e}")))
         })?;
-        let resp = self.send_post(&uri, bytes::Bytes::from(body), session_id.as_deref(), auth_header, &custom_headers).await?;
+        let resp =
+            self.send_post(&uri, bytes::Bytes::from(body), session_id.as_deref(), auth_header, &custom_headers).await?;
         self.read_post_response(resp, session_id.is_some()).await
     }
 

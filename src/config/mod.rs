@@ -455,7 +455,14 @@ impl Config {
                 );
                 let mut servers = BTreeMap::new();
                 servers.insert(name, server);
-                return Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![], proxy: ProxyPolicy::default() };
+                return Config {
+                    path: None,
+                    dir,
+                    servers,
+                    rules: BTreeMap::new(),
+                    ignores: vec![],
+                    proxy: ProxyPolicy::default(),
+                };
             }
         }
         let mut it = command.into_iter();

@@ -12,9 +12,8 @@ use ::toml::Spanned;
 use super::build::{self, Written};
 use super::expand::{Dialect, EnvFn, Expanded};
 use super::{
-    base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ProxyPolicy, ServerConfig, Stdio,
-    ToolConfig,
-    Transport, DEFAULT_TIMEOUT,
+    base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ProxyPolicy, ServerConfig,
+    Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
 };
 use crate::change::Class;
 use crate::rules::RuleId;
@@ -672,10 +671,9 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for item in items.iter() {
             let DeValue::Table(t) = item.get_ref() else {
-                return Err(self.at(
-                    item.span(),
-                    format!("`{table}` entries must be tables, found {}", kind(item.get_ref())),
-                ));
+                return Err(
+                    self.at(item.span(), format!("`{table}` entries must be tables, found {}", kind(item.get_ref())))
+                );
             };
             let mut get: BTreeMap<&str, &Val<'_>> = BTreeMap::new();
             for (k, fv) in t.iter() {

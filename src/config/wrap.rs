@@ -27,7 +27,13 @@ const HOW: &[&str] = &["command", "args", "cwd", "url", "serverUrl", "httpUrl", 
 
 /// Rewrite `text` (the client config at `path`): each server named in `names` (the servers of
 /// the `mcp-pin.toml` at `config`) becomes `program --config CONFIG proxy --server NAME`.
-pub fn wrap(text: &str, path: &Path, config: &Path, names: &BTreeSet<String>, program: &str) -> Result<Wrapped, ConfigError> {
+pub fn wrap(
+    text: &str,
+    path: &Path,
+    config: &Path,
+    names: &BTreeSet<String>,
+    program: &str,
+) -> Result<Wrapped, ConfigError> {
     let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
     let stripped = super::clients::strip_jsonc(text);
     let mut root: Value = serde_json::from_str(&stripped).map_err(|e| invalid(format!("invalid JSON: {e}")))?;
@@ -77,7 +83,11 @@ pub fn wrap(text: &str, path: &Path, config: &Path, names: &BTreeSet<String>, pr
 /// Whether an entry already runs the proxy.
 fn is_wrapped(e: &Map<String, Value>, program: &str) -> bool {
     let cmd = e.get("command").and_then(Value::as_str).unwrap_or("");
-    let args: Vec<&str> = e.get("args").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let args: Vec<&str> = e
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     (cmd == program || cmd.ends_with("/mcp-pin")) && args.contains(&"proxy")
 }
 
@@ -114,7 +124,10 @@ mod tests {
         let w = wrap(claude, Path::new(".mcp.json"), Path::new("/p/mcp-pin.toml"), &names, "mcp-pin").unwrap();
         let v: Value = serde_json::from_str(&w.text).unwrap();
         assert_eq!(v["mcpServers"]["weather"]["command"], "mcp-pin");
-        assert_eq!(v["mcpServers"]["weather"]["args"], serde_json::json!(["--config", "/p/mcp-pin.toml", "proxy", "--server", "weather"]));
+        assert_eq!(
+            v["mcpServers"]["weather"]["args"],
+            serde_json::json!(["--config", "/p/mcp-pin.toml", "proxy", "--server", "weather"])
+        );
         assert_eq!(v["mcpServers"]["weather"]["env"]["K"], "${K}");
         assert_eq!(v["mcpServers"]["other"]["command"], "x");
         assert_eq!(w.wrapped, vec!["weather".to_string()]);

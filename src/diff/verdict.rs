@@ -30,7 +30,12 @@ pub struct Policy<'a> {
 /// Every change between `pinned` and `live` after `policy`. The surfaces may hold only the tools
 /// whose text differs ([`crate::lockfile::PendingEntry::resolve`] drops the equal ones);
 /// `counts` are the whole surfaces' tool counts (pinned, live), for "every tool is gone".
-pub fn judge(pinned: &ServerSurface, live: &ServerSurface, counts: (usize, usize), policy: &Policy<'_>) -> PolicyOutcome {
+pub fn judge(
+    pinned: &ServerSurface,
+    live: &ServerSurface,
+    counts: (usize, usize),
+    policy: &Policy<'_>,
+) -> PolicyOutcome {
     let mut changes = super::diff_surfaces_partial(pinned, live);
     super::every_tool_gone(&mut changes, counts.0, counts.1);
     policy::apply(changes, policy.server, policy.rules, policy.ignores, policy.today)
@@ -115,7 +120,11 @@ mod tests {
         super::super::surface_from_json(&json!({ "tools": tools }))
     }
 
-    fn verdicts(before: &ServerSurface, after: &ServerSurface, rules: &BTreeMap<RuleId, Class>) -> BTreeMap<String, ToolVerdict> {
+    fn verdicts(
+        before: &ServerSurface,
+        after: &ServerSurface,
+        rules: &BTreeMap<RuleId, Class>,
+    ) -> BTreeMap<String, ToolVerdict> {
         let policy = Policy { server: "s", rules, ignores: &[], today: "2026-12-02" };
         let judged = judge(before, after, (before.tools.len(), after.tools.len()), &policy);
         let live: BTreeSet<String> = after.tools.keys().cloned().collect();
@@ -147,7 +156,10 @@ mod tests {
         assert_eq!(v["n"], ToolVerdict::New);
         // `[rules]` moves a rule for the proxy exactly as for `check`.
         let relaxed = BTreeMap::from([(RuleId::RequiredRemoved, Class::Loud)]);
-        assert_eq!(verdicts(&before, &after, &relaxed).get("a").copied().unwrap_or(ToolVerdict::Serve), ToolVerdict::Serve);
+        assert_eq!(
+            verdicts(&before, &after, &relaxed).get("a").copied().unwrap_or(ToolVerdict::Serve),
+            ToolVerdict::Serve
+        );
     }
 
     #[test]
@@ -161,7 +173,9 @@ mod tests {
 
     #[test]
     fn every_tool_gone_removes_every_pinned_tool() {
-        let before = surface(json!([{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]));
+        let before = surface(
+            json!([{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]),
+        );
         let v = verdicts(&before, &surface(json!([])), &BTreeMap::new());
         assert_eq!(v["a"], ToolVerdict::Removed(RuleId::ToolRemoved));
         assert_eq!(v["b"], ToolVerdict::Removed(RuleId::ToolRemoved));

@@ -90,14 +90,8 @@ pub fn judge_result(verdict: &Verdict, pin: &Pin, tool: &str, result: &RawValue,
         return ResultVerdict::Pass { flagged: vec![] };
     }
     let outcome = Ok(CallOutcome::Result(value));
-    let (probes, _) = crate::probe::judge_call(
-        tool,
-        def,
-        &outcome,
-        pin.result_contract(tool),
-        pin.server.timeout,
-        &pin.secrets,
-    );
+    let (probes, _) =
+        crate::probe::judge_call(tool, def, &outcome, pin.result_contract(tool), pin.server.timeout, &pin.secrets);
     let mut blocked = Vec::new();
     let mut flagged = Vec::new();
     for p in probes.into_iter().filter(|p| p.outcome == crate::report::ProbeOutcome::Fail) {

@@ -132,7 +132,8 @@ pub fn serve(verdict: &Verdict, pin: &Pin, id: &str, dry_run: bool) -> String {
 mod tests {
     #[test]
     fn extra_fields_keep_their_text() {
-        let raw = r#"{"jsonrpc":"2.0","id":"x","result":{"tools":[],"nextCursor":"c","ttlMs":6e4,"cacheScope":"user"}}"#;
+        let raw =
+            r#"{"jsonrpc":"2.0","id":"x","result":{"tools":[],"nextCursor":"c","ttlMs":6e4,"cacheScope":"user"}}"#;
         assert_eq!(super::extra_fields(raw), r#","cacheScope":"user","ttlMs":6e4"#);
     }
 }

@@ -120,11 +120,5 @@ fn now() -> String {
     let secs = since.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let date = crate::calendar::civil_from_days(days as i64);
-    format!(
-        "{date}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60,
-        since.subsec_millis()
-    )
+    format!("{date}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, (rem % 3600) / 60, rem % 60, since.subsec_millis())
 }

@@ -67,7 +67,9 @@ pub async fn run(s: Settings) -> ExitStatus {
             let names: Vec<&str> = config.servers.keys().map(String::as_str).collect();
             return relay::refuse_all(
                 &format!("the config has {} servers ({}); the proxy relays one", names.len(), names.join(", ")),
-                Some("name it: `mcp-pin proxy --server NAME` (`mcp-pin init --wrap` writes the client config that does)"),
+                Some(
+                    "name it: `mcp-pin proxy --server NAME` (`mcp-pin init --wrap` writes the client config that does)",
+                ),
             )
             .await;
         }
@@ -87,7 +89,10 @@ pub async fn run(s: Settings) -> ExitStatus {
         Ok(None) if policy.serve_unpinned => None,
         Ok(None) => {
             return relay::refuse_all(
-                &format!("server `{name}` is not in {}: the proxy relays only a server whose tools were reviewed", lockfile.display()),
+                &format!(
+                    "server `{name}` is not in {}: the proxy relays only a server whose tools were reviewed",
+                    lockfile.display()
+                ),
                 Some(&unpinned_hint),
             )
             .await

@@ -177,10 +177,8 @@ pub struct Relay {
 }
 
 impl Relay {
-    fn send_client(&self, line: String) -> impl std::future::Future<Output = ()> + '_ {
-        async move {
-            let _ = self.client.send(line).await;
-        }
+    async fn send_client(&self, line: String) {
+        let _ = self.client.send(line).await;
     }
 
     async fn forward(&self, msg: &Message<'_>, text: String) {
@@ -194,7 +192,10 @@ impl Relay {
         if version.is_some() {
             out.version = version;
         }
-        if self.req.up.http && msg.kind != Kind::Response && out.version.as_deref().is_some_and(|v| v >= upstream::http::STATELESS) {
+        if self.req.up.http
+            && msg.kind != Kind::Response
+            && out.version.as_deref().is_some_and(|v| v >= upstream::http::STATELESS)
+        {
             let params: Option<Value> = msg.params.and_then(|p| serde_json::from_str(p.get()).ok());
             let def = msg.param_name().and_then(|t| self.current().and_then(|v| v.def(&t).cloned()));
             out.headers = upstream::http::mirror_headers(&method, params.as_ref(), def.as_ref());
@@ -274,14 +275,18 @@ impl Relay {
         let handshake = self.state.lock().unwrap().handshake.clone().unwrap_or_else(|| self.pinned_handshake());
         let pin = self.pin.clone();
         // The diff of a big changed surface is CPU work: off the relay's threads.
-        let verdict = tokio::task::spawn_blocking(move || {
-            judge::judge(&pin, listing, &handshake, &crate::calendar::today())
-        })
-        .await
-        .map_err(|e| JudgeError::Upstream(format!("judging failed inside mcp-pin: {e}")))??;
+        let verdict =
+            tokio::task::spawn_blocking(move || judge::judge(&pin, listing, &handshake, &crate::calendar::today()))
+                .await
+                .map_err(|e| JudgeError::Upstream(format!("judging failed inside mcp-pin: {e}")))??;
         for (tool, action) in &verdict.actions {
             if *action != Action::Serve {
-                self.log.decide(&Logged { event: Event::List, tool: Some(tool), rule: action.rule(), action: action.word() });
+                self.log.decide(&Logged {
+                    event: Event::List,
+                    tool: Some(tool),
+                    rule: action.rule(),
+                    action: action.word(),
+                });
             }
         }
         Ok(Arc::new(verdict))
@@ -354,7 +359,12 @@ impl Relay {
             }
             return;
         }
-        let out = Outgoing { text: text.to_string(), id: None, version: self.req.version.lock().unwrap().clone(), headers: vec![] };
+        let out = Outgoing {
+            text: text.to_string(),
+            id: None,
+            version: self.req.version.lock().unwrap().clone(),
+            headers: vec![],
+        };
         self.req.up.send(out).await;
     }
 
@@ -417,8 +427,11 @@ impl Relay {
         let Some(meta) = msg.meta() else { return };
         let Ok(map) = serde_json::from_str::<serde_json::Map<String, Value>>(meta.get()) else { return };
         let Some(version) = map.get(message::PROTOCOL_VERSION).and_then(Value::as_str) else { return };
-        let protocol: serde_json::Map<String, Value> =
-            map.iter().filter(|(k, _)| k.starts_with("io.modelcontextprotocol/")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let protocol: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(k, _)| k.starts_with("io.modelcontextprotocol/"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         *self.req.meta.lock().unwrap() = Some(Value::Object(protocol).to_string());
         *self.req.version.lock().unwrap() = Some(version.to_string());
         let first = {
@@ -460,7 +473,12 @@ impl Relay {
         match decision {
             Decision::Pass(action) => {
                 if action != Action::Serve {
-                    self.log.decide(&Logged { event: Event::Call, tool: Some(&tool), rule: action.rule(), action: "call passed" });
+                    self.log.decide(&Logged {
+                        event: Event::Call,
+                        tool: Some(&tool),
+                        rule: action.rule(),
+                        action: "call passed",
+                    });
                 }
                 self.state.lock().unwrap().inflight.insert(id, Inflight { call: Some(tool) });
                 self.forward(msg, text).await;
@@ -487,9 +505,18 @@ impl Relay {
                 if self.req.is_own(&id) {
                     let _ = self.req.deliver(&id, text);
                 } else if let (Some(tool), false) = (judged, self.dry_run) {
-                    let why = vec![(RuleId::ResultPayloadInvalid, "it nests JSON deeper than 128 levels, which mcp-pin cannot judge".to_string())];
-                    self.log.decide(&Logged { event: Event::Result, tool: Some(&tool), rule: Some(RuleId::ResultPayloadInvalid), action: "result blocked" });
-                    self.send_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why))).await;
+                    let why = vec![(
+                        RuleId::ResultPayloadInvalid,
+                        "it nests JSON deeper than 128 levels, which mcp-pin cannot judge".to_string(),
+                    )];
+                    self.log.decide(&Logged {
+                        event: Event::Result,
+                        tool: Some(&tool),
+                        rule: Some(RuleId::ResultPayloadInvalid),
+                        action: "result blocked",
+                    });
+                    self.send_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why)))
+                        .await;
                 } else {
                     self.send_client(text).await;
                 }
@@ -539,27 +566,39 @@ impl Relay {
     }
 
     async fn on_result(&self, id: &str, tool: &str, result: &serde_json::value::RawValue, text: String) {
-        let verdict = match self.current().or_else(|| self.slot.lock().unwrap().current.as_ref().map(|(_, v)| v.clone())) {
-            Some(v) => v,
-            None => return self.send_client(text).await,
-        };
+        let verdict =
+            match self.current().or_else(|| self.slot.lock().unwrap().current.as_ref().map(|(_, v)| v.clone())) {
+                Some(v) => v,
+                None => return self.send_client(text).await,
+            };
         let pin = self.pin.clone();
         let judged = call::judge_result(&verdict, &pin, tool, result, &crate::calendar::today());
         match judged {
             ResultVerdict::Pass { flagged } => {
                 for rule in flagged {
-                    self.log.decide(&Logged { event: Event::Result, tool: Some(tool), rule: Some(rule), action: "result flagged, passed on" });
+                    self.log.decide(&Logged {
+                        event: Event::Result,
+                        tool: Some(tool),
+                        rule: Some(rule),
+                        action: "result flagged, passed on",
+                    });
                 }
                 self.send_client(text).await;
             }
             ResultVerdict::Block(findings) => {
                 for (rule, _) in &findings {
-                    self.log.decide(&Logged { event: Event::Result, tool: Some(tool), rule: Some(*rule), action: "result blocked" });
+                    self.log.decide(&Logged {
+                        event: Event::Result,
+                        tool: Some(tool),
+                        rule: Some(*rule),
+                        action: "result blocked",
+                    });
                 }
                 if self.dry_run {
                     self.send_client(text).await;
                 } else {
-                    self.send_client(message::tool_error_line(id, &call::blocked_message(&self.pin, tool, &findings))).await;
+                    self.send_client(message::tool_error_line(id, &call::blocked_message(&self.pin, tool, &findings)))
+                        .await;
                 }
             }
         }
@@ -573,7 +612,8 @@ impl Relay {
         let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
         let pinned = self.pinned_handshake();
         let live = ServerSurface {
-            protocol_version: version.clone().unwrap_or_else(|| pinned.protocol_version.clone()),
+            // The revision is the client's choice among the server's, not the server's drift.
+            protocol_version: pinned.protocol_version.clone(),
             server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
             instructions: result.get("instructions").and_then(Value::as_str).map(str::to_string),
             capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
@@ -662,7 +702,11 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             match inc {
                 Incoming::Message(text) => me.on_server_message(text).await,
                 Incoming::Failed { id, message } => {
-                    let line = message::error_line(Some(&id), INTERNAL, &format!("mcp-pin proxy: the request did not reach the server: {message}"));
+                    let line = message::error_line(
+                        Some(&id),
+                        INTERNAL,
+                        &format!("mcp-pin proxy: the request did not reach the server: {message}"),
+                    );
                     if let Err(line) = me.req.deliver(&id, line) {
                         me.state.lock().unwrap().inflight.remove(&id);
                         me.send_client(line).await;
@@ -691,7 +735,9 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             }
             match String::from_utf8(line) {
                 Ok(text) => me.on_client_line(text).await,
-                Err(_) => me.send_client(message::error_line(None, -32700, "mcp-pin proxy: the message is not UTF-8")).await,
+                Err(_) => {
+                    me.send_client(message::error_line(None, -32700, "mcp-pin proxy: the message is not UTF-8")).await
+                }
             }
         }
     });

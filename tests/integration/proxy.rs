@@ -23,11 +23,13 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 const T: Duration = Duration::from_secs(30);
 
-/// The test's MCP client: answers sampling, records progress.
+/// The test's MCP client: answers sampling, records progress. `modern`: a stateless
+/// 2026-07-28 client (`server/discover`, protocol `_meta` on every request).
 #[derive(Clone, Default)]
 struct TestClient {
     progress: Arc<Mutex<Vec<f64>>>,
     sampled: Arc<Mutex<usize>>,
+    modern: bool,
 }
 
 impl ClientHandler for TestClient {
@@ -54,7 +56,9 @@ impl ClientHandler for TestClient {
         info.name = "proxy-test".into();
         info.version = "0".into();
         let mut c = ClientConfig::new(caps, info);
-        c.protocol_version = ProtocolVersion::V_2025_11_25;
+        if !self.modern {
+            c.protocol_version = ProtocolVersion::V_2025_11_25;
+        }
         c
     }
 }
@@ -129,10 +133,22 @@ fn spawn_proxy(dir: &Path, args: &[&str]) -> Pipes {
 /// Start the proxy in `dir` and connect (legacy `initialize`, 2025-11-25, as a host that
 /// samples does); the handshake's error when it fails, with the proxy's stderr.
 async fn start(dir: &Path, args: &[&str]) -> Result<Proxied, (String, String)> {
+    start_as(dir, args, false).await
+}
+
+async fn start_as(dir: &Path, args: &[&str], modern: bool) -> Result<Proxied, (String, String)> {
     let p = spawn_proxy(dir, args);
-    let handler = TestClient::default();
+    let handler = TestClient { modern, ..TestClient::default() };
     let stderr = p.stderr.clone();
-    let connect = handler.clone().serve_with_lifecycle((p.reader, p.stdin), ClientLifecycleMode::Initialize);
+    let lifecycle = if modern {
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![serde_json::from_value(json!("2026-07-28")).unwrap()],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    let connect = handler.clone().serve_with_lifecycle((p.reader, p.stdin), lifecycle);
     match tokio::time::timeout(T, connect).await {
         Ok(Ok(client)) => Ok(Proxied { client, handler, raw: p.raw, stderr: p.stderr, child: p.child }),
         Ok(Err(e)) => Err((e.to_string(), stderr.lock().unwrap().clone())),
@@ -295,7 +311,9 @@ async fn new_tools_hidden_and_unpinned_servers_refused_unless_configured() {
             fixture_bin()
         ),
     );
-    let Err((e, err)) = start(p.dir.path(), &["--server", "other"]).await else { panic!("an unpinned server was relayed") };
+    let Err((e, err)) = start(p.dir.path(), &["--server", "other"]).await else {
+        panic!("an unpinned server was relayed")
+    };
     assert!(e.contains("not in") || err.contains("not in"), "{e}\n{err}");
     assert!(err.contains("mcp-pin lock --server other"), "{err}");
     // ... unless configured: every tool is new.
@@ -326,6 +344,30 @@ async fn a_tool_that_turns_silent_mid_session_is_refused_without_a_new_listing()
     let r = px.call("search", json!({"q": "x"})).await.unwrap();
     assert!(is_error(&r) && text_of(&r).contains("required-removed"), "{r}");
     px.close().await;
+}
+
+/// A 2026-07-28 server tells of list changes only on a `subscriptions/listen` stream: the proxy
+/// opens its own, and a change there quarantines at once, with no listing by the client.
+#[tokio::test]
+async fn a_stateless_server_s_subscription_stream_triggers_the_new_verdict() {
+    let poke = json!({"notify": ["tools/list_changed"]});
+    let before = json!({"listChanged": true, "tools": [tool("search", json!({})), tool("poke", json!({}))], "calls": {"poke": poke}});
+    let p = project(&before);
+    lock(&p);
+    let px = start_as(p.dir.path(), &["--server", "fx"], true).await.unwrap();
+    assert_eq!(px.names().await.len(), 2);
+    assert_eq!(text_of(&px.call("search", json!({"q": "x"})).await.unwrap()), "ok");
+    let mut after = before.clone();
+    after["tools"][0] =
+        tool("search", json!({"inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}));
+    p.write_json("s.json", &after);
+    assert_eq!(text_of(&px.call("poke", json!({"q": "x"})).await.unwrap()), "ok");
+    let r = px.call("search", json!({"q": "x"})).await.unwrap();
+    assert!(is_error(&r) && text_of(&r).contains("required-removed"), "{r}\n{}", px.stderr());
+    let raw = px.raw.lock().unwrap().clone();
+    px.close().await;
+    // The proxy's own stream is its own: nothing of it reaches the client.
+    assert!(!raw.iter().any(|l| l.contains("mcp-pin-proxy-")), "{raw:#?}");
 }
 
 #[tokio::test]
@@ -379,7 +421,10 @@ async fn progress_cancellation_and_sampling_pass_through() {
         "ask": {"sample": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}}
     }});
     let p = project(&s);
-    p.write("mcp-pin.toml", &p.read("mcp-pin.toml").replace("timeout = \"10s\"", "timeout = \"10s\"\nprobe = \"none\""));
+    p.write(
+        "mcp-pin.toml",
+        &p.read("mcp-pin.toml").replace("timeout = \"10s\"", "timeout = \"10s\"\nprobe = \"none\""),
+    );
     lock(&p);
     let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
     assert_eq!(text_of(&px.call("slow", json!({"q": "x"})).await.unwrap()), "ok");
@@ -478,7 +523,8 @@ async fn closing_stdin_cancels_calls_and_ends_the_server_and_its_group() {
     );
     lock(&p);
     let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
-    let pid: i32 = p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
+    let pid: i32 =
+        p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
     let peer = px.client.peer().clone();
     let pending = tokio::spawn(async move {
         let mut params = CallToolRequestParams::new("stuck".to_string());
@@ -508,13 +554,17 @@ async fn a_server_that_ends_mid_call_answers_the_client_with_an_error() {
     let p = project(&s);
     p.write(
         "mcp-pin.toml",
-        &format!("[servers.fx]\ncommand = {:?}\nargs = [\"--surface\", \"s.json\", \"--dump-env\", \"s.env\"]\n", fixture_bin()),
+        &format!(
+            "[servers.fx]\ncommand = {:?}\nargs = [\"--surface\", \"s.json\", \"--dump-env\", \"s.env\"]\n",
+            fixture_bin()
+        ),
     );
     lock(&p);
     let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
     assert_eq!(px.names().await, ["t", "stuck"]);
     // The server dies under a call in flight.
-    let pid: i32 = p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
+    let pid: i32 =
+        p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
     let peer = px.client.peer().clone();
     let pending = tokio::spawn(async move {
         let mut params = CallToolRequestParams::new("stuck".to_string());
@@ -546,8 +596,15 @@ async fn dry_run_judges_and_logs_but_changes_nothing() {
     assert!(err.contains("dry run, would be: quarantined"), "{err}");
     assert!(err.contains("dry run, would be: call refused"), "{err}");
     px.close().await;
-    let lines: Vec<Value> = std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert!(lines.iter().any(|l| l["tool"] == "silent" && l["rule"] == "required-removed" && l["event"] == "call" && l["dryRun"] == true), "{lines:#?}");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&log).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(
+        lines.iter().any(|l| l["tool"] == "silent"
+            && l["rule"] == "required-removed"
+            && l["event"] == "call"
+            && l["dryRun"] == true),
+        "{lines:#?}"
+    );
     assert!(lines.iter().all(|l| l["server"] == "fx" && l["time"].is_string()));
 }
 
@@ -575,13 +632,17 @@ async fn streamable_http_upstream_is_judged_the_same() {
 #[test]
 fn init_wrap_prints_the_client_config_run_through_the_proxy() {
     let p = Project::new();
-    p.write(".mcp.json", r#"{"mcpServers": {"weather": {"command": "node", "args": ["w.js"], "env": {"API_KEY": "${API_KEY}"}}}}"#);
+    p.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"weather": {"command": "node", "args": ["w.js"], "env": {"API_KEY": "${API_KEY}"}}}}"#,
+    );
     let out = p.run(&["init"]);
     assert!(out.status.success(), "{}", text(&out));
     let out = p.run(&["init", "--wrap"]);
     assert!(out.status.success(), "{}", text(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let args: Vec<&str> = v["mcpServers"]["weather"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    let args: Vec<&str> =
+        v["mcpServers"]["weather"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
     assert_eq!(v["mcpServers"]["weather"]["command"], "mcp-pin");
     assert_eq!(&args[2..], ["proxy", "--server", "weather"]);
     assert!(args[1].ends_with("mcp-pin.toml"));
@@ -608,11 +669,15 @@ fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
     let mut cases = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(path.join(f)).unwrap()).unwrap() };
+        let read =
+            |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(path.join(f)).unwrap()).unwrap() };
         if !path.join("before.json").is_file() {
             continue;
         }
-        let (before, after) = (mcp_pin::diff::surface_from_json(&read("before.json")), mcp_pin::diff::surface_from_json(&read("after.json")));
+        let (before, after) = (
+            mcp_pin::diff::surface_from_json(&read("before.json")),
+            mcp_pin::diff::surface_from_json(&read("after.json")),
+        );
         let rules = Default::default();
         let policy = Policy { server: "s", rules: &rules, ignores: &[], today: "2026-12-02" };
         // What `check` reports is the same engine's diff (the corpus's own test pins it).

@@ -5,14 +5,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    ErrorCode, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, ToolsCapability,
-};
 #[allow(deprecated)] // sampling: deprecated by SEP-2577, still what a legacy client answers
 use rmcp::model::CreateMessageRequestParams;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult, ErrorCode, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
+};
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
@@ -78,27 +77,30 @@ impl Fixture {
     /// Returns the text of the client's answer to a sampling request.
     #[allow(deprecated)]
     async fn side_effects(&self, b: &surface::CallBehaviour, context: &RequestContext<RoleServer>) -> Option<String> {
+        // 2026-07-28 sends list changes only on subscription streams; a legacy session gets them
+        // on the session.
+        let stateless = context.meta.protocol_version().is_some_and(|v| v.as_str() >= "2026-07-28");
         for n in &b.notify {
-            let subs: Vec<SubscriptionSink> = self.subscriptions.lock().unwrap().iter().map(|(_, s)| s.clone()).collect();
+            let subs: Vec<SubscriptionSink> =
+                self.subscriptions.lock().unwrap().iter().map(|(_, s)| s.clone()).collect();
+            if stateless {
+                for s in &subs {
+                    let sent = match n.as_str() {
+                        "tools/list_changed" => s.notify_tool_list_changed().await,
+                        "prompts/list_changed" => s.notify_prompt_list_changed().await,
+                        "resources/list_changed" => s.notify_resource_list_changed().await,
+                        _ => Ok(()),
+                    };
+                    if let Err(e) = sent {
+                        eprintln!("mcp-pin-fixture: notify {n}: {e}");
+                    }
+                }
+                continue;
+            }
             let sent = match n.as_str() {
-                "tools/list_changed" => {
-                    for s in &subs {
-                        let _ = s.notify_tool_list_changed().await;
-                    }
-                    context.peer.notify_tool_list_changed().await
-                }
-                "prompts/list_changed" => {
-                    for s in &subs {
-                        let _ = s.notify_prompt_list_changed().await;
-                    }
-                    context.peer.notify_prompt_list_changed().await
-                }
-                "resources/list_changed" => {
-                    for s in &subs {
-                        let _ = s.notify_resource_list_changed().await;
-                    }
-                    context.peer.notify_resource_list_changed().await
-                }
+                "tools/list_changed" => context.peer.notify_tool_list_changed().await,
+                "prompts/list_changed" => context.peer.notify_prompt_list_changed().await,
+                "resources/list_changed" => context.peer.notify_resource_list_changed().await,
                 other => {
                     eprintln!("mcp-pin-fixture: notify {other:?}: not a notification the fixture sends");
                     Ok(())

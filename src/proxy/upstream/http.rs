@@ -125,8 +125,12 @@ async fn post(sh: Arc<Shared>, msg: Outgoing) {
     if status == reqwest::StatusCode::NOT_FOUND && had_session {
         return fail("the server ended the session (HTTP 404)".into()).await;
     }
-    let content_type =
-        resp.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if content_type.starts_with("text/event-stream") && status.is_success() {
         listen_once(&sh);
         relay_events(&sh, resp.bytes_stream()).await;
@@ -205,14 +209,16 @@ fn listen_once(sh: &Arc<Shared>) {
 /// a call, a prompt or a resource, and `Mcp-Param-{Name}` for each argument whose schema in the
 /// served tool (`def`) declares `x-mcp-header`. A value that is not plain visible ASCII is sent
 /// Base64-wrapped (`=?base64?...?=`).
-pub fn mirror_headers(method: &str, params: Option<&serde_json::Value>, def: Option<&serde_json::Value>) -> Vec<(String, String)> {
+pub fn mirror_headers(
+    method: &str,
+    params: Option<&serde_json::Value>,
+    def: Option<&serde_json::Value>,
+) -> Vec<(String, String)> {
     use base64::Engine as _;
     let wrap = |v: &str| -> String {
-        let plain = !v.is_empty()
-            && v.chars().all(|c| (' '..='~').contains(&c))
-            && !v.starts_with([' ', '\t'])
-            && !v.ends_with([' ', '\t'])
-            && !(v.starts_with("=?base64?") && v.ends_with("?="));
+        let sentinel = v.starts_with("=?base64?") && v.ends_with("?=");
+        let edge = v.starts_with([' ', '\t']) || v.ends_with([' ', '\t']);
+        let plain = v.chars().all(|c| (' '..='~').contains(&c)) && !edge && !sentinel;
         if plain || v.is_empty() {
             v.to_string()
         } else {

@@ -82,7 +82,8 @@ async fn read_stdout(stdout: tokio::process::ChildStdout, into: mpsc::Sender<Inc
                 // Not JSON-RPC: never passed to the client, whose stdout must stay JSON-RPC.
                 if !warned {
                     warned = true;
-                    let shown = text.map(|t| crate::client::capture::excerpt(&t)).unwrap_or_else(|_| "(not UTF-8)".into());
+                    let shown =
+                        text.map(|t| crate::client::capture::excerpt(&t)).unwrap_or_else(|_| "(not UTF-8)".into());
                     crate::tell!(
                         "mcp-pin proxy: the server printed non-JSON on stdout (reserved for MCP messages); not passed on: {}",
                         crate::json::escape_line(&shown)
