@@ -14,7 +14,17 @@ use crate::lockfile::PendingEntry;
 use crate::rules::RuleId;
 use crate::surface::ServerSurface;
 
-use super::list::Listing;
+/// Every tool of one listing.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// Parsed, by name (judged, and read for a result's `outputSchema`).
+    pub tools: BTreeMap<String, Value>,
+    /// Each tool's text exactly as sent, in the server's order (what the client is served).
+    pub raw: Vec<(String, String)>,
+    /// The first page's other result fields (`ttlMs`, `cacheScope`, `_meta`, ...), as
+    /// `,"key":value` text, passed on to the client.
+    pub extra: String,
+}
 
 /// What the proxy does with one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

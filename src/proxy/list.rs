@@ -7,22 +7,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::value::RawValue;
-use serde_json::Value;
 
-use super::judge::{Action, JudgeError, Pin, Verdict};
-use super::relay::Requester;
-
-/// Every tool of one listing.
-#[derive(Debug, Default)]
-pub struct Listing {
-    /// Parsed, by name (judged, and read for a result's `outputSchema`).
-    pub tools: BTreeMap<String, Value>,
-    /// Each tool's text exactly as sent, in the server's order (what the client is served).
-    pub raw: Vec<(String, String)>,
-    /// The first page's other result fields (`ttlMs`, `cacheScope`, `_meta`, ...), as
-    /// `,"key":value` text, passed on to the client.
-    pub extra: String,
-}
+use super::judge::{Action, JudgeError, Listing, Pin, Verdict};
+use super::requests::Requester;
 
 /// Take every page of `tools/list` from the server.
 pub async fn fetch(req: &Requester, timeout: Duration, max_tools: usize) -> Result<Listing, JudgeError> {

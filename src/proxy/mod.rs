@@ -6,6 +6,7 @@
 //! [`crate::probe::judge_call`] (how `check` judges a probe's result), and says every decision
 //! through [`crate::sink`]. One module per job:
 //! - [`relay`]: the two directions and the one place that owns request ids and the verdict;
+//! - [`requests`]: the proxy's own requests to the server (ids no client uses);
 //! - [`upstream`]: the server end (stdio or Streamable HTTP), raw text both ways;
 //! - [`message`]: a message's envelope, read in place;
 //! - [`list`]: `tools/list` taken page by page and served judged;
@@ -22,6 +23,7 @@ pub mod list;
 pub mod log;
 pub mod message;
 pub mod relay;
+pub mod requests;
 pub mod upstream;
 
 use std::path::PathBuf;

@@ -5,19 +5,19 @@
 //! verdict at once).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::call::{self, Decision, ResultVerdict};
 use super::judge::{self, Action, JudgeError, Pin, Verdict};
 use super::log::{Decision as Logged, Event, Log};
 use super::message::{self, Kind, Message, Unreadable};
+use super::requests::Requester;
 use super::upstream::{self, Incoming, Outgoing};
 use crate::client::stdio::MAX_LINE;
 use crate::exit::ExitStatus;
@@ -28,110 +28,6 @@ use crate::surface::ServerSurface;
 const INTERNAL: i64 = -32603;
 /// Lines for the client waiting to be written.
 const CLIENT_QUEUE: usize = 64;
-
-/// The proxy's own requests to the server: ids no client uses (a per-run nonce), each answer
-/// handed to the request that waits for it.
-pub struct Requester {
-    up: upstream::Sender,
-    own: Mutex<HashMap<String, oneshot::Sender<String>>>,
-    nonce: String,
-    counter: AtomicU64,
-    /// A 2026-07-28 client's protocol `_meta` (revision, capabilities, client info), copied onto
-    /// the proxy's own requests: a stateless server needs it on every request.
-    meta: Mutex<Option<String>>,
-    /// The revision in use, for HTTP's `MCP-Protocol-Version`.
-    version: Mutex<Option<String>>,
-}
-
-impl Requester {
-    fn new(up: upstream::Sender) -> Requester {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        let nonce = format!("{:x}{:x}", std::process::id(), t.subsec_nanos() ^ (t.as_secs() as u32));
-        Requester {
-            up,
-            own: Mutex::new(HashMap::new()),
-            nonce,
-            counter: AtomicU64::new(1),
-            meta: Mutex::new(None),
-            version: Mutex::new(None),
-        }
-    }
-
-    fn next_id(&self) -> String {
-        format!("\"mcp-pin-proxy-{}-{}\"", self.nonce, self.counter.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// `params` (a JSON object's text) with the client's protocol `_meta`, when there is one.
-    fn with_meta(&self, params: &str) -> String {
-        let meta = self.meta.lock().unwrap().clone();
-        match meta {
-            Some(m) if params.trim() == "{}" => format!("{{\"_meta\":{m}}}"),
-            Some(m) => format!("{{\"_meta\":{m},{}", &params.trim()[1..]),
-            None => params.to_string(),
-        }
-    }
-
-    fn outgoing(&self, id: Option<String>, method: &str, text: String, params: Option<&str>) -> Outgoing {
-        let version = self.version.lock().unwrap().clone();
-        let headers = if self.up.http && version.as_deref().is_some_and(|v| v >= upstream::http::STATELESS) {
-            let params: Option<Value> = params.and_then(|p| serde_json::from_str(p).ok());
-            upstream::http::mirror_headers(method, params.as_ref(), None)
-        } else {
-            vec![]
-        };
-        Outgoing { text, id, version, headers }
-    }
-
-    /// Send a request of the proxy's own and wait for its answer (the whole response's text),
-    /// at most `timeout`; a request that times out is cancelled on the server.
-    pub async fn request(&self, method: &str, params: &str, timeout: Duration) -> Result<String, String> {
-        let id = self.next_id();
-        let params = self.with_meta(params);
-        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
-        let (tx, rx) = oneshot::channel();
-        self.own.lock().unwrap().insert(id.clone(), tx);
-        if !self.up.send(self.outgoing(Some(id.clone()), method, text, Some(&params))).await {
-            self.own.lock().unwrap().remove(&id);
-            return Err("the connection to the server is closed".into());
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(_)) => Err("the connection to the server closed before it answered".into()),
-            Err(_) => {
-                self.own.lock().unwrap().remove(&id);
-                let cancel = format!(
-                    r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"timeout"}}}}"#
-                );
-                self.up.send(self.outgoing(None, "notifications/cancelled", cancel, None)).await;
-                Err(format!("{method} got no answer within {}", crate::client::humanize(timeout)))
-            }
-        }
-    }
-
-    /// Open a `subscriptions/listen` stream (2026-07-28) for tool list changes; its id.
-    async fn subscribe(&self) -> String {
-        let id = self.next_id();
-        let params = self.with_meta(r#"{"notifications":{"toolsListChanged":true}}"#);
-        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{params}}}"#);
-        self.up.send(self.outgoing(Some(id.clone()), "subscriptions/listen", text, Some(&params))).await;
-        id
-    }
-
-    /// Hand an answer to the own request waiting for it; `Err(text)` when `id` is not one.
-    fn deliver(&self, id: &str, text: String) -> Result<(), String> {
-        match self.own.lock().unwrap().remove(id) {
-            Some(tx) => {
-                let _ = tx.send(text);
-                Ok(())
-            }
-            None => Err(text),
-        }
-    }
-
-    fn is_own(&self, id: &str) -> bool {
-        id.starts_with(&format!("\"mcp-pin-proxy-{}-", self.nonce))
-    }
-}
 
 /// A client request forwarded to the server and not answered yet.
 struct Inflight {
@@ -434,17 +330,22 @@ impl Relay {
             .collect();
         *self.req.meta.lock().unwrap() = Some(Value::Object(protocol).to_string());
         *self.req.version.lock().unwrap() = Some(version.to_string());
-        let first = {
+        let open = {
             let mut st = self.state.lock().unwrap();
-            let first = !st.ready || st.subscription.is_none();
             st.ready = true;
-            first && st.subscription.is_none()
+            if st.subscription.is_none() && version >= upstream::http::STATELESS {
+                // Its id is known before it is sent: its acknowledgement is never the client's.
+                let (id, out) = self.req.subscription();
+                st.subscription = Some(id);
+                Some(out)
+            } else {
+                None
+            }
         };
-        if first && version >= upstream::http::STATELESS {
+        if let Some(out) = open {
             let me = self.clone();
             tokio::spawn(async move {
-                let id = me.req.subscribe().await;
-                me.state.lock().unwrap().subscription = Some(id);
+                me.req.up.send(out).await;
             });
         }
     }
