@@ -68,6 +68,9 @@ pub enum ResultVerdict {
     Pass { flagged: Vec<RuleId> },
     /// Replaced by an `isError` result: the findings that block it (rule, explanation).
     Block(Vec<(RuleId, String)>),
+    /// Not a `tools/call` result at all: the server broke the protocol (answered with a
+    /// JSON-RPC error, never passed on).
+    Broken(String),
 }
 
 /// Judge the `result` of a call to `tool` (its text, as sent), as `check` judges a probe's
@@ -86,6 +89,12 @@ pub fn judge_result(verdict: &Verdict, pin: &Pin, tool: &str, result: &RawValue,
             )])
         }
     };
+    if !value.is_object() {
+        return ResultVerdict::Broken("the tools/call result is not an object".into());
+    }
+    if value.get("content").is_some_and(|c| !c.is_array()) {
+        return ResultVerdict::Broken("the tools/call result's `content` is not a list".into());
+    }
     if crate::probe::shape::is_error(&value) {
         return ResultVerdict::Pass { flagged: vec![] };
     }

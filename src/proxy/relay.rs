@@ -441,8 +441,11 @@ impl Relay {
                     return;
                 }
                 let call = self.state.lock().unwrap().inflight.remove(&id).and_then(|i| i.call);
-                match (call, msg.result) {
-                    (Some(tool), Some(result)) => self.on_result(&id, &tool, result, text.clone()).await,
+                match (call, msg.result, msg.error) {
+                    (Some(tool), Some(result), _) => self.on_result(&id, &tool, result, text.clone()).await,
+                    (Some(tool), None, None) if !self.dry_run => {
+                        self.broken(&id, &tool, "the answer to tools/call has neither a result nor an error").await
+                    }
                     _ => self.send_client(text).await,
                 }
             }
@@ -486,6 +489,8 @@ impl Relay {
                 }
                 self.send_client(text).await;
             }
+            ResultVerdict::Broken(why) if !self.dry_run => self.broken(id, tool, &why).await,
+            ResultVerdict::Broken(_) => self.send_client(text).await,
             ResultVerdict::Block(findings) => {
                 for (rule, _) in &findings {
                     self.log.decide(&Logged {
@@ -503,6 +508,18 @@ impl Relay {
                 }
             }
         }
+    }
+
+    /// An answer to a call that breaks the protocol: a JSON-RPC error to the client instead.
+    async fn broken(&self, id: &str, tool: &str, why: &str) {
+        self.log.decide(&Logged {
+            event: Event::Result,
+            tool: Some(tool),
+            rule: None,
+            action: &format!("answer refused: {why}"),
+        });
+        let m = format!("mcp-pin proxy: server `{}` broke the protocol: {why}", self.pin.server.name);
+        self.send_client(message::error_line(Some(id), INTERNAL, &m)).await;
     }
 
     /// The answer to the client's handshake: its server-level facts are kept for the verdict,

@@ -513,6 +513,18 @@ async fn an_unreadable_lock_is_a_clear_error_to_the_client_never_a_pass_through(
 }
 
 #[tokio::test]
+async fn an_answer_that_breaks_the_protocol_is_an_error_never_a_pass_through() {
+    let p = project(&json!({"tools": [tool("t", json!({}))]}));
+    lock(&p);
+    p.write_json("s.json", &json!({"tools": [tool("t", json!({}))], "calls": {"t": {"result": [1, 2]}}}));
+    let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
+    let r = px.call("t", json!({"q": "x"})).await;
+    assert!(r.as_ref().is_err_and(|e| e.contains("broke the protocol")), "{r:?}");
+    assert!(!px.raw.lock().unwrap().iter().any(|l| l.contains("[1,2]")), "the broken answer reached the client");
+    px.close().await;
+}
+
+#[tokio::test]
 #[cfg(target_os = "linux")]
 async fn closing_stdin_cancels_calls_and_ends_the_server_and_its_group() {
     let s = json!({"tools": [tool("stuck", json!({}))], "calls": {"stuck": {"hang": true}}});
