@@ -18,19 +18,24 @@ pub struct InitOutcome {
 }
 
 /// Convert the client config `from` (or the first one found in `cwd`) into `cwd/mcp-pin.toml`.
+/// The client config `from`, or the first one found in `cwd`.
+fn client_config(cwd: &Path, from: Option<&Path>, hint: &str) -> Result<PathBuf, AppError> {
+    match from {
+        Some(p) => Ok(p.to_path_buf()),
+        None => {
+            crate::config::clients::DISCOVER_ORDER.iter().skip(1).map(|f| cwd.join(f)).find(|p| p.is_file()).ok_or_else(
+                || AppError::Hinted {
+                    message: "no client config here (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)".into(),
+                    hint: hint.into(),
+                },
+            )
+        }
+    }
+}
+
 pub fn init(cwd: &Path, from: Option<&Path>, force: bool) -> Result<InitOutcome, AppError> {
-    let source = match from {
-        Some(p) => p.to_path_buf(),
-        None => crate::config::clients::DISCOVER_ORDER
-            .iter()
-            .skip(1)
-            .map(|f| cwd.join(f))
-            .find(|p| p.is_file())
-            .ok_or_else(|| AppError::Hinted {
-                message: "no client config here (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)".into(),
-                hint: "pass one with `mcp-pin init --from PATH` (e.g. claude_desktop_config.json)".into(),
-            })?,
-    };
+    let source =
+        client_config(cwd, from, "pass one with `mcp-pin init --from PATH` (e.g. claude_desktop_config.json)")?;
     let target = cwd.join("mcp-pin.toml");
     if target.exists() && !force {
         return Err(AppError::Hinted {
@@ -68,18 +73,7 @@ pub struct WrapOutcome {
 /// `config` (default `cwd/mcp-pin.toml`, which `mcp-pin init` writes) defines runs through
 /// `mcp-pin proxy`; written over the original only when `write`.
 pub fn wrap(cwd: &Path, from: Option<&Path>, config: Option<&Path>, write: bool) -> Result<WrapOutcome, AppError> {
-    let source = match from {
-        Some(p) => p.to_path_buf(),
-        None => crate::config::clients::DISCOVER_ORDER
-            .iter()
-            .skip(1)
-            .map(|f| cwd.join(f))
-            .find(|p| p.is_file())
-            .ok_or_else(|| AppError::Hinted {
-                message: "no client config here to wrap (.mcp.json, .vscode/mcp.json, .cursor/mcp.json)".into(),
-                hint: "pass one with `mcp-pin init --wrap --from PATH`".into(),
-            })?,
-    };
+    let source = client_config(cwd, from, "pass the client config to wrap with `mcp-pin init --wrap --from PATH`")?;
     let config = config.map(Path::to_path_buf).unwrap_or_else(|| cwd.join("mcp-pin.toml"));
     let config = std::fs::canonicalize(&config).map_err(|_| AppError::Hinted {
         message: format!("no {} for the proxy to read the servers from", config.display()),

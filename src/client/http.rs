@@ -287,12 +287,7 @@ impl CapturingHttp {
             return Err(StreamableHttpError::SessionExpired);
         }
         let session = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
-        let content_type = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let content_type = content_type(resp.headers());
         if content_type.starts_with("text/event-stream") && status.is_success() {
             let capture = self.clone();
             let stream =
@@ -342,6 +337,11 @@ impl CapturingHttp {
             )))),
         }
     }
+}
+
+/// An answer's media type, lower case (`""` when none).
+pub fn content_type(headers: &reqwest::header::HeaderMap) -> String {
+    headers.get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
 }
 
 pub async fn read_limited(resp: reqwest::Response) -> Res<Vec<u8>> {

@@ -177,6 +177,17 @@ impl Proxied {
         }
     }
 
+    /// Start a call to `name` and leave it waiting.
+    fn call_in_background(
+        &self,
+        name: &str,
+    ) -> tokio::task::JoinHandle<Result<rmcp::model::CallToolResult, rmcp::ServiceError>> {
+        let peer = self.client.peer().clone();
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = json!({"q": "x"}).as_object().cloned();
+        tokio::spawn(async move { peer.call_tool(params).await })
+    }
+
     fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
@@ -537,12 +548,7 @@ async fn closing_stdin_cancels_calls_and_ends_the_server_and_its_group() {
     let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
     let pid: i32 =
         p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
-    let peer = px.client.peer().clone();
-    let pending = tokio::spawn(async move {
-        let mut params = CallToolRequestParams::new("stuck".to_string());
-        params.arguments = json!({"q": "x"}).as_object().cloned();
-        peer.call_tool(params).await
-    });
+    let pending = px.call_in_background("stuck");
     let deadline = std::time::Instant::now() + T;
     while !px.stderr().contains("hanging") {
         assert!(std::time::Instant::now() < deadline, "the call never reached the server");
@@ -577,12 +583,7 @@ async fn a_server_that_ends_mid_call_answers_the_client_with_an_error() {
     // The server dies under a call in flight.
     let pid: i32 =
         p.read("s.env").lines().find_map(|l| l.strip_prefix("MCP_PIN_FIXTURE_PID=")).unwrap().parse().unwrap();
-    let peer = px.client.peer().clone();
-    let pending = tokio::spawn(async move {
-        let mut params = CallToolRequestParams::new("stuck".to_string());
-        params.arguments = json!({"q": "x"}).as_object().cloned();
-        peer.call_tool(params).await
-    });
+    let pending = px.call_in_background("stuck");
     tokio::time::sleep(Duration::from_millis(300)).await;
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
     let r = tokio::time::timeout(T, pending).await.expect("the call in flight got no answer").unwrap();

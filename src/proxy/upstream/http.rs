@@ -125,12 +125,7 @@ async fn post(sh: Arc<Shared>, msg: Outgoing) {
     if status == reqwest::StatusCode::NOT_FOUND && had_session {
         return fail("the server ended the session (HTTP 404)".into()).await;
     }
-    let content_type = resp
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let content_type = crate::client::http::content_type(resp.headers());
     if content_type.starts_with("text/event-stream") && status.is_success() {
         listen_once(&sh);
         relay_events(&sh, resp.bytes_stream()).await;
