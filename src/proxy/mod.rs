@@ -8,6 +8,7 @@
 //! - [`relay`]: the two directions and the one place that owns request ids and the verdict;
 //! - [`requests`]: the proxy's own requests to the server (ids no client uses);
 //! - [`upstream`]: the server end (stdio or Streamable HTTP), raw text both ways;
+//! - [`client_io`]: the client's end (the proxy's stdin and stdout);
 //! - [`message`]: a message's envelope, read in place;
 //! - [`list`]: `tools/list` taken page by page and served judged;
 //! - [`judge`]: the verdict on one listing, per tool an [`judge::Action`];
@@ -18,6 +19,7 @@
 //! See `docs/proxy.md`.
 
 pub mod call;
+pub mod client_io;
 pub mod judge;
 pub mod list;
 pub mod log;

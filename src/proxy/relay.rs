@@ -638,7 +638,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
     // client -> server
     let me = relay.clone();
     let mut from_client = tokio::spawn(async move {
-        let mut stdin = BufReader::with_capacity(1 << 16, tokio::io::stdin());
+        let mut stdin = BufReader::with_capacity(1 << 16, super::client_io::input());
         loop {
             let mut line = Vec::new();
             match (&mut stdin).take(MAX_LINE as u64).read_until(b'\n', &mut line).await {
@@ -691,7 +691,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
 
 /// Lines to the client's stdout, written in order and flushed when none is waiting.
 async fn write_client(mut rx: mpsc::Receiver<String>) {
-    let mut out = tokio::io::BufWriter::with_capacity(1 << 16, tokio::io::stdout());
+    let mut out = tokio::io::BufWriter::with_capacity(1 << 16, super::client_io::output());
     while let Some(line) = rx.recv().await {
         if out.write_all(line.as_bytes()).await.is_err() || out.write_all(b"\n").await.is_err() {
             return;
