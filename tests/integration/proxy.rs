@@ -623,7 +623,8 @@ async fn dry_run_judges_and_logs_but_changes_nothing() {
 
 #[tokio::test]
 async fn streamable_http_upstream_is_judged_the_same() {
-    for stateless in [false, true] {
+    // (the fixture without sessions, a 2026-07-28 client whose requests carry the mirror headers)
+    for (stateless, modern) in [(false, false), (true, false), (true, true)] {
         let before = classes_before();
         let p = Project::new();
         p.write_json("s.json", &before);
@@ -632,12 +633,12 @@ async fn streamable_http_upstream_is_judged_the_same() {
         let out = p.run(&["lock", "--no-probe", "--", &server.url]);
         assert!(out.status.success(), "{}", text(&out));
         p.write_json("s.json", &classes_after());
-        let px = start(p.dir.path(), &["--", &server.url]).await.unwrap();
+        let px = start_as(p.dir.path(), &["--", &server.url], modern).await.unwrap();
         let names = px.names().await;
         assert!(!names.contains(&"silent".to_string()) && names.contains(&"plain".to_string()), "{names:?}");
         assert_eq!(text_of(&px.call("plain", json!({"q": "x"})).await.unwrap()), "ok");
         let r = px.call("silent", json!({"q": "x"})).await.unwrap();
-        assert!(is_error(&r) && text_of(&r).contains("required-removed"), "stateless {stateless}: {r}");
+        assert!(is_error(&r) && text_of(&r).contains("required-removed"), "stateless {stateless}, modern {modern}: {r}");
         px.close().await;
     }
 }
