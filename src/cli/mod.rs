@@ -143,8 +143,8 @@ pub enum Command {
         /// Overwrite an existing mcp-pin.toml
         #[arg(long)]
         force: bool,
-        /// Print the client config rewritten so each server runs through `mcp-pin proxy --server
-        /// NAME` (needs the mcp-pin.toml that `mcp-pin init` writes); --write saves it
+        /// Print the client config rewritten so each server runs through `mcp-pin proxy` (needs
+        /// the mcp-pin.toml that `mcp-pin init` writes); --write saves it
         #[arg(long)]
         wrap: bool,
         /// With --wrap: write the rewritten client config over the original
