@@ -32,18 +32,19 @@ pub async fn fetch(req: &Requester, timeout: Duration, max_tools: usize) -> Resu
             crate::json::write_string(&mut params, c);
         }
         params.push('}');
-        let raw = req.request("tools/list", &params, left).await.map_err(JudgeError::Upstream)?;
-        let digest = crate::client::page_digest(&raw);
+        let answer = req.request("tools/list", &params, left).await.map_err(JudgeError::Upstream)?;
+        let raw: &str = &answer;
+        let digest = crate::client::page_digest(raw);
         if let Some(earlier) = pages_seen.insert(digest, page + 1) {
             return Err(JudgeError::Upstream(format!(
                 "tools/list pagination loops: page {} repeats page {earlier}",
                 page + 1
             )));
         }
-        let next = crate::client::parse_tools_page(&raw, page + 1, &mut listing.tools, Some(&mut listing.raw))
+        let next = crate::client::parse_tools_page(raw, page + 1, &mut listing.tools, Some(&mut listing.raw))
             .map_err(|e| JudgeError::Upstream(e.to_string()))?;
         if page == 0 {
-            listing.extra = extra_fields(&raw);
+            listing.extra = extra_fields(raw);
         }
         if listing.tools.len() > max_tools {
             return Err(JudgeError::Upstream(format!(

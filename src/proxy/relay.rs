@@ -18,7 +18,7 @@ use super::judge::{self, Action, JudgeError, Pin, Verdict};
 use super::log::{Decision as Logged, Event, Log};
 use super::message::{self, Kind, Message, Unreadable};
 use super::requests::Requester;
-use super::upstream::{self, Incoming, Outgoing};
+use super::upstream::{self, Incoming, Outgoing, Text};
 use crate::client::stdio::MAX_LINE;
 use crate::exit::ExitStatus;
 use crate::rules::RuleId;
@@ -67,17 +67,22 @@ pub struct Relay {
     log: Log,
     dry_run: bool,
     req: Requester,
-    client: mpsc::Sender<String>,
+    client: mpsc::Sender<Text>,
     state: Mutex<State>,
     slot: Mutex<Slot>,
 }
 
 impl Relay {
-    async fn send_client(&self, line: String) {
+    async fn send_client(&self, line: Text) {
         let _ = self.client.send(line).await;
     }
 
-    async fn forward(&self, msg: &Message<'_>, text: String) {
+    /// A line mcp-pin wrote itself, to the client.
+    async fn say_client(&self, line: String) {
+        self.send_client(Text::new(line)).await;
+    }
+
+    async fn forward(&self, msg: &Message<'_>, text: Text) {
         let method = msg.method().to_string();
         // The revision the client used on this request, else the negotiated one.
         let version = msg.meta().and_then(|m| {
@@ -199,7 +204,7 @@ impl Relay {
 
     // ------------------------------------------------------------------ client -> server
 
-    async fn on_client_line(self: &Arc<Self>, text: String) {
+    async fn on_client_line(self: &Arc<Self>, text: Text) {
         match message::parse(&text) {
             Ok(msg) => match msg.kind {
                 Kind::Request => self.on_client_request(&msg, text.clone()).await,
@@ -223,12 +228,12 @@ impl Relay {
                 Kind::Batch => self.on_client_batch(&text).await,
             },
             Err(Unreadable::NotJson(e)) => {
-                self.send_client(message::error_line(None, -32700, &format!("mcp-pin proxy: not JSON-RPC: {e}"))).await;
+                self.say_client(message::error_line(None, -32700, &format!("mcp-pin proxy: not JSON-RPC: {e}"))).await;
             }
             Err(Unreadable::TooDeep { id, has_method }) => match (id, has_method) {
                 (Some(id), true) => {
                     let m = "mcp-pin proxy: the request nests JSON deeper than 128 levels; mcp-pin cannot judge it, so it was not forwarded";
-                    self.send_client(message::error_line(Some(&id), -32600, m)).await;
+                    self.say_client(message::error_line(Some(&id), -32600, m)).await;
                 }
                 // An answer to the server's own request: not judged, passed on.
                 _ => {
@@ -251,12 +256,12 @@ impl Relay {
                 .map(|m| message::error_line(m.id.as_deref(), -32600, "mcp-pin proxy: a JSON-RPC batch holding tools/list or tools/call is not relayed (batching was removed in protocol revision 2025-06-18); send the requests one by one"))
                 .collect();
             if !errors.is_empty() {
-                self.send_client(format!("[{}]", errors.join(","))).await;
+                self.say_client(format!("[{}]", errors.join(","))).await;
             }
             return;
         }
         let out = Outgoing {
-            text: text.to_string(),
+            text: Text::new(text.to_string()),
             id: None,
             version: self.req.version.lock().unwrap().clone(),
             headers: vec![],
@@ -264,7 +269,7 @@ impl Relay {
         self.req.up.send(out).await;
     }
 
-    async fn on_client_request(self: &Arc<Self>, msg: &Message<'_>, text: String) {
+    async fn on_client_request(self: &Arc<Self>, msg: &Message<'_>, text: Text) {
         let id = msg.id.clone().unwrap_or_default();
         self.note_meta(msg);
         match msg.method() {
@@ -279,7 +284,7 @@ impl Relay {
                         Ok(v) => super::list::serve(&v, &me.pin, &id, false),
                         Err(e) => message::error_line(Some(&id), INTERNAL, &format!("mcp-pin proxy: the server's tools could not be judged, and nothing is served unjudged: {e}")),
                     };
-                    me.send_client(line).await;
+                    me.say_client(line).await;
                 });
             }
             "tools/call" => {
@@ -356,7 +361,7 @@ impl Relay {
         msg: &Message<'_>,
         id: String,
         tool: String,
-        text: String,
+        text: Text,
     ) {
         let decision = match &verdict {
             Ok(v) => call::decide(v, &self.pin, &tool),
@@ -365,7 +370,7 @@ impl Relay {
                     let m = format!(
                         "mcp-pin proxy: the server's tools could not be judged, so the call was not forwarded: {e}"
                     );
-                    self.send_client(message::error_line(Some(&id), INTERNAL, &m)).await;
+                    self.say_client(message::error_line(Some(&id), INTERNAL, &m)).await;
                     return;
                 }
                 Decision::Pass(Action::Serve)
@@ -390,7 +395,7 @@ impl Relay {
                     self.state.lock().unwrap().inflight.insert(id, Inflight { call: Some(tool) });
                     self.forward(msg, text).await;
                 } else {
-                    self.send_client(message::tool_error_line(&id, &why)).await;
+                    self.say_client(message::tool_error_line(&id, &why)).await;
                 }
             }
         }
@@ -398,7 +403,7 @@ impl Relay {
 
     // ------------------------------------------------------------------ server -> client
 
-    async fn on_server_message(self: &Arc<Self>, text: String) {
+    async fn on_server_message(self: &Arc<Self>, text: Text) {
         let msg = match message::parse(&text) {
             Ok(m) => m,
             Err(Unreadable::TooDeep { id: Some(id), has_method: false }) => {
@@ -416,7 +421,7 @@ impl Relay {
                         rule: Some(RuleId::ResultPayloadInvalid),
                         action: "result blocked",
                     });
-                    self.send_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why)))
+                    self.say_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why)))
                         .await;
                 } else {
                     self.send_client(text).await;
@@ -437,7 +442,7 @@ impl Relay {
                 let handshake = self.state.lock().unwrap().handshake_id.as_deref() == Some(id.as_str());
                 if handshake {
                     let line = self.on_handshake(&msg, &text);
-                    self.send_client(line.unwrap_or(text)).await;
+                    self.send_client(line.map(Text::new).unwrap_or(text)).await;
                     return;
                 }
                 let call = self.state.lock().unwrap().inflight.remove(&id).and_then(|i| i.call);
@@ -469,7 +474,7 @@ impl Relay {
         }
     }
 
-    async fn on_result(&self, id: &str, tool: &str, result: &serde_json::value::RawValue, text: String) {
+    async fn on_result(&self, id: &str, tool: &str, result: &serde_json::value::RawValue, text: Text) {
         let verdict =
             match self.current().or_else(|| self.slot.lock().unwrap().current.as_ref().map(|(_, v)| v.clone())) {
                 Some(v) => v,
@@ -503,7 +508,7 @@ impl Relay {
                 if self.dry_run {
                     self.send_client(text).await;
                 } else {
-                    self.send_client(message::tool_error_line(id, &call::blocked_message(&self.pin, tool, &findings)))
+                    self.say_client(message::tool_error_line(id, &call::blocked_message(&self.pin, tool, &findings)))
                         .await;
                 }
             }
@@ -519,7 +524,7 @@ impl Relay {
             action: &format!("answer refused: {why}"),
         });
         let m = format!("mcp-pin proxy: server `{}` broke the protocol: {why}", self.pin.server.name);
-        self.send_client(message::error_line(Some(id), INTERNAL, &m)).await;
+        self.say_client(message::error_line(Some(id), INTERNAL, &m)).await;
     }
 
     /// The answer to the client's handshake: its server-level facts are kept for the verdict,
@@ -588,7 +593,7 @@ impl Relay {
         self.req.own.lock().unwrap().clear();
         for id in ids {
             let m = format!("mcp-pin proxy: the server `{}` ended before it answered: {why}", self.pin.server.name);
-            self.send_client(message::error_line(Some(&id), INTERNAL, &m)).await;
+            self.say_client(message::error_line(Some(&id), INTERNAL, &m)).await;
         }
     }
 }
@@ -602,7 +607,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             return refuse_all(&format!("server `{}`: {why}", pin.server.name), None).await;
         }
     };
-    let (client_tx, client_rx) = mpsc::channel::<String>(CLIENT_QUEUE);
+    let (client_tx, client_rx) = mpsc::channel::<Text>(CLIENT_QUEUE);
     let writer = tokio::spawn(write_client(client_rx));
     let relay = Arc::new(Relay {
         pin: Arc::new(pin),
@@ -625,7 +630,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
                         INTERNAL,
                         &format!("mcp-pin proxy: the request did not reach the server: {message}"),
                     );
-                    if let Err(line) = me.req.deliver(&id, line) {
+                    if let Err(line) = me.req.deliver(&id, Text::new(line)) {
                         me.state.lock().unwrap().inflight.remove(&id);
                         me.send_client(line).await;
                     }
@@ -652,9 +657,9 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
                 continue;
             }
             match String::from_utf8(line) {
-                Ok(text) => me.on_client_line(text).await,
+                Ok(text) => me.on_client_line(Text::new(text)).await,
                 Err(_) => {
-                    me.send_client(message::error_line(None, -32700, "mcp-pin proxy: the message is not UTF-8")).await
+                    me.say_client(message::error_line(None, -32700, "mcp-pin proxy: the message is not UTF-8")).await
                 }
             }
         }
@@ -666,7 +671,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             let ids: Vec<String> = relay.state.lock().unwrap().inflight.drain().map(|(k, _)| k).collect();
             for id in ids {
                 let cancel = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"the client closed the connection"}}}}"#);
-                let out = relay.req.outgoing(None, "notifications/cancelled", cancel, None);
+                let out = relay.req.outgoing(None, "notifications/cancelled", Text::new(cancel), None);
                 relay.req.up.send(out).await;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -690,7 +695,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
 }
 
 /// Lines to the client's stdout, written in order and flushed when none is waiting.
-async fn write_client(mut rx: mpsc::Receiver<String>) {
+async fn write_client(mut rx: mpsc::Receiver<Text>) {
     let mut out = tokio::io::BufWriter::with_capacity(1 << 16, super::client_io::output());
     while let Some(line) = rx.recv().await {
         if out.write_all(line.as_bytes()).await.is_err() || out.write_all(b"\n").await.is_err() {

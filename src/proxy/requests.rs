@@ -9,13 +9,13 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::upstream::{self, Outgoing};
+use super::upstream::{self, Outgoing, Text};
 
 /// The proxy's own requests to the server: ids no client uses (a per-run nonce), each answer
 /// handed to the request that waits for it.
 pub struct Requester {
     pub(super) up: upstream::Sender,
-    pub(super) own: Mutex<HashMap<String, oneshot::Sender<String>>>,
+    pub(super) own: Mutex<HashMap<String, oneshot::Sender<Text>>>,
     nonce: String,
     counter: AtomicU64,
     /// A 2026-07-28 client's protocol `_meta` (revision, capabilities, client info), copied onto
@@ -53,7 +53,7 @@ impl Requester {
         }
     }
 
-    pub(super) fn outgoing(&self, id: Option<String>, method: &str, text: String, params: Option<&str>) -> Outgoing {
+    pub(super) fn outgoing(&self, id: Option<String>, method: &str, text: Text, params: Option<&str>) -> Outgoing {
         let version = self.version.lock().unwrap().clone();
         let headers = if self.up.http && version.as_deref().is_some_and(|v| v >= upstream::http::STATELESS) {
             let params: Option<Value> = params.and_then(|p| serde_json::from_str(p).ok());
@@ -66,13 +66,13 @@ impl Requester {
 
     /// Send a request of the proxy's own and wait for its answer (the whole response's text),
     /// at most `timeout`; a request that times out is cancelled on the server.
-    pub async fn request(&self, method: &str, params: &str, timeout: Duration) -> Result<String, String> {
+    pub async fn request(&self, method: &str, params: &str, timeout: Duration) -> Result<Text, String> {
         let id = self.next_id();
         let params = self.with_meta(params);
         let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
         let (tx, rx) = oneshot::channel();
         self.own.lock().unwrap().insert(id.clone(), tx);
-        if !self.up.send(self.outgoing(Some(id.clone()), method, text, Some(&params))).await {
+        if !self.up.send(self.outgoing(Some(id.clone()), method, Text::new(text), Some(&params))).await {
             self.own.lock().unwrap().remove(&id);
             return Err("the connection to the server is closed".into());
         }
@@ -84,7 +84,7 @@ impl Requester {
                 let cancel = format!(
                     r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"timeout"}}}}"#
                 );
-                self.up.send(self.outgoing(None, "notifications/cancelled", cancel, None)).await;
+                self.up.send(self.outgoing(None, "notifications/cancelled", Text::new(cancel), None)).await;
                 Err(format!("{method} got no answer within {}", crate::client::humanize(timeout)))
             }
         }
@@ -96,12 +96,12 @@ impl Requester {
         let id = self.next_id();
         let params = self.with_meta(r#"{"notifications":{"toolsListChanged":true}}"#);
         let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{params}}}"#);
-        let out = self.outgoing(Some(id.clone()), "subscriptions/listen", text, Some(&params));
+        let out = self.outgoing(Some(id.clone()), "subscriptions/listen", Text::new(text), Some(&params));
         (id, out)
     }
 
     /// Hand an answer to the own request waiting for it; `Err(text)` when `id` is not one.
-    pub(super) fn deliver(&self, id: &str, text: String) -> Result<(), String> {
+    pub(super) fn deliver(&self, id: &str, text: Text) -> Result<(), Text> {
         match self.own.lock().unwrap().remove(id) {
             Some(tx) => {
                 let _ = tx.send(text);

@@ -638,7 +638,10 @@ async fn streamable_http_upstream_is_judged_the_same() {
         assert!(!names.contains(&"silent".to_string()) && names.contains(&"plain".to_string()), "{names:?}");
         assert_eq!(text_of(&px.call("plain", json!({"q": "x"})).await.unwrap()), "ok");
         let r = px.call("silent", json!({"q": "x"})).await.unwrap();
-        assert!(is_error(&r) && text_of(&r).contains("required-removed"), "stateless {stateless}, modern {modern}: {r}");
+        assert!(
+            is_error(&r) && text_of(&r).contains("required-removed"),
+            "stateless {stateless}, modern {modern}: {r}"
+        );
         px.close().await;
     }
 }

@@ -98,7 +98,7 @@ async fn post(sh: Arc<Shared>, msg: Outgoing) {
             }
         }
     };
-    let body = bytes::Bytes::from(msg.text.into_bytes());
+    let body = bytes::Bytes::from_owner(Owned(msg.text));
     let resp = match sh.http.send_post(&sh.url, body, session.as_deref(), sh.auth.clone(), &headers).await {
         Ok(r) => r,
         Err(e) => return fail(crate::client::plain_error(&e.to_string())).await,
@@ -146,7 +146,8 @@ async fn post(sh: Arc<Shared>, msg: Outgoing) {
         return;
     }
     listen_once(&sh);
-    let _ = sh.into.send(Incoming::Message(text.trim().to_string())).await;
+    let text = if text.trim().len() == text.len() { text } else { text.trim().to_string() };
+    let _ = sh.into.send(Incoming::Message(Arc::new(text))).await;
 }
 
 /// Each event of a stream with data, as one message (an empty priming event is skipped).
@@ -159,7 +160,7 @@ async fn relay_events(
         match event {
             Ok(sse) => {
                 if let Some(data) = sse.data.filter(|d| !d.trim().is_empty()) {
-                    if sh.into.send(Incoming::Message(data)).await.is_err() {
+                    if sh.into.send(Incoming::Message(Arc::new(data))).await.is_err() {
                         return;
                     }
                 }
@@ -192,12 +193,21 @@ fn listen_once(sh: &Arc<Shared>) {
         let Ok(mut stream) = stream else { return };
         while let Some(Ok(sse)) = stream.next().await {
             if let Some(data) = sse.data.filter(|d| !d.trim().is_empty()) {
-                if sh.into.send(Incoming::Message(data)).await.is_err() {
+                if sh.into.send(Incoming::Message(Arc::new(data))).await.is_err() {
                     return;
                 }
             }
         }
     });
+}
+
+/// A message's text as a request body, without a copy.
+struct Owned(super::Text);
+
+impl AsRef<[u8]> for Owned {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
 }
 
 /// The headers that mirror a 2026-07-28 request (SEP-2243): `Mcp-Method` always, `Mcp-Name` for

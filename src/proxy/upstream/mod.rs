@@ -18,11 +18,15 @@ use crate::config::{ServerConfig, Transport};
 /// of growing this queue).
 const QUEUE: usize = 64;
 
+/// One message's text, exactly as it came (no line break): read once, then shared by the
+/// relay's tasks without being copied again.
+pub type Text = std::sync::Arc<String>;
+
 /// What the server end hands the relay.
 #[derive(Debug)]
 pub enum Incoming {
     /// One message exactly as the server sent it (no line break).
-    Message(String),
+    Message(Text),
     /// mcp-pin's own JSON-RPC error for a client request that could not reach the server
     /// (HTTP): routed like the server's answer to that request.
     Failed { id: String, message: String },
@@ -33,7 +37,7 @@ pub enum Incoming {
 /// One message for the server: its text and, for HTTP, the headers that mirror it.
 #[derive(Debug)]
 pub struct Outgoing {
-    pub text: String,
+    pub text: Text,
     /// The request id's JSON text, for a request (HTTP answers a failed POST for it).
     pub id: Option<String>,
     /// The protocol revision the message is sent under, when known (HTTP's

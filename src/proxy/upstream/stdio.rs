@@ -46,9 +46,12 @@ pub fn start(cfg: &Stdio, out: mpsc::Receiver<Outgoing>, into: mpsc::Sender<Inco
 
 async fn write_stdin(mut stdin: tokio::process::ChildStdin, mut out: mpsc::Receiver<Outgoing>) {
     while let Some(msg) = out.recv().await {
-        let mut bytes = msg.text.into_bytes();
-        bytes.push(b'\n');
-        if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+        let sent = async {
+            stdin.write_all(msg.text.as_bytes()).await?;
+            stdin.write_all(b"\n").await?;
+            stdin.flush().await
+        };
+        if sent.await.is_err() {
             break;
         }
     }
@@ -92,7 +95,7 @@ async fn read_stdout(stdout: tokio::process::ChildStdout, into: mpsc::Sender<Inc
                 continue;
             }
         };
-        if into.send(Incoming::Message(text)).await.is_err() {
+        if into.send(Incoming::Message(std::sync::Arc::new(text))).await.is_err() {
             return;
         }
     };
