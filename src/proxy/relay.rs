@@ -11,7 +11,6 @@ use std::time::Duration;
 use futures::future::{BoxFuture, FutureExt, Shared};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
 
 use super::call::{self, Decision, ResultVerdict};
 use super::judge::{self, Action, JudgeError, Pin, Verdict};
@@ -26,8 +25,8 @@ use crate::surface::ServerSurface;
 
 /// JSON-RPC "internal error": what the proxy answers when it cannot judge.
 const INTERNAL: i64 = -32603;
-/// Lines for the client waiting to be written.
-const CLIENT_QUEUE: usize = 64;
+/// The client's stdout, buffered (a line is flushed as soon as it is written).
+type ClientOut = tokio::io::BufWriter<std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>>;
 
 /// A client request forwarded to the server and not answered yet.
 struct Inflight {
@@ -67,14 +66,25 @@ pub struct Relay {
     log: Log,
     dry_run: bool,
     req: Requester,
-    client: mpsc::Sender<Text>,
+    /// The client's stdout, written by the task that has a line for it (no hand-over).
+    client: tokio::sync::Mutex<Option<ClientOut>>,
     state: Mutex<State>,
     slot: Mutex<Slot>,
 }
 
 impl Relay {
     async fn send_client(&self, line: Text) {
-        let _ = self.client.send(line).await;
+        let mut slot = self.client.lock().await;
+        let Some(out) = slot.as_mut() else { return };
+        let sent = async {
+            out.write_all(line.as_bytes()).await?;
+            out.write_all(b"\n").await?;
+            out.flush().await
+        };
+        if sent.await.is_err() {
+            // The client is gone; stdin's end says so to the relay.
+            *slot = None;
+        }
     }
 
     /// A line mcp-pin wrote itself, to the client.
@@ -607,14 +617,12 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             return refuse_all(&format!("server `{}`: {why}", pin.server.name), None).await;
         }
     };
-    let (client_tx, client_rx) = mpsc::channel::<Text>(CLIENT_QUEUE);
-    let writer = tokio::spawn(write_client(client_rx));
     let relay = Arc::new(Relay {
         pin: Arc::new(pin),
         log,
         dry_run,
         req: Requester::new(up),
-        client: client_tx,
+        client: tokio::sync::Mutex::new(Some(tokio::io::BufWriter::with_capacity(1 << 16, super::client_io::output()))),
         state: Mutex::new(State::default()),
         slot: Mutex::new(Slot::default()),
     });
@@ -689,28 +697,10 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
         }
     };
     closer.close().await;
-    drop(relay);
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
-    status
-}
-
-/// Lines to the client's stdout, written in order and flushed when none is waiting.
-async fn write_client(mut rx: mpsc::Receiver<Text>) {
-    let mut out = tokio::io::BufWriter::with_capacity(1 << 16, super::client_io::output());
-    while let Some(line) = rx.recv().await {
-        if out.write_all(line.as_bytes()).await.is_err() || out.write_all(b"\n").await.is_err() {
-            return;
-        }
-        while let Ok(more) = rx.try_recv() {
-            if out.write_all(more.as_bytes()).await.is_err() || out.write_all(b"\n").await.is_err() {
-                return;
-            }
-        }
-        if out.flush().await.is_err() {
-            return;
-        }
+    if let Some(mut out) = relay.client.lock().await.take() {
+        let _ = tokio::time::timeout(Duration::from_secs(2), out.shutdown()).await;
     }
-    let _ = out.flush().await;
+    status
 }
 
 /// When the proxy cannot judge at all (no config, an unreadable lock, a server missing from the

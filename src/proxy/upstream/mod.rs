@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 use crate::client::ClientError;
 use crate::config::{ServerConfig, Transport};
 
-/// Messages from the server waiting for the relay (a slow client slows the server down instead
-/// of growing this queue).
+/// Messages from an HTTP server waiting for the relay (a slow client slows the server down
+/// instead of growing this queue).
 const QUEUE: usize = 64;
 
 /// One message's text, exactly as it came (no line break): read once, then shared by the
@@ -47,18 +47,45 @@ pub struct Outgoing {
     pub headers: Vec<(String, String)>,
 }
 
-/// Sends messages to the server; cheap to clone.
+/// Sends messages to the server; cheap to clone. A stdio server's stdin is written by the task
+/// that sends (no hand-over to another task on the way: the relay sits on every call).
 #[derive(Clone)]
 pub struct Sender {
-    tx: mpsc::Sender<Outgoing>,
+    to: To,
     /// Whether the server is reached over HTTP (the relay then computes the mirror headers).
     pub http: bool,
 }
 
+#[derive(Clone)]
+enum To {
+    Stdio(std::sync::Arc<tokio::sync::Mutex<Option<tokio::process::ChildStdin>>>),
+    Http(mpsc::Sender<Outgoing>),
+}
+
 impl Sender {
-    /// Queue one message; `false` once the server end is gone.
+    /// Send one message; `false` once the server end is gone.
     pub async fn send(&self, out: Outgoing) -> bool {
-        self.tx.send(out).await.is_ok()
+        match &self.to {
+            To::Stdio(stdin) => stdio::write(stdin, &out.text).await,
+            To::Http(tx) => tx.send(out).await.is_ok(),
+        }
+    }
+}
+
+/// Receives what the server sends, in order.
+pub enum Receiver {
+    /// A stdio server's stdout, read by the task that receives.
+    Stdio(stdio::Lines),
+    Http(mpsc::Receiver<Incoming>),
+}
+
+impl Receiver {
+    /// The next message, or why nothing more comes (`None` after that).
+    pub async fn recv(&mut self) -> Option<Incoming> {
+        match self {
+            Receiver::Stdio(lines) => lines.next().await,
+            Receiver::Http(rx) => rx.recv().await,
+        }
     }
 }
 
@@ -88,17 +115,18 @@ impl Closer {
 }
 
 /// Start (stdio) or reach (HTTP) the server.
-pub async fn connect(server: &ServerConfig) -> Result<(Sender, mpsc::Receiver<Incoming>, Closer), ClientError> {
-    let (in_tx, in_rx) = mpsc::channel(QUEUE);
-    let (out_tx, out_rx) = mpsc::channel(QUEUE);
+pub async fn connect(server: &ServerConfig) -> Result<(Sender, Receiver, Closer), ClientError> {
     match &server.transport {
         Transport::Stdio(cfg) => {
-            let closer = stdio::start(cfg, out_rx, in_tx)?;
-            Ok((Sender { tx: out_tx, http: false }, in_rx, Closer::Stdio(closer)))
+            let (stdin, lines, closer) = stdio::start(cfg)?;
+            let to = To::Stdio(std::sync::Arc::new(tokio::sync::Mutex::new(Some(stdin))));
+            Ok((Sender { to, http: false }, Receiver::Stdio(lines), Closer::Stdio(closer)))
         }
         Transport::Http(cfg) => {
+            let (in_tx, in_rx) = mpsc::channel(QUEUE);
+            let (out_tx, out_rx) = mpsc::channel(QUEUE);
             let closer = http::start(server, cfg, out_rx, in_tx).await?;
-            Ok((Sender { tx: out_tx, http: true }, in_rx, Closer::Http(closer)))
+            Ok((Sender { to: To::Http(out_tx), http: true }, Receiver::Http(in_rx), Closer::Http(closer)))
         }
     }
 }

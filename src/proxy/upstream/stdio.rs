@@ -4,10 +4,9 @@
 //! on through the sink.
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Child;
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use super::{Incoming, Outgoing};
+use super::Incoming;
 use crate::client::stdio::{StderrTail, MAX_LINE};
 use crate::client::ClientError;
 use crate::config::Stdio;
@@ -31,75 +30,84 @@ impl Closer {
     }
 }
 
-/// Start the server and the three pumps (stdin, stdout, stderr).
-pub fn start(cfg: &Stdio, out: mpsc::Receiver<Outgoing>, into: mpsc::Sender<Incoming>) -> Result<Closer, ClientError> {
+/// Start the server: its stdin to write to, its stdout to read from, and its stderr passed on.
+pub fn start(cfg: &Stdio) -> Result<(ChildStdin, Lines, Closer), ClientError> {
     let mut child = crate::client::stdio::spawn_process(cfg)?;
     let stdin = child.stdin.take().expect("piped stdin");
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let tail = StderrTail::default();
-    tokio::spawn(write_stdin(stdin, out));
-    tokio::spawn(read_stdout(stdout, into));
     tokio::spawn(pass_stderr(stderr, tail.clone()));
-    Ok(Closer { child, stderr: tail })
+    let lines = Lines { reader: BufReader::with_capacity(1 << 16, stdout), warned: false, done: false };
+    Ok((stdin, lines, Closer { child, stderr: tail }))
 }
 
-async fn write_stdin(mut stdin: tokio::process::ChildStdin, mut out: mpsc::Receiver<Outgoing>) {
-    while let Some(msg) = out.recv().await {
-        let sent = async {
-            stdin.write_all(msg.text.as_bytes()).await?;
-            stdin.write_all(b"\n").await?;
-            stdin.flush().await
-        };
-        if sent.await.is_err() {
-            break;
-        }
+/// Write one message and its line break to the server's stdin; `false` once it is closed.
+pub async fn write(stdin: &tokio::sync::Mutex<Option<ChildStdin>>, text: &str) -> bool {
+    let mut slot = stdin.lock().await;
+    let Some(w) = slot.as_mut() else { return false };
+    let sent = async {
+        w.write_all(text.as_bytes()).await?;
+        w.write_all(b"\n").await?;
+        w.flush().await
+    };
+    if sent.await.is_err() {
+        *slot = None;
+        return false;
     }
-    let _ = stdin.shutdown().await;
+    true
 }
 
-async fn read_stdout(stdout: tokio::process::ChildStdout, into: mpsc::Sender<Incoming>) {
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut warned = false;
-    let why = loop {
-        let mut line = Vec::new();
-        match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut line).await {
-            Ok(0) => break "the server closed its stdout (it exited)".to_string(),
-            Err(e) => break format!("reading the server's stdout failed: {e}"),
-            Ok(_) => {}
+/// The server's stdout, one message per line.
+pub struct Lines {
+    reader: BufReader<ChildStdout>,
+    warned: bool,
+    done: bool,
+}
+
+impl Lines {
+    /// The next message; [`Incoming::Closed`] once, then `None`.
+    pub async fn next(&mut self) -> Option<Incoming> {
+        if self.done {
+            return None;
         }
-        if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
-            break format!(
-                "the server sent a line of over {} MiB on stdout with no line break; mcp-pin stopped reading it",
-                MAX_LINE >> 20
-            );
-        }
-        while matches!(line.last(), Some(b'\n' | b'\r')) {
-            line.pop();
-        }
-        let first = line.iter().copied().find(|b| !b.is_ascii_whitespace());
-        let text = match (first, String::from_utf8(line)) {
-            (None, _) => continue,
-            (Some(b'{' | b'['), Ok(text)) => text,
-            (_, text) => {
-                // Not JSON-RPC: never passed to the client, whose stdout must stay JSON-RPC.
-                if !warned {
-                    warned = true;
-                    let shown =
-                        text.map(|t| crate::client::capture::excerpt(&t)).unwrap_or_else(|_| "(not UTF-8)".into());
-                    crate::tell!(
-                        "mcp-pin proxy: the server printed non-JSON on stdout (reserved for MCP messages); not passed on: {}",
-                        crate::json::escape_line(&shown)
-                    );
+        let why = loop {
+            let mut line = Vec::new();
+            match (&mut self.reader).take(MAX_LINE as u64).read_until(b'\n', &mut line).await {
+                Ok(0) => break "the server closed its stdout (it exited)".to_string(),
+                Err(e) => break format!("reading the server's stdout failed: {e}"),
+                Ok(_) => {}
+            }
+            if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
+                break format!(
+                    "the server sent a line of over {} MiB on stdout with no line break; mcp-pin stopped reading it",
+                    MAX_LINE >> 20
+                );
+            }
+            while matches!(line.last(), Some(b'\n' | b'\r')) {
+                line.pop();
+            }
+            let first = line.iter().copied().find(|b| !b.is_ascii_whitespace());
+            match (first, String::from_utf8(line)) {
+                (None, _) => continue,
+                (Some(b'{' | b'['), Ok(text)) => return Some(Incoming::Message(std::sync::Arc::new(text))),
+                (_, text) => {
+                    // Not JSON-RPC: never passed to the client, whose stdout must stay JSON-RPC.
+                    if !self.warned {
+                        self.warned = true;
+                        let shown =
+                            text.map(|t| crate::client::capture::excerpt(&t)).unwrap_or_else(|_| "(not UTF-8)".into());
+                        crate::tell!(
+                            "mcp-pin proxy: the server printed non-JSON on stdout (reserved for MCP messages); not passed on: {}",
+                            crate::json::escape_line(&shown)
+                        );
+                    }
                 }
-                continue;
             }
         };
-        if into.send(Incoming::Message(std::sync::Arc::new(text))).await.is_err() {
-            return;
-        }
-    };
-    let _ = into.send(Incoming::Closed(why)).await;
+        self.done = true;
+        Some(Incoming::Closed(why))
+    }
 }
 
 /// The server's stderr, line by line, to mcp-pin's stderr through the sink (masked, no line of
