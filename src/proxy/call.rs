@@ -22,12 +22,16 @@ pub enum Decision {
 /// Decide a call to `tool` under `verdict`.
 pub fn decide(verdict: &Verdict, pin: &Pin, tool: &str) -> Decision {
     let server = &pin.server.name;
+    let action = verdict.action(tool);
+    if let Some(a @ (Action::Serve | Action::PinnedHints | Action::New)) = action {
+        return Decision::Pass(a);
+    }
     let review = format!(
         "`mcp-pin check --server {server}` shows the change; `mcp-pin review` (or `mcp-pin lock --server {server} --tool {}`) accepts it once reviewed, in a pull request",
         crate::probe::toml_key(tool)
     );
     let shown = crate::json::escape_line(tool);
-    match verdict.action(tool) {
+    match action {
         Some(a @ (Action::Serve | Action::PinnedHints | Action::New)) => Decision::Pass(a),
         Some(a @ Action::Quarantined(rule)) => Decision::Refuse {
             rule: Some(rule),

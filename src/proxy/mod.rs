@@ -123,7 +123,33 @@ pub async fn run(s: Settings) -> ExitStatus {
             if pin.entry.is_none() { " (not pinned there: every tool is new)" } else { "" }
         ),
     });
-    relay::run(pin, log, s.dry_run).await
+    on_one_thread(pin, log, s.dry_run).await
+}
+
+/// Run the relay on a runtime of its own, on one thread. Its work per message is small (an
+/// envelope read, a lookup, a write); on a multi-threaded runtime each message also woke another
+/// worker thread, which cost more than the work itself (`scripts/bench.sh`, docs/performance.md).
+/// A listing's diff still runs off this thread (`spawn_blocking`).
+async fn on_one_thread(pin: judge::Pin, log: log::Log, dry_run: bool) -> ExitStatus {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("mcp-pin-proxy".into()).spawn(move || {
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(r) => r,
+            Err(e) => {
+                crate::tell!("error: mcp-pin proxy cannot start its runtime: {e}");
+                let _ = tx.send(ExitStatus::Error);
+                return;
+            }
+        };
+        let status = runtime.block_on(relay::run(pin, log, dry_run));
+        let _ = tx.send(status);
+        runtime.shutdown_background();
+    });
+    if let Err(e) = spawned {
+        crate::tell!("error: mcp-pin proxy cannot start its thread: {e}");
+        return ExitStatus::Error;
+    }
+    rx.await.unwrap_or(ExitStatus::Error)
 }
 
 /// The server's entry of the lock, its tools left as text.

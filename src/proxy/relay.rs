@@ -93,13 +93,20 @@ impl Relay {
     }
 
     async fn forward(&self, msg: &Message<'_>, text: Text) {
+        let id = msg.id.clone().filter(|_| msg.kind == Kind::Request);
+        if !self.req.up.http {
+            // A stdio server takes the line as it is: nothing else to work out.
+            let out = Outgoing { text, id, version: None, headers: vec![] };
+            self.req.up.send(out).await;
+            return;
+        }
         let method = msg.method().to_string();
         // The revision the client used on this request, else the negotiated one.
         let version = msg.meta().and_then(|m| {
             let v: serde_json::Map<String, Value> = serde_json::from_str(m.get()).ok()?;
             v.get(message::PROTOCOL_VERSION).and_then(Value::as_str).map(str::to_string)
         });
-        let mut out = self.req.outgoing(msg.id.clone().filter(|_| msg.kind == Kind::Request), &method, text, None);
+        let mut out = self.req.outgoing(id, &method, text, None);
         if version.is_some() {
             out.version = version;
         }
@@ -335,7 +342,7 @@ impl Relay {
     /// A 2026-07-28 request's protocol `_meta`: kept for the proxy's own requests; the first one
     /// also opens the proxy's subscription to tool list changes.
     fn note_meta(self: &Arc<Self>, msg: &Message<'_>) {
-        let Some(meta) = msg.meta() else { return };
+        let Some(meta) = msg.meta().filter(|m| m.get().contains(message::PROTOCOL_VERSION)) else { return };
         let Ok(map) = serde_json::from_str::<serde_json::Map<String, Value>>(meta.get()) else { return };
         let Some(version) = map.get(message::PROTOCOL_VERSION).and_then(Value::as_str) else { return };
         let protocol: serde_json::Map<String, Value> = map

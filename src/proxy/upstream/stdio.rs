@@ -11,6 +11,8 @@ use crate::client::stdio::{StderrTail, MAX_LINE};
 use crate::client::ClientError;
 use crate::config::Stdio;
 
+/// A message up to this size is written with its line break in one system call.
+const SMALL: usize = 64 * 1024;
 /// The longest line of the server's stderr passed on at once (a longer one is cut in pieces).
 const STDERR_LINE: usize = 16 * 1024;
 
@@ -47,8 +49,16 @@ pub async fn write(stdin: &tokio::sync::Mutex<Option<ChildStdin>>, text: &str) -
     let mut slot = stdin.lock().await;
     let Some(w) = slot.as_mut() else { return false };
     let sent = async {
-        w.write_all(text.as_bytes()).await?;
-        w.write_all(b"\n").await?;
+        // One write for a small message (a copy costs less than a second system call).
+        if text.len() < SMALL {
+            let mut line = Vec::with_capacity(text.len() + 1);
+            line.extend_from_slice(text.as_bytes());
+            line.push(b'\n');
+            w.write_all(&line).await?;
+        } else {
+            w.write_all(text.as_bytes()).await?;
+            w.write_all(b"\n").await?;
+        }
         w.flush().await
     };
     if sent.await.is_err() {
