@@ -3,7 +3,6 @@
 //! [`Action`]: what the client is shown and whether a call may pass.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -206,9 +205,6 @@ pub fn with_pinned_hints(live: &Value, pinned: Option<&Value>) -> Value {
     }
     out
 }
-
-/// A verdict shared by the relay's tasks.
-pub type Shared = Arc<Verdict>;
 
 #[cfg(test)]
 mod tests {

@@ -107,11 +107,6 @@ impl Log {
             }
         }
     }
-
-    /// Forget the list decisions (a new session of decisions starts: the server is gone).
-    pub fn is_dry_run(&self) -> bool {
-        self.dry_run
-    }
 }
 
 /// UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.

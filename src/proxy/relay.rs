@@ -458,7 +458,7 @@ impl Relay {
                 }
                 let handshake = self.state.lock().unwrap().handshake_id.as_deref() == Some(id.as_str());
                 if handshake {
-                    let line = self.on_handshake(&msg, &text);
+                    let line = self.on_handshake(&msg);
                     self.send_client(line.map(Text::new).unwrap_or(text)).await;
                     return;
                 }
@@ -547,7 +547,7 @@ impl Relay {
     /// The answer to the client's handshake: its server-level facts are kept for the verdict,
     /// and when its instructions changed silently (after policy) they are replaced by the pinned
     /// ones (or removed, when none were pinned). `Some(line)` when the answer was rewritten.
-    fn on_handshake(&self, msg: &Message<'_>, _text: &str) -> Option<String> {
+    fn on_handshake(&self, msg: &Message<'_>) -> Option<String> {
         let result: Value = serde_json::from_str(msg.result?.get()).ok()?;
         let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
         let pinned = self.pinned_handshake();
