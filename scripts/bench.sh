@@ -210,6 +210,12 @@ one=$(cd "$work/wait" && best_ms 3 "$PIN" check -q --server w01)
 echo "check 20 waiting servers: $all ms; one: $one ms; ratio $(python3 -c "print(round($all/$one,2))") (target <= 1.2; default --jobs 128, --max-children 32)"
 echo
 
+echo "## mcp-pin proxy: per-call latency against the server direct, and a judged tools/list"
+# scripts/proxy_bench.py: one client process, newline-delimited JSON-RPC over stdio, the same way
+# to the fixture direct and through `mcp-pin proxy` (whose stdin/stdout are pipes, as a client gives).
+python3 scripts/proxy_bench.py "$PIN" "$FIX" "$GEN" "$work"
+echo
+
 echo "## side by side with peers (PyPI: mcp-diff 0.1.0, ianua-broker 1.11.6), same machine, same run"
 # Each tool checks the fixture's surface (40 tools) against its own snapshot: one server, then 8.
 # mcp-diff speaks stdio to one server per run (8 servers: 8 runs, one after the other, as a

@@ -7,8 +7,12 @@ pub fn today() -> String {
     }
     let secs =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = secs.div_euclid(86_400) + 719_468;
+    civil_from_days(secs.div_euclid(86_400))
+}
+
+/// Days since 1970-01-01 as a civil date `YYYY-MM-DD` (Howard Hinnant's algorithm).
+pub fn civil_from_days(days: i64) -> String {
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;

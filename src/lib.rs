@@ -2,7 +2,7 @@
 //!
 //! The library does all the work; `main.rs` only starts the runtime, runs [`cli::run`] (which
 //! turns the arguments into settings and calls [`app`]) and maps its [`exit::ExitStatus`] to the
-//! process exit code. Core modules (`diff`, `rules`, `lockfile`, `config`, `report`) take
+//! process exit code. [`proxy`] is a second front end on the same library: `mcp-pin proxy`. Core modules (`diff`, `rules`, `lockfile`, `config`, `report`) take
 //! plain data and do no network I/O, so they test without a process.
 
 pub mod app;
@@ -22,6 +22,7 @@ pub mod json;
 pub mod json_read;
 pub mod lockfile;
 pub mod probe;
+pub mod proxy;
 pub mod report;
 pub mod rules;
 pub mod sandbox;

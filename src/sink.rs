@@ -172,6 +172,20 @@ pub fn append_file(path: &Path, text: &str) -> std::io::Result<()> {
     f.flush()
 }
 
+/// A JSON-RPC line mcp-pin writes itself on the proxy's stdout (a refusal, an error, a judged
+/// list), built with [`crate::json::write_string`]: masked, and `##[` spelled `#\u0023[` inside
+/// its strings (the same character to a JSON reader; `::` cannot start a JSON-RPC line). The
+/// messages the proxy relays are never passed through here: they reach the client as the server
+/// sent them (`src/proxy/relay.rs`).
+pub fn jsonrpc_own(line: String) -> String {
+    let line = crate::secrets::mask(&line).into_owned();
+    if line.contains("##[") {
+        line.replace("##[", "#\\u0023[")
+    } else {
+        line
+    }
+}
+
 /// `println!` through the sink: masked and terminal-safe, to stdout.
 #[macro_export]
 macro_rules! say {

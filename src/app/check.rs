@@ -3,21 +3,44 @@
 use futures::stream::{self, StreamExt};
 use std::path::{Path, PathBuf};
 
-use super::{apply_policy, biggest_first, load_config, selected, take, today, AppError, Options, Progress};
-use crate::config::ServerConfig;
+use super::{
+    apply_policy, biggest_first, load_config, record_policy, selected, take, today, AppError, Options, Progress,
+};
+use crate::config::{Config, ServerConfig};
+use crate::diff::verdict::Policy;
 use crate::lockfile::{source_of, LockText, PendingEntry, ScannedLock};
 use crate::report::{FailOn, Report, ServerReport};
 use crate::surface::ServerSurface;
 
-/// Diff one server's live surface against its lock entry.
+/// Diff one server's live surface against its lock entry and judge it under the config's
+/// policy ([`crate::diff::verdict::judge`], the judgement the proxy acts on too).
 async fn check_server(
     server: &ServerConfig,
     entry: Option<PendingEntry>,
     lockfile: &Path,
     probe: bool,
+    config: &Config,
+    today: &str,
 ) -> ServerReport {
+    match judge_server(server, entry, lockfile, probe, config, today).await {
+        Ok(report) => report,
+        Err(mut report) => {
+            apply_policy(&mut report, config, today);
+            report
+        }
+    }
+}
+
+async fn judge_server(
+    server: &ServerConfig,
+    entry: Option<PendingEntry>,
+    lockfile: &Path,
+    probe: bool,
+    config: &Config,
+    today: &str,
+) -> Result<ServerReport, ServerReport> {
     let Some(pending) = entry else {
-        return ServerReport::error(
+        return Err(ServerReport::error(
             &server.name,
             format!(
                 "server `{}` is in the config but not in {}; run `mcp-pin lock --server {}` and commit the lockfile",
@@ -25,13 +48,13 @@ async fn check_server(
                 lockfile.display(),
                 server.name
             ),
-        );
+        ));
     };
     let presented = super::as_pinned(server, &pending.entry);
     let server = presented.server.as_ref();
     let (mut surface, session) = match take(server).await {
         Ok(x) => x,
-        Err(e) => return ServerReport::error(&server.name, e),
+        Err(e) => return Err(ServerReport::error(&server.name, e)),
     };
     let mut report = ServerReport::ok(&server.name);
     report.notes.extend(presented.note);
@@ -47,7 +70,7 @@ async fn check_server(
     let (pinned_tools, live_tools) = (pending.tools.len(), surface.tools.len());
     let entry = match pending.resolve(&mut surface) {
         Ok(e) => e,
-        Err(e) => return ServerReport::error(&server.name, e.to_string()),
+        Err(e) => return Err(ServerReport::error(&server.name, e.to_string())),
     };
     // tools/list may vary with the request's authorization (2026-07-28): the lock records which
     // credential names (header or env names, never values) produced the pinned surface.
@@ -78,12 +101,13 @@ async fn check_server(
         ));
     }
     report.tools = Some(crate::report::ToolCounts { pinned: pinned_tools, live: live_tools });
-    report.changes = crate::diff::diff_surfaces_partial(&entry.surface, &surface);
-    crate::diff::every_tool_gone(&mut report.changes, pinned_tools, live_tools);
+    let policy = Policy { server: &server.name, rules: &config.rules, ignores: &config.ignores, today };
+    let judged = crate::diff::verdict::judge(&entry.surface, &surface, (pinned_tools, live_tools), &policy);
+    record_policy(&mut report, judged, config);
     if let Some(note) = other_server_note(&entry.surface, &surface) {
         report.notes.insert(0, note);
     }
-    report
+    Ok(report)
 }
 
 /// When the live server calls itself by another `serverInfo.name` than the pinned one, the
@@ -108,6 +132,7 @@ pub async fn check(
     progress: &Progress,
 ) -> Result<(Report, PathBuf), AppError> {
     let (config, path) = load_config(opts, ad_hoc)?;
+    let config = std::sync::Arc::new(config);
     let mut servers = selected(&config, opts);
     let wanted: std::collections::BTreeSet<&str> = servers.iter().map(|s| s.name.as_str()).collect();
     // Only the selected servers' entries are taken from the lock (`--server` / `--shard` on a big
@@ -121,20 +146,23 @@ pub async fn check(
     };
     biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
     progress.start(servers.len());
-    let today = today();
-    let (config_ref, today_ref, probe) = (&config, today.as_str(), opts.probe);
+    let today = std::sync::Arc::new(today());
+    let probe = opts.probe;
     // Each server is checked in its own task, so parsing and diffing big surfaces runs on every
     // core rather than inside one task that polls them all; at most `--jobs` at a time.
     let mut reports: Vec<ServerReport> = stream::iter(servers)
         .map(|server| {
             let (entry, path, server) = (pending.remove(&server.name), path.clone(), server.clone());
+            let (config, today) = (config.clone(), today.clone());
             async move {
                 let name = server.name.clone();
-                let task = tokio::spawn(async move { check_server(&server, entry, &path, probe).await });
-                let mut r = task.await.unwrap_or_else(|e| {
-                    ServerReport::error(&name, format!("checking `{name}` failed inside mcp-pin: {e}"))
+                let (c, t) = (config.clone(), today.clone());
+                let task = tokio::spawn(async move { check_server(&server, entry, &path, probe, &c, &t).await });
+                let r = task.await.unwrap_or_else(|e| {
+                    let mut r = ServerReport::error(&name, format!("checking `{name}` failed inside mcp-pin: {e}"));
+                    apply_policy(&mut r, &config, &today);
+                    r
                 });
-                apply_policy(&mut r, config_ref, today_ref);
                 progress.done(&name);
                 r
             }

@@ -333,6 +333,12 @@ async fn write_guard(path: &Path) -> Result<crate::lockfile::WriteGuard, AppErro
 fn apply_policy(report: &mut ServerReport, config: &Config, today: &str) {
     let changes = std::mem::take(&mut report.changes);
     let outcome = crate::diff::policy::apply(changes, &report.name, &config.rules, &config.ignores, today);
+    record_policy(report, outcome, config);
+}
+
+/// Put what policy made of a server's changes into its report: the changes, a note per expired
+/// or applied ignore; `[rules]` moves probe rules too.
+fn record_policy(report: &mut ServerReport, outcome: crate::diff::policy::PolicyOutcome, config: &Config) {
     report.changes = outcome.changes;
     report.notes.extend(outcome.expired);
     // `[rules]` may move probe rules too.

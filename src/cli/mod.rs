@@ -143,6 +143,37 @@ pub enum Command {
         /// Overwrite an existing mcp-pin.toml
         #[arg(long)]
         force: bool,
+        /// Print the client config rewritten so each server runs through `mcp-pin proxy` (needs
+        /// the mcp-pin.toml that `mcp-pin init` writes); --write saves it
+        #[arg(long)]
+        wrap: bool,
+        /// With --wrap: write the rewritten client config over the original
+        #[arg(long, requires = "wrap")]
+        write: bool,
+    },
+    /// Relay one server to an MCP client (stdio), enforcing the reviewed lock on every message:
+    /// silent changes quarantined, calls to them refused, results that contradict their
+    /// declaration blocked (docs/proxy.md). A client config runs `mcp-pin proxy --server NAME`
+    Proxy {
+        /// The config's server to relay (optional when the config has one server)
+        #[arg(long = "server", value_name = "NAME")]
+        server: Option<String>,
+        /// Also write every decision as a JSON line to FILE (appended)
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        /// Judge and log every decision, but change nothing: the client gets what the server sends
+        #[arg(long)]
+        dry_run: bool,
+        /// Neither list nor pass calls to tools the lock does not pin (as `[proxy] new_tools = "hide"`)
+        #[arg(long)]
+        hide_new_tools: bool,
+        /// Relay a server the lock does not pin, every tool judged as new (as `[proxy] unpinned = "serve"`)
+        #[arg(long)]
+        serve_unpinned: bool,
+        /// One server without a config: `mcp-pin proxy -- CMD ARGS...` or `-- URL` (its entry in
+        /// ./mcp.lock, or --lockfile FILE)
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
     },
     /// Work with saved reports (`report merge A.json B.json ...` joins the shards of a drift cron)
     Report {

@@ -109,7 +109,21 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
             Err(e) => print_error(&e),
         },
         Command::Explain { rule } => explain(rule.as_deref()),
-        Command::Init { from, force } => done(init(from.as_deref(), *force)),
+        Command::Init { from, force: _, wrap: true, write } => done(wrap(from.as_deref(), g.config.as_deref(), *write)),
+        Command::Init { from, force, .. } => done(init(from.as_deref(), *force)),
+        Command::Proxy { server, log, dry_run, hide_new_tools, serve_unpinned, command } => {
+            crate::proxy::run(crate::proxy::Settings {
+                config: g.config.clone(),
+                lockfile: g.lockfile.clone(),
+                server: server.clone(),
+                ad_hoc: command.clone(),
+                log: log.clone(),
+                dry_run: *dry_run,
+                hide_new_tools: *hide_new_tools,
+                serve_unpinned: *serve_unpinned,
+            })
+            .await
+        }
         Command::Review { select: sel, no_probe } => done(app::review(&select(sel, *no_probe), &style).await),
         Command::Report { action: ReportAction::Merge { files, report: args } } => {
             match report::merge_files(files, explicit_fail_on.then(|| fail_on(args.fail_on))) {
@@ -268,6 +282,28 @@ fn init(from: Option<&std::path::Path>, force: bool) -> Result<ExitStatus, AppEr
         done.servers,
         if done.servers == 1 { "" } else { "s" }
     );
+    Ok(ExitStatus::Success)
+}
+
+/// `init --wrap`: the client config rewritten to run every server through the proxy.
+fn wrap(from: Option<&std::path::Path>, config: Option<&std::path::Path>, write: bool) -> Result<ExitStatus, AppError> {
+    let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
+    let done = app::init::wrap(&cwd, from, config, write)?;
+    if write {
+        crate::tell!(
+            "wrote {}: its {} server{} now run through `mcp-pin proxy` (the originals stay in {})",
+            done.source.display(),
+            done.servers,
+            if done.servers == 1 { "" } else { "s" },
+            done.config.display()
+        );
+    } else {
+        crate::sink::print_out(&done.text);
+        crate::tell!(
+            "this is {} with each server run through `mcp-pin proxy`; `mcp-pin init --wrap --write` saves it",
+            done.source.display()
+        );
+    }
     Ok(ExitStatus::Success)
 }
 

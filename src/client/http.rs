@@ -23,8 +23,8 @@ use sse_stream::{Sse, SseStream};
 use super::capture::{Capture, Forward};
 
 /// Largest JSON body accepted (tens of MB of tools are fine).
-const MAX_BODY: usize = 256 * 1024 * 1024;
-const SESSION_HEADER: &str = "mcp-session-id";
+pub const MAX_BODY: usize = 256 * 1024 * 1024;
+pub const SESSION_HEADER: &str = "mcp-session-id";
 
 #[derive(Clone)]
 pub struct CapturingHttp {
@@ -65,7 +65,7 @@ pub fn redirect_policy() -> reqwest::redirect::Policy {
 /// An SSE body read through [`super::body::bounded`] (counted against the surface's cap while it
 /// is read), whose events are capped at `max` bytes: a `data:` line that never ends is an error
 /// once it passes the cap instead of being buffered without limit.
-fn capped_events(
+pub fn capped_events(
     body: impl futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send + 'static,
     max: usize,
     capture: Arc<Capture>,
@@ -98,6 +98,11 @@ fn capped_events(
     })
 }
 
+/// An answer's media type, lower case (`""` when none).
+pub fn content_type(headers: &reqwest::header::HeaderMap) -> String {
+    headers.get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
+}
+
 fn wants_raw(message: &ClientJsonRpcMessage) -> bool {
     matches!(
         message,
@@ -117,7 +122,7 @@ impl CapturingHttp {
     /// The authorization of one request to the MCP server, the one place it is made: rmcp's
     /// bearer token as it is, or with DPoP `Authorization: DPoP <token>` and a fresh proof for
     /// `method uri` among the headers (and no bearer token).
-    fn authorize(
+    pub fn authorize(
         &self,
         method: &str,
         uri: &str,
@@ -187,6 +192,27 @@ impl CapturingHttp {
             let method = body.get("method").and_then(serde_json::Value::as_str).unwrap_or("");
             self.capture.expect(&serde_json::to_string(&r.id).unwrap_or_default(), method);
         }
+        let body = serde_json::to_vec(&body).map_err(|e| {
+            StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("cannot encode a request: {e}")))
+        })?;
+        let resp =
+            self.send_post(&uri, bytes::Bytes::from(body), session_id.as_deref(), auth_header, &custom_headers).await?;
+        self.read_post_response(resp, session_id.is_some()).await
+    }
+
+    /// POST one serialised JSON-RPC message (`body`) to `uri`: the one place a POST to the
+    /// server is made, for `check`'s client and the proxy's relay alike. Accepts JSON or an
+    /// event stream; the bearer token (or a DPoP proof), the configured headers and the session
+    /// go to the server's origin only; a redirect within that origin is followed, one to another
+    /// origin only when `allow_redirects` names it, and then without any of them.
+    pub async fn send_post(
+        &self,
+        uri: &str,
+        body: bytes::Bytes,
+        session_id: Option<&str>,
+        auth_header: Option<String>,
+        custom_headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> Res<reqwest::Response> {
         let mut target: reqwest::Url = uri.parse().map_err(|e| {
             StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!("invalid server URL: {e}")))
         })?;
@@ -195,8 +221,11 @@ impl CapturingHttp {
         let mut nonce_retried = false;
         let resp = loop {
             let foreign = origin(&target) != home;
-            let mut req =
-                self.client.post(target.clone()).header(reqwest::header::ACCEPT, "application/json, text/event-stream");
+            let mut req = self
+                .client
+                .post(target.clone())
+                .header(reqwest::header::ACCEPT, "application/json, text/event-stream")
+                .header(reqwest::header::CONTENT_TYPE, "application/json");
             if !foreign {
                 let (bearer, auth) = self.authorize("POST", target.as_str(), auth_header.clone(), HashMap::new())?;
                 if let Some(token) = bearer {
@@ -206,15 +235,15 @@ impl CapturingHttp {
                     req = req.header(name, value);
                 }
             }
-            for (name, value) in &custom_headers {
+            for (name, value) in custom_headers {
                 if !(foreign && self.configured.contains(name)) {
                     req = req.header(name, value);
                 }
             }
-            if let Some(s) = session_id.as_ref().filter(|_| !foreign) {
-                req = req.header(SESSION_HEADER, s.as_ref());
+            if let Some(s) = session_id.filter(|_| !foreign) {
+                req = req.header(SESSION_HEADER, s);
             }
-            let resp = req.json(&body).send().await.map_err(|e| {
+            let resp = req.body(body.clone()).send().await.map_err(|e| {
                 // reqwest's own text ("error sending request") hides the cause (a certificate
                 // the roots do not trust, a refused connection): say the whole chain.
                 StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
@@ -264,7 +293,11 @@ impl CapturingHttp {
             }
             target = next;
         };
-        let had_session = session_id.is_some();
+        Ok(resp)
+    }
+
+    /// rmcp's view of a POST's answer: one JSON message, an event stream, or accepted.
+    async fn read_post_response(&self, resp: reqwest::Response, had_session: bool) -> Res<StreamableHttpPostResponse> {
         let status = resp.status();
         let www =
             resp.headers().get(reqwest::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -284,12 +317,7 @@ impl CapturingHttp {
             return Err(StreamableHttpError::SessionExpired);
         }
         let session = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
-        let content_type = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let content_type = content_type(resp.headers());
         if content_type.starts_with("text/event-stream") && status.is_success() {
             return Ok(StreamableHttpPostResponse::Sse(self.events(resp, MAX_BODY), session));
         }

@@ -40,12 +40,20 @@ pub const LEGACY_VERSION: &str = "2025-11-25";
 /// (`DEFAULT_AUTO_DISCOVER_TIMEOUT` in rmcp 3.11, not configurable).
 const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
-const MAX_PAGES: usize = 10_000;
+pub const MAX_PAGES: usize = 10_000;
 /// What a listing may hold, and how much of it the pages so far used.
-struct Allowance {
+pub struct Allowance {
     max_tools: usize,
     max_values: usize,
     values: usize,
+}
+
+impl Allowance {
+    /// A listing of `server`: at most `max_tools` tools, and a JSON value per
+    /// [`BYTES_PER_VALUE`] bytes of `max_listing_bytes`.
+    pub fn of(server: &ServerConfig) -> Allowance {
+        Allowance { max_tools: server.max_tools, max_values: server.max_listing_bytes / BYTES_PER_VALUE, values: 0 }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,14 +101,20 @@ pub fn humanize(d: Duration) -> String {
 /// What every connection attempt to one HTTP server shares: its HTTP client (the redirect
 /// policy, the identity's `User-Agent`), the configured headers, and the OAuth token, obtained
 /// once per [`Session::connect`].
-struct HttpSetup {
+/// What every request to one Streamable HTTP server is sent with: the client (redirects only
+/// within the origin, configured headers never to another one, the presented `User-Agent`), the
+/// configured headers and the OAuth authorization (a token, DPoP when configured). `check` hands
+/// them to rmcp's transport; the proxy relays raw messages with them
+/// ([`http::CapturingHttp::send_post`]).
+pub struct HttpSetup {
     client: reqwest::Client,
-    headers: std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    pub headers: std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
     auth: Option<oauth::Authorization>,
 }
 
 impl HttpSetup {
-    async fn new(
+    /// The setup of `server` (an OAuth grant runs here when configured, within `deadline`).
+    pub async fn new(
         server: &ServerConfig,
         cfg: &crate::config::Http,
         presented: &Presented,
@@ -131,6 +145,27 @@ impl HttpSetup {
             None => None,
         };
         Ok(HttpSetup { client, headers, auth })
+    }
+
+    /// The HTTP client of one connection, its bodies read through `capture`.
+    pub fn capturing(&self, cfg: &crate::config::Http, capture: Arc<Capture>) -> http::CapturingHttp {
+        http::CapturingHttp {
+            client: self.client.clone(),
+            capture,
+            configured: Arc::new(self.headers.keys().cloned().collect()),
+            redirect_origins: Arc::new(cfg.allow_redirects.clone()),
+            dpop: self.auth.as_ref().and_then(|a| a.dpop.clone()).map(|key| {
+                Arc::new(oauth::dpop::Binding::new(
+                    key,
+                    self.auth.as_ref().map(|a| a.token.clone()).unwrap_or_default(),
+                ))
+            }),
+        }
+    }
+
+    /// The bearer token an OAuth grant gave (`None` without `oauth`).
+    pub fn auth_header(&self) -> Option<String> {
+        self.auth.as_ref().map(|a| a.token.clone())
     }
 }
 
@@ -323,20 +358,10 @@ impl Session {
                 }
             }
             (Transport::Http(cfg), Some(setup)) => {
-                let mut http = http::CapturingHttp {
-                    client: setup.client.clone(),
-                    capture: capture.clone(),
-                    configured: Arc::new(setup.headers.keys().cloned().collect()),
-                    redirect_origins: Arc::new(cfg.allow_redirects.clone()),
-                    dpop: None,
-                };
+                let http = setup.capturing(cfg, capture.clone());
                 let mut transport_config = StreamableHttpClientTransportConfig::with_uri(cfg.url.clone());
                 transport_config.custom_headers = setup.headers.clone();
-                if let Some(auth) = &setup.auth {
-                    http.dpop =
-                        auth.dpop.clone().map(|key| Arc::new(oauth::dpop::Binding::new(key, auth.token.clone())));
-                    transport_config.auth_header = Some(auth.token.clone());
-                }
+                transport_config.auth_header = setup.auth_header();
                 let what = if setup.auth.is_some() { format!("OAuth and {phase}") } else { phase.to_string() };
                 let transport = StreamableHttpClientTransport::with_client(http, transport_config);
                 let fut = info.serve_with_lifecycle(transport, lifecycle);
@@ -447,7 +472,7 @@ impl Session {
                     page + 1
                 )));
             }
-            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, &mut allowance)?;
+            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, &mut allowance, None)?;
             match page_tools {
                 Some(next) => {
                     if !seen.insert(next.clone()) {
@@ -621,7 +646,7 @@ fn own_input_responses(result: &Value, roots: &Value) -> Option<rmcp::model::Inp
 }
 
 /// A digest of a page's `result` (its tools and cursor), ignoring the JSON-RPC id.
-fn page_digest(raw: &str) -> u64 {
+pub fn page_digest(raw: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match serde_json::from_str::<RawResponse>(raw) {
@@ -640,14 +665,17 @@ fn json_problem(e: &serde_json::Error) -> String {
     }
 }
 
-/// Read one `tools/list` page into `tools`; return the next cursor. A page that would take the
-/// listing past its allowance (`max_tools` tools, a JSON value per [`BYTES_PER_VALUE`] bytes of
-/// `max_listing_bytes`) is refused before any of its tools is parsed.
-fn parse_tools_page(
+/// Read one `tools/list` page (a whole JSON-RPC response) into `tools`; return the next cursor.
+/// A page that would take the listing past its allowance (`max_tools` tools, a JSON value per
+/// [`BYTES_PER_VALUE`] bytes of `max_listing_bytes`) is refused before any of its tools is
+/// parsed. `raw_tools`, when given, also gets each tool's text exactly as sent, in the server's
+/// order (the proxy serves it).
+pub fn parse_tools_page(
     raw: &str,
     page: usize,
     tools: &mut BTreeMap<String, Value>,
     allowance: &mut Allowance,
+    mut raw_tools: Option<&mut Vec<(String, String)>>,
 ) -> Result<Option<String>, ClientError> {
     #[derive(serde::Deserialize)]
     struct Page<'a> {
@@ -705,6 +733,9 @@ fn parse_tools_page(
             return Err(ClientError::Protocol(format!(
                 "tools/list lists tool `{name}` more than once; tool names must be unique"
             )));
+        }
+        if let Some(r) = raw_tools.as_deref_mut() {
+            r.push((name, raw_tool.get().to_string()));
         }
     }
     match page_data.next_cursor {
@@ -831,7 +862,7 @@ mod list_tests {
         let raw = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":60000,"cacheScope":"user","resultType":"complete"}}"#;
         let mut tools = std::collections::BTreeMap::new();
         let mut allowance = super::Allowance { max_tools: 10, max_values: 100, values: 0 };
-        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, &mut allowance).unwrap(), None);
+        assert_eq!(super::parse_tools_page(raw, 1, &mut tools, &mut allowance, None).unwrap(), None);
         assert_eq!(allowance.values, 9, "the result, its tools list and three hints, and 4 in its tool");
         assert_eq!(tools.len(), 1);
         assert_eq!(tools["t"], serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}));

@@ -24,7 +24,7 @@ const STDERR_KEEP: usize = 16 * 1024;
 pub struct StderrTail(Arc<Mutex<Vec<u8>>>);
 
 impl StderrTail {
-    fn push(&self, bytes: &[u8]) {
+    pub fn push(&self, bytes: &[u8]) {
         let mut buf = self.0.lock().unwrap();
         buf.extend_from_slice(bytes);
         if buf.len() > STDERR_KEEP * 2 {
@@ -109,9 +109,20 @@ pub async fn child_slot() -> tokio::sync::OwnedSemaphorePermit {
     slots.clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
 }
 
-/// Start a stdio server under the helper ([`crate::sandbox`]) with the given confinement (or
-/// directly where there is no helper: Windows, or mcp-pin used as a library without one).
-pub fn spawn(cfg: &Stdio, capture: Arc<Capture>, confinement: Confinement<'_>) -> Result<ChildServer, ClientError> {
+/// A server process as started: the child (the helper when `supervised`).
+pub struct Started {
+    pub child: Child,
+    /// Started under the helper ([`crate::sandbox`]), which ends the server and everything it
+    /// started.
+    pub supervised: bool,
+}
+
+/// Start a stdio server process under the helper ([`crate::sandbox`]) with the given
+/// confinement (or directly where there is no helper: Windows, or mcp-pin used as a library
+/// without one), its environment ([`child_env`]), piped stdin, stdout and stderr, leading its own
+/// process group, registered with [`running`] so a signal to mcp-pin ends it. What reads its
+/// pipes is the caller's ([`spawn`]; the proxy relays them raw).
+pub fn spawn_process(cfg: &Stdio, confinement: Confinement<'_>) -> Result<Started, ClientError> {
     let env = child_env(cfg);
     let spawn_error = |source: std::io::Error| ClientError::Spawn {
         command: cfg.command_template.clone(),
@@ -152,10 +163,17 @@ pub fn spawn(cfg: &Stdio, capture: Arc<Capture>, confinement: Confinement<'_>) -
     }
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd.spawn().map_err(spawn_error)?;
+    let child = cmd.spawn().map_err(spawn_error)?;
     if let Some(pid) = child.id() {
         running::add(pid);
     }
+    Ok(Started { child, supervised })
+}
+
+/// Start a stdio server ([`spawn_process`]) for rmcp: its stdout teed by JSON-RPC id into the
+/// capture, its stderr's tail kept.
+pub fn spawn(cfg: &Stdio, capture: Arc<Capture>, confinement: Confinement<'_>) -> Result<ChildServer, ClientError> {
+    let Started { mut child, supervised } = spawn_process(cfg, confinement)?;
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let writer = child.stdin.take().expect("piped stdin");

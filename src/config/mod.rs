@@ -15,6 +15,7 @@ pub mod expand;
 pub mod identity;
 pub mod init;
 pub mod toml;
+pub mod wrap;
 
 pub use clients::discover;
 pub use identity::Client;
@@ -112,7 +113,28 @@ pub struct Config {
     pub rules: BTreeMap<RuleId, Class>,
     /// `[[ignore]]` entries.
     pub ignores: Vec<Ignore>,
+    /// `[proxy]`: what `mcp-pin proxy` does beyond the lock's verdict.
+    pub proxy: ProxyPolicy,
 }
+
+/// `[proxy]` (docs/proxy.md): how `mcp-pin proxy` treats what the lock does not decide.
+#[derive(Debug, Clone, Default)]
+pub struct ProxyPolicy {
+    /// `new_tools = "hide"`: a tool the lock does not pin is neither listed nor callable
+    /// (default `"serve"`: listed, a loud change).
+    pub hide_new_tools: bool,
+    /// `unpinned = "serve"`: a server missing from the lock is relayed, every tool judged as new
+    /// (default `"refuse"`: the proxy does not start it).
+    pub serve_unpinned: bool,
+    /// `[[proxy.allow]]`: results failing one of the rules the proxy blocks
+    /// ([`PROXY_BLOCKED_RULES`]) that are passed on (flagged) instead, each with its reason.
+    pub allow: Vec<Ignore>,
+}
+
+/// The result rules whose findings `mcp-pin proxy` blocks (a result that contradicts its own
+/// declaration); `[[proxy.allow]]` names one of them.
+pub const PROXY_BLOCKED_RULES: &[RuleId] =
+    &[RuleId::StructuredContentInvalid, RuleId::StructuredContentMissing, RuleId::ResultPayloadInvalid];
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -458,7 +480,14 @@ impl Config {
                 );
                 let mut servers = BTreeMap::new();
                 servers.insert(name, server);
-                return Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] };
+                return Config {
+                    path: None,
+                    dir,
+                    servers,
+                    rules: BTreeMap::new(),
+                    ignores: vec![],
+                    proxy: ProxyPolicy::default(),
+                };
             }
         }
         let mut it = command.into_iter();
@@ -490,7 +519,7 @@ impl Config {
         );
         let mut servers = BTreeMap::new();
         servers.insert(name, server);
-        Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![] }
+        Config { path: None, dir, servers, rules: BTreeMap::new(), ignores: vec![], proxy: ProxyPolicy::default() }
     }
 }
 

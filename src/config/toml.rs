@@ -12,8 +12,8 @@ use ::toml::Spanned;
 use super::build::{self, Written};
 use super::expand::{Dialect, EnvFn, Expanded};
 use super::{
-    base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ServerConfig, Stdio, ToolConfig,
-    Transport, DEFAULT_TIMEOUT,
+    base_dir, hint, valid_server_name, Config, ConfigError, Http, Ignore, ProbePolicy, ProxyPolicy, ServerConfig,
+    Stdio, ToolConfig, Transport, DEFAULT_TIMEOUT,
 };
 use crate::rules::Class;
 use crate::rules::RuleId;
@@ -21,13 +21,15 @@ use crate::rules::RuleId;
 type Key<'i> = Spanned<DeString<'i>>;
 type Val<'i> = Spanned<DeValue<'i>>;
 
-const TOP_KEYS: &[&str] = &["servers", "rules", "ignore"];
+const TOP_KEYS: &[&str] = &["servers", "rules", "ignore", "proxy"];
 const STDIO_KEYS: &[&str] = &["command", "args", "env", "env_file", "inherit_env", "cwd"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects", "oauth"];
 const COMMON_KEYS: &[&str] =
     &["timeout", "max_tools", "max_listing_bytes", "client", "client_capabilities", "probe", "tools"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
+const PROXY_KEYS: &[&str] = &["new_tools", "unpinned", "allow"];
+const PROXY_ALLOW_KEYS: &[&str] = &["rule", "server", "tool", "reason", "until"];
 pub const CLIENT_CAPABILITIES: &[&str] = &["elicitation", "roots", "sampling"];
 const PROBE_VALUES: &[&str] = &["sandbox", "read-only", "all", "none"];
 const CLASSES: &[&str] = &["silent", "loud", "cosmetic"];
@@ -81,7 +83,7 @@ pub fn parse(
                     config.servers.insert(server.name.clone(), server);
                 }
             }
-            "rules" | "ignore" => {}
+            "rules" | "ignore" | "proxy" => {}
             other => return Err(cx.unknown(k, other, "the top level", TOP_KEYS)),
         }
     }
@@ -92,7 +94,10 @@ pub fn parse(
         config.rules = cx.rules(v)?;
     }
     if let Some((k, v)) = root.get_key_value("ignore") {
-        config.ignores = cx.ignores(k, v, &config.servers)?;
+        config.ignores = cx.ignores(k, v, &config.servers, "ignore", IGNORE_KEYS)?;
+    }
+    if let Some((_, v)) = root.get_key_value("proxy") {
+        config.proxy = cx.proxy(v, &config.servers)?;
     }
     Ok(config)
 }
@@ -645,40 +650,99 @@ impl<'a> Ctx<'a> {
         Ok(out)
     }
 
+    /// `[proxy]`: `new_tools`, `unpinned` and the `[[proxy.allow]]` exceptions.
+    fn proxy(&self, v: &Val<'_>, servers: &BTreeMap<String, ServerConfig>) -> Result<ProxyPolicy, ConfigError> {
+        let t = self.table(v, "`[proxy]`")?;
+        let mut out = ProxyPolicy::default();
+        let choice = |fv: &Val<'_>, key: &str, values: [&str; 2]| -> Result<bool, ConfigError> {
+            let s = self.string(fv, &format!("`[proxy] {key}`"))?;
+            match values.iter().position(|x| *x == s) {
+                Some(i) => Ok(i == 1),
+                None => Err(self.at(
+                    fv.span(),
+                    format!(
+                        "`[proxy] {key}` \"{s}\": expected \"{}\" or \"{}\"{}",
+                        values[0],
+                        values[1],
+                        hint(s, values.iter().copied())
+                    ),
+                )),
+            }
+        };
+        for (k, fv) in t.iter() {
+            match k.get_ref().as_ref() {
+                "new_tools" => out.hide_new_tools = choice(fv, "new_tools", ["serve", "hide"])?,
+                "unpinned" => out.serve_unpinned = choice(fv, "unpinned", ["refuse", "serve"])?,
+                "allow" => {
+                    out.allow = self.ignores(k, fv, servers, "proxy.allow", PROXY_ALLOW_KEYS)?;
+                    for (a, (_, item)) in out.allow.iter().zip(self.items(fv)) {
+                        if !crate::config::PROXY_BLOCKED_RULES.contains(&a.rule) {
+                            let blocked: Vec<&str> =
+                                crate::config::PROXY_BLOCKED_RULES.iter().map(|r| r.as_str()).collect();
+                            return Err(self.at(
+                                item,
+                                format!(
+                                    "`[[proxy.allow]]` names rule `{}`, which the proxy does not block (it blocks only {}); other rules are flagged, not blocked, and `[rules]` / `[[ignore]]` move them for `check` and the proxy alike",
+                                    a.rule,
+                                    blocked.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+                other => return Err(self.unknown(k, other, "[proxy]", PROXY_KEYS)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The spans of an array's items (for messages about one entry).
+    fn items(&self, v: &Val<'_>) -> Vec<((), Range<usize>)> {
+        match v.get_ref() {
+            DeValue::Array(items) => items.iter().map(|i| ((), i.span())).collect(),
+            _ => vec![],
+        }
+    }
+
+    /// An array of tables shaped like `[[ignore]]` (`rule`, `server`, `tool`, `reason`, `until`,
+    /// and for `[[ignore]]` `pointer`): `[[ignore]]` itself, and `[[proxy.allow]]`.
     fn ignores(
         &self,
         key: &Key<'_>,
         v: &Val<'_>,
         servers: &BTreeMap<String, ServerConfig>,
+        table: &str,
+        keys: &[&str],
     ) -> Result<Vec<Ignore>, ConfigError> {
+        let name = format!("[[{table}]]");
         let DeValue::Array(items) = v.get_ref() else {
             return Err(self.at(
                 key.span(),
-                "`ignore` must be an array of tables: write each entry as `[[ignore]]` (two brackets)",
+                format!("`{table}` must be an array of tables: write each entry as `{name}` (two brackets)"),
             ));
         };
         let mut out = Vec::new();
         for item in items.iter() {
             let DeValue::Table(t) = item.get_ref() else {
                 return Err(
-                    self.at(item.span(), format!("`ignore` entries must be tables, found {}", kind(item.get_ref())))
+                    self.at(item.span(), format!("`{table}` entries must be tables, found {}", kind(item.get_ref())))
                 );
             };
             let mut get: BTreeMap<&str, &Val<'_>> = BTreeMap::new();
             for (k, fv) in t.iter() {
-                let name = k.get_ref().as_ref();
-                match IGNORE_KEYS.iter().find(|a| **a == name) {
+                let key = k.get_ref().as_ref();
+                match keys.iter().find(|a| **a == key) {
                     Some(a) => {
                         get.insert(a, fv);
                     }
-                    None => return Err(self.unknown(k, name, "[[ignore]]", IGNORE_KEYS)),
+                    None => return Err(self.unknown(k, key, &name, keys)),
                 }
             }
             let opt = |name: &str| -> Result<Option<(String, Range<usize>)>, ConfigError> {
                 get.get(name).map(|fv| Ok((self.string(fv, &format!("`{name}`"))?.to_string(), fv.span()))).transpose()
             };
             let Some((rule, rule_span)) = opt("rule")? else {
-                return Err(self.at(item.span(), "`[[ignore]]` needs `rule` (the rule id to ignore)"));
+                return Err(self.at(item.span(), format!("`{name}` needs `rule` (the rule id it is for)")));
             };
             let rule: RuleId = rule.parse().map_err(|_| self.at(rule_span, unknown_rule_message(&rule)))?;
             let server = opt("server")?;
@@ -687,7 +751,7 @@ impl<'a> Ctx<'a> {
                     return Err(self.at(
                         span.clone(),
                         format!(
-                            "`[[ignore]]` names server `{s}`, which is not in `[servers]`{}",
+                            "`{name}` names server `{s}`, which is not in `[servers]`{}",
                             hint(s, servers.keys().map(String::as_str))
                         ),
                     ));
@@ -711,7 +775,7 @@ impl<'a> Ctx<'a> {
                 None => {
                     return Err(self.at(
                         item.span(),
-                        format!("`[[ignore]]` for rule `{rule}` needs `reason`: say why this change is accepted"),
+                        format!("`{name}` for rule `{rule}` needs `reason`: say why this change is accepted"),
                     ))
                 }
             };

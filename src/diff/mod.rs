@@ -7,6 +7,8 @@
 //!   MCP Apps host renders for a tool (`_meta.ui`).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
+//! - [`verdict`]: diff and policy as one judgement, and what it means per tool at run time
+//!   (`check` gates on it, the proxy acts on it).
 
 pub mod canonical;
 pub mod normalize;
@@ -16,6 +18,7 @@ pub mod policy;
 pub mod text;
 pub mod tool;
 pub mod ui;
+pub mod verdict;
 pub mod walk;
 
 use crate::json::pointer_token;

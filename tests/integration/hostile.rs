@@ -20,12 +20,12 @@ use common::*;
 use serde_json::{json, Value};
 
 /// Text that starts workflow commands in every way the runner reads them.
-const PAYLOAD: &str = "x\n::add-mask::FAIL\n  ::stop-commands::T0K\r::error::forged ##[add-mask]FAIL ##[set-env name=EVIL]1\u{2028}::warning::y";
+pub(crate) const PAYLOAD: &str = "x\n::add-mask::FAIL\n  ::stop-commands::T0K\r::error::forged ##[add-mask]FAIL ##[set-env name=EVIL]1\u{2028}::warning::y";
 
 /// Every workflow command the runner would read in `text`: `(line, command)`. Lines end at
 /// `\n` or `\r`; a line whose text after leading (Unicode) whitespace starts with `::` and has a
 /// second `::` is a command; `##[name...]` anywhere in a line is the legacy form.
-fn workflow_commands(text: &str) -> Vec<(String, String)> {
+pub(crate) fn workflow_commands(text: &str) -> Vec<(String, String)> {
     let mut out = vec![];
     for line in text.split(['\n', '\r']) {
         let t = line.trim_start();
@@ -49,7 +49,7 @@ fn workflow_commands(text: &str) -> Vec<(String, String)> {
 }
 
 /// Assert that `text` carries no workflow command but, when `annotations`, mcp-pin's own.
-fn assert_no_command(what: &str, text: &str, annotations: bool) {
+pub(crate) fn assert_no_command(what: &str, text: &str, annotations: bool) {
     for (line, name) in workflow_commands(text) {
         let own = annotations
             && ["error", "warning", "notice"].contains(&name.as_str())
@@ -65,7 +65,7 @@ fn the_runner_rules_parser_finds_what_the_runner_reads() {
     assert!(workflow_commands("a :: b\n\\u{003A}:add-mask::x\n#\\u{0023}[add-mask]").is_empty());
 }
 
-fn hostile_tool(name: &str, p: &str) -> Value {
+pub(crate) fn hostile_tool(name: &str, p: &str) -> Value {
     json!({
         "name": name,
         "title": format!("title {p}"),
@@ -83,7 +83,7 @@ fn hostile_tool(name: &str, p: &str) -> Value {
     })
 }
 
-fn hostile_surface(p: &str, version: &str) -> Value {
+pub(crate) fn hostile_surface(p: &str, version: &str) -> Value {
     json!({
         "serverInfo": {"name": format!("evil {p}"), "version": version},
         "instructions": format!("Use me. {p}"),
@@ -390,7 +390,7 @@ fn a_lockfile_that_is_not_a_regular_file_is_refused_at_once() {
     assert!(text(&out).contains("device"), "{}", text(&out));
 }
 
-fn pid_alive(pid: i32) -> bool {
+pub(crate) fn pid_alive(pid: i32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
 }

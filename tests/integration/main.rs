@@ -35,6 +35,7 @@ mod probe_args;
 mod probe_search;
 mod probe_servers;
 mod probes_cli;
+mod proxy;
 mod real_probes;
 mod real_servers;
 mod report_agreement;

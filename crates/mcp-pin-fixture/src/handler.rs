@@ -5,12 +5,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[allow(deprecated)] // sampling: deprecated by SEP-2577, still what a legacy client answers
+use rmcp::model::CreateMessageRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult, ErrorCode, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, ToolsCapability,
+    InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
@@ -23,11 +25,18 @@ pub struct Fixture {
     pub store: Arc<RawStore>,
     /// The last surface that parsed, for `get_info` when the file is mid-edit.
     last_good: Arc<Mutex<Option<Surface>>>,
+    /// Open `subscriptions/listen` streams (2026-07-28), by id.
+    subscriptions: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
 }
 
 impl Fixture {
     pub fn new(path: PathBuf, store: Arc<RawStore>) -> Fixture {
-        let f = Fixture { path: Arc::new(path), store, last_good: Arc::new(Mutex::new(None)) };
+        let f = Fixture {
+            path: Arc::new(path),
+            store,
+            last_good: Arc::new(Mutex::new(None)),
+            subscriptions: Arc::new(Mutex::new(Vec::new())),
+        };
         // So that supported_protocol_versions() is right before the first request loads it.
         let _ = f.load();
         f
@@ -68,6 +77,72 @@ fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
     context.peer.peer_info().map(|i| i.client_info.name.clone())
 }
 
+impl Fixture {
+    /// A call's scripted side effects before its answer: notifications, progress, sampling.
+    /// Returns the text of the client's answer to a sampling request.
+    #[allow(deprecated)]
+    async fn side_effects(&self, b: &surface::CallBehaviour, context: &RequestContext<RoleServer>) -> Option<String> {
+        // 2026-07-28 sends list changes only on subscription streams; a legacy session gets them
+        // on the session.
+        let stateless = context.meta.protocol_version().is_some_and(|v| v.as_str() >= "2026-07-28");
+        for n in &b.notify {
+            let subs: Vec<SubscriptionSink> =
+                self.subscriptions.lock().unwrap().iter().map(|(_, s)| s.clone()).collect();
+            if stateless {
+                for s in &subs {
+                    let sent = match n.as_str() {
+                        "tools/list_changed" => s.notify_tool_list_changed().await,
+                        "prompts/list_changed" => s.notify_prompt_list_changed().await,
+                        "resources/list_changed" => s.notify_resource_list_changed().await,
+                        _ => Ok(()),
+                    };
+                    if let Err(e) = sent {
+                        eprintln!("mcp-pin-fixture: notify {n}: {e}");
+                    }
+                }
+                continue;
+            }
+            let sent = match n.as_str() {
+                "tools/list_changed" => context.peer.notify_tool_list_changed().await,
+                "prompts/list_changed" => context.peer.notify_prompt_list_changed().await,
+                "resources/list_changed" => context.peer.notify_resource_list_changed().await,
+                other => {
+                    eprintln!("mcp-pin-fixture: notify {other:?}: not a notification the fixture sends");
+                    Ok(())
+                }
+            };
+            if let Err(e) = sent {
+                eprintln!("mcp-pin-fixture: notify {n}: {e}");
+            }
+        }
+        if let (Some(n), Some(token)) = (b.progress, context.meta.get_progress_token()) {
+            for i in 1..=n {
+                let mut p = ProgressNotificationParam::new(token.clone(), f64::from(i));
+                p.total = Some(f64::from(n));
+                if let Err(e) = context.peer.notify_progress(p).await {
+                    eprintln!("mcp-pin-fixture: progress: {e}");
+                }
+            }
+        }
+        let params = b.sample.clone()?;
+        let params: CreateMessageRequestParams = match serde_json::from_value(params) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("mcp-pin-fixture: sample: not sampling/createMessage params: {e}");
+                return None;
+            }
+        };
+        #[allow(deprecated)]
+        match context.peer.create_message(params).await {
+            Ok(answer) => {
+                let v = serde_json::to_value(&answer).unwrap_or(Value::Null);
+                Some(v.pointer("/content/text").and_then(Value::as_str).unwrap_or("").to_string())
+            }
+            Err(e) => Some(format!("(sampling failed: {e})")),
+        }
+    }
+}
+
 async fn never() -> ! {
     std::future::pending::<()>().await;
     unreachable!()
@@ -86,7 +161,11 @@ impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
         let surface = self.load_or_last();
         let mut caps = ServerCapabilities::default();
-        caps.tools = Some(ToolsCapability::default());
+        let mut tools = ToolsCapability::default();
+        if surface.as_ref().is_some_and(|s| s.list_changed) {
+            tools.list_changed = Some(true);
+        }
+        caps.tools = Some(tools);
         let mut info = InitializeResult::new(caps);
         info.server_info = Implementation::new("mcp-pin-fixture", env!("CARGO_PKG_VERSION"));
         if let Some(s) = surface {
@@ -116,6 +195,20 @@ impl ServerHandler for Fixture {
             }
         }
         info
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let on = self.last_good.lock().unwrap().as_ref().is_some_and(|s| s.list_changed);
+        on.then(|| requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.subscriptions.lock().unwrap().push((id, context.sink().clone()));
+        context.cancelled().await;
+        self.subscriptions.lock().unwrap().retain(|(i, _)| *i != id);
+        Ok(())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -213,6 +306,7 @@ impl ServerHandler for Fixture {
                 }
             }
         }
+        let sampled = self.side_effects(&behaviour, &context).await;
         if let Some(e) = behaviour.error {
             return Err(McpError::new(ErrorCode(e.code), e.message, e.data));
         }
@@ -253,6 +347,9 @@ impl ServerHandler for Fixture {
             if let Some(first) = surface::missing_required(&tool, &args).into_iter().next() {
                 return Ok(text_result(format!("missing required argument: {first}"), true).into());
             }
+        }
+        if let Some(text) = sampled {
+            return Ok(text_result(format!("sampled: {text}"), false).into());
         }
         match tool.get("outputSchema") {
             Some(schema) if !schema.is_null() => {

@@ -86,6 +86,19 @@ pub struct CallBehaviour {
     /// Try these escapes on every call, before answering as usual ([`crate::escape`]).
     #[serde(default)]
     pub escape: Option<crate::escape::Escape>,
+    /// Send these notifications to the client before answering (`"tools/list_changed"`,
+    /// `"prompts/list_changed"`, `"resources/list_changed"`): to the session (legacy) and to
+    /// every open `subscriptions/listen` stream (2026-07-28).
+    #[serde(default)]
+    pub notify: Vec<String>,
+    /// Send this many `notifications/progress` for the call's `progressToken` (when it has one)
+    /// before answering, with `total` set to the same number.
+    #[serde(default)]
+    pub progress: Option<u32>,
+    /// Send the client a `sampling/createMessage` request with these params before answering;
+    /// the default result's text is then `sampled: <the text of the client's answer>`.
+    #[serde(default)]
+    pub sample: Option<Value>,
 }
 
 impl CallBehaviour {
@@ -237,6 +250,9 @@ pub struct Surface {
     /// the editors).
     pub client_tools: BTreeMap<String, Vec<RawTool>>,
     pub hostile: Hostile,
+    /// `listChanged: true`: the `tools` capability declares `listChanged`, and a 2026-07-28
+    /// client may open `subscriptions/listen` for it.
+    pub list_changed: bool,
 }
 
 #[derive(Deserialize)]
@@ -266,6 +282,8 @@ struct SurfaceFile<'a> {
     client_surfaces: BTreeMap<String, Vec<&'a RawValue>>,
     #[serde(default)]
     hostile: Hostile,
+    #[serde(default)]
+    list_changed: bool,
 }
 
 impl Surface {
@@ -298,6 +316,7 @@ impl Surface {
                 .map(|(k, tools)| (k.clone(), tools.iter().map(|raw| RawTool { text: minify(raw.get()) }).collect()))
                 .collect(),
             hostile: file.hostile,
+            list_changed: file.list_changed,
         })
     }
 

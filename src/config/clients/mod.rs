@@ -40,7 +40,7 @@ pub(crate) struct ClientFormat {
 }
 
 /// Every client format, tried in order: the first whose server table is found reads the file.
-const FORMATS: &[ClientFormat] = &[mcp_servers::FORMAT, vscode::FORMAT];
+pub(crate) const FORMATS: &[ClientFormat] = &[mcp_servers::FORMAT, vscode::FORMAT];
 
 /// The files looked for, in order, when no `--config` is given.
 pub const DISCOVER_ORDER: &[&str] = &["mcp-pin.toml", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"];

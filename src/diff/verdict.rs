@@ -1,0 +1,184 @@
+//! The verdict on a live surface against its pin: the one function `mcp-pin check` gates on and
+//! `mcp-pin proxy` acts on, so the two cannot disagree about a change.
+//!
+//! [`judge`] is the engine's diff followed by the config's `[rules]` and `[[ignore]]`; `check`
+//! reports what it returns. [`tool_verdicts`] reads those same changes per tool as the proxy needs
+//! them: a tool with a silent change is quarantined, a relaxed safety hint is served as pinned, a
+//! new tool is new, a gone one is removed, anything else is served as it is now.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::change::Change;
+use crate::config::Ignore;
+use crate::rules::Class;
+use crate::rules::RuleId;
+use crate::surface::ServerSurface;
+
+use super::policy::{self, PolicyOutcome};
+
+/// The config's policy for one server on one day.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy<'a> {
+    pub server: &'a str,
+    /// `[rules]`: class overrides.
+    pub rules: &'a BTreeMap<RuleId, Class>,
+    /// `[[ignore]]` entries.
+    pub ignores: &'a [Ignore],
+    /// `YYYY-MM-DD`: ignores apply through their `until` day.
+    pub today: &'a str,
+}
+
+/// Every change between `pinned` and `live` after `policy`. The surfaces may hold only the tools
+/// whose text differs ([`crate::lockfile::PendingEntry::resolve`] drops the equal ones);
+/// `counts` are the whole surfaces' tool counts (pinned, live), for "every tool is gone".
+pub fn judge(
+    pinned: &ServerSurface,
+    live: &ServerSurface,
+    counts: (usize, usize),
+    policy: &Policy<'_>,
+) -> PolicyOutcome {
+    let mut changes = super::diff_surfaces_partial(pinned, live);
+    super::every_tool_gone(&mut changes, counts.0, counts.1);
+    policy::apply(changes, policy.server, policy.rules, policy.ignores, policy.today)
+}
+
+/// What one tool's changes mean for a caller at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolVerdict {
+    /// No change, or only loud and cosmetic ones: the tool as the server sends it now.
+    Serve,
+    /// A safety hint moved toward safety (`annotation-relaxed`) and nothing silent: the tool as
+    /// sent now, with the hints that were reviewed, so no host starts auto-approving it unseen.
+    PinnedHints,
+    /// A new tool (`tool-added`), with nothing silent about it.
+    New,
+    /// A silent change: the first silent rule on the tool (in the engine's order).
+    Quarantine(RuleId),
+    /// Pinned, and no longer listed (`tool-removed`, or renamed away: `tool-renamed`).
+    Removed(RuleId),
+}
+
+impl ToolVerdict {
+    /// Whether a call to the tool may reach the server.
+    pub fn callable(self) -> bool {
+        matches!(self, ToolVerdict::Serve | ToolVerdict::PinnedHints | ToolVerdict::New)
+    }
+}
+
+/// The verdict for every tool that has a change, from `changes` after policy (what [`judge`]
+/// returns). `pinned` and `live`: every tool name of each side (whole surfaces), so a tool gone
+/// by rename or with every other tool ("every tool is gone") is known as removed. A tool in
+/// neither map entry is unchanged: [`ToolVerdict::Serve`].
+pub fn tool_verdicts<'a>(
+    changes: &[Change],
+    pinned: impl IntoIterator<Item = &'a String>,
+    live: &BTreeSet<String>,
+) -> BTreeMap<String, ToolVerdict> {
+    let mut out: BTreeMap<String, ToolVerdict> = BTreeMap::new();
+    // A rename's change names the new tool; the old name is its `before`.
+    let renamed_from: BTreeSet<&str> = changes
+        .iter()
+        .filter(|c| c.rule == RuleId::ToolRenamed)
+        .filter_map(|c| c.before.as_ref().and_then(serde_json::Value::as_str))
+        .collect();
+    for c in changes {
+        let Some(tool) = c.tool.as_deref() else { continue };
+        let now = out.get(tool).copied().unwrap_or(ToolVerdict::Serve);
+        let next = match (c.rule, c.class) {
+            // Gone is gone, whatever class policy gave it.
+            (RuleId::ToolRemoved, _) => ToolVerdict::Removed(RuleId::ToolRemoved),
+            _ if matches!(now, ToolVerdict::Removed(_) | ToolVerdict::Quarantine(_)) => now,
+            (rule, Class::Silent) => ToolVerdict::Quarantine(rule),
+            (RuleId::ToolAdded, _) => ToolVerdict::New,
+            (RuleId::AnnotationRelaxed, _) if now != ToolVerdict::New => ToolVerdict::PinnedHints,
+            _ => now,
+        };
+        out.insert(tool.to_string(), next);
+    }
+    // Pinned names not listed now and without a line of their own: renamed away, gone with every
+    // other tool (one line for the server), or gone under an `[[ignore]]`.
+    for name in pinned {
+        if !live.contains(name) && !out.contains_key(name) {
+            let rule = if renamed_from.contains(name.as_str()) { RuleId::ToolRenamed } else { RuleId::ToolRemoved };
+            out.insert(name.clone(), ToolVerdict::Removed(rule));
+        }
+    }
+    out
+}
+
+/// Server-level changes (no tool) that are silent after policy: `instructions-changed` by
+/// default. The proxy serves the pinned value of what they name.
+pub fn silent_server_rules(changes: &[Change]) -> Vec<RuleId> {
+    changes.iter().filter(|c| c.tool.is_none() && c.class == Class::Silent).map(|c| c.rule).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn surface(tools: serde_json::Value) -> ServerSurface {
+        super::super::surface_from_json(&json!({ "tools": tools }))
+    }
+
+    fn verdicts(
+        before: &ServerSurface,
+        after: &ServerSurface,
+        rules: &BTreeMap<RuleId, Class>,
+    ) -> BTreeMap<String, ToolVerdict> {
+        let policy = Policy { server: "s", rules, ignores: &[], today: "2026-12-02" };
+        let judged = judge(before, after, (before.tools.len(), after.tools.len()), &policy);
+        let live: BTreeSet<String> = after.tools.keys().cloned().collect();
+        tool_verdicts(&judged.changes, before.tools.keys(), &live)
+    }
+
+    #[test]
+    fn each_class_gets_its_action() {
+        let before = surface(json!([
+            {"name": "a", "inputSchema": {"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}}},
+            {"name": "b", "title": "B", "inputSchema": {"type": "object"}},
+            {"name": "c", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": true}},
+            {"name": "d", "inputSchema": {"type": "object"}},
+            {"name": "e", "inputSchema": {"type": "object"}}
+        ]));
+        let after = surface(json!([
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+            {"name": "b", "title": "Bee", "inputSchema": {"type": "object"}},
+            {"name": "c", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": false}},
+            {"name": "e", "inputSchema": {"type": "object"}},
+            {"name": "n", "inputSchema": {"type": "object", "properties": {"z": {"type": "integer"}}}}
+        ]));
+        let v = verdicts(&before, &after, &BTreeMap::new());
+        assert_eq!(v["a"], ToolVerdict::Quarantine(RuleId::RequiredRemoved));
+        assert_eq!(v["b"], ToolVerdict::Serve);
+        assert_eq!(v["c"], ToolVerdict::PinnedHints);
+        assert_eq!(v["d"], ToolVerdict::Removed(RuleId::ToolRemoved));
+        assert!(!v.contains_key("e"));
+        assert_eq!(v["n"], ToolVerdict::New);
+        // `[rules]` moves a rule for the proxy exactly as for `check`.
+        let relaxed = BTreeMap::from([(RuleId::RequiredRemoved, Class::Loud)]);
+        assert_eq!(
+            verdicts(&before, &after, &relaxed).get("a").copied().unwrap_or(ToolVerdict::Serve),
+            ToolVerdict::Serve
+        );
+    }
+
+    #[test]
+    fn a_rename_serves_the_new_name_and_removes_the_old() {
+        let before = surface(json!([{"name": "get_x", "inputSchema": {"type": "object"}}]));
+        let after = surface(json!([{"name": "getX", "inputSchema": {"type": "object"}}]));
+        let v = verdicts(&before, &after, &BTreeMap::new());
+        assert_eq!(v.get("getX").copied().unwrap_or(ToolVerdict::Serve), ToolVerdict::Serve);
+        assert_eq!(v["get_x"], ToolVerdict::Removed(RuleId::ToolRenamed));
+    }
+
+    #[test]
+    fn every_tool_gone_removes_every_pinned_tool() {
+        let before = surface(
+            json!([{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]),
+        );
+        let v = verdicts(&before, &surface(json!([])), &BTreeMap::new());
+        assert_eq!(v["a"], ToolVerdict::Removed(RuleId::ToolRemoved));
+        assert_eq!(v["b"], ToolVerdict::Removed(RuleId::ToolRemoved));
+    }
+}
