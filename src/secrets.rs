@@ -283,8 +283,19 @@ fn spellings(v: &str) -> Vec<String> {
 /// multi-line value is registered whole and each of its lines of [`MIN_LINE_LEN`] characters
 /// or more on its own.
 pub fn register(value: &str) {
+    register_as(value, kind_of(value) == ValueKind::Secret)
+}
+
+/// Register a value known to be a credential (an OAuth client secret, a private key, an
+/// assertion, a token or a code of a grant, whether from `${VAR}` or written in the config): a
+/// number or a literal is a secret here too; only a value too short to mask is not registered.
+pub fn register_credential(value: &str) {
+    register_as(value, value.trim().chars().count() >= MIN_SECRET_LEN)
+}
+
+fn register_as(value: &str, whole: bool) {
     let mut new: Vec<&str> = vec![];
-    if kind_of(value) == ValueKind::Secret {
+    if whole {
         new.push(value);
     }
     if value.contains(['\n', '\r']) {

@@ -22,8 +22,6 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::report::Format;
-
 /// A line the runner would read as a command: `::` after leading whitespace.
 fn starts_command(line: &str) -> bool {
     line.trim_start().starts_with("::")
@@ -59,23 +57,37 @@ pub fn terminal(text: &str) -> String {
     neutralise(text, "\\u{003A}", "\\u{0023}", |_| false)
 }
 
-/// The last step of every renderer: `text` as rendered in `format`, with every workflow command
-/// that foreign text could form neutralised in that format's own escape syntax.
-pub fn finish(format: Format, text: String) -> String {
-    match format {
-        Format::Human | Format::Markdown => terminal(&text),
-        // JSON and SARIF: `#` only occurs inside strings, where `\u0023` is the same character;
-        // a line cannot start with `::` (strings are quoted, line breaks escaped).
-        Format::Json | Format::Sarif => {
+/// The syntax an output is written in, which says how foreign text in it is kept from forming a
+/// workflow command (each report format names its own: `report::Format::syntax`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Text a person reads: a terminal, a CI log, Markdown.
+    Text,
+    /// JSON (the JSON report, SARIF): `#` only occurs inside strings.
+    Json,
+    /// XML (JUnit).
+    Xml,
+    /// mcp-pin's own workflow commands (`--format github`): those lines pass, and only those.
+    Annotations,
+}
+
+/// The last step of every renderer: `text` as rendered in `syntax`, with every workflow command
+/// that foreign text could form neutralised in that syntax's own escapes.
+pub fn finish(syntax: Syntax, text: String) -> String {
+    match syntax {
+        Syntax::Text => terminal(&text),
+        // `#` only occurs inside strings, where `\u0023` is the same character; a line cannot
+        // start with `::` (strings are quoted, line breaks escaped).
+        Syntax::Json => {
             if text.contains("##[") {
                 text.replace("##[", "#\\u0023[")
             } else {
                 text
             }
         }
-        Format::Junit => neutralise(&text, "&#58;", "&#35;", |_| false),
+        Syntax::Xml => neutralise(&text, "&#58;", "&#35;", |_| false),
         // mcp-pin's own annotation commands pass; anything else that would read as one is escaped.
-        Format::Github => neutralise(&text, "\\u{003A}", "\\u{0023}", is_own_annotation),
+        Syntax::Annotations => neutralise(&text, "\\u{003A}", "\\u{0023}", is_own_annotation),
     }
 }
 
@@ -178,12 +190,7 @@ pub fn append_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// messages the proxy relays are never passed through here: they reach the client as the server
 /// sent them (`src/proxy/relay.rs`).
 pub fn jsonrpc_own(line: String) -> String {
-    let line = crate::secrets::mask(&line).into_owned();
-    if line.contains("##[") {
-        line.replace("##[", "#\\u0023[")
-    } else {
-        line
-    }
+    finish(Syntax::Json, crate::secrets::mask(&line).into_owned())
 }
 
 /// `println!` through the sink: masked and terminal-safe, to stdout.
@@ -213,10 +220,10 @@ mod tests {
         let t = terminal("ok\n  ::add-mask::x\r::stop-commands::T\nsee ##[set-env name=A]b");
         assert_eq!(t, "ok\n  \\u{003A}:add-mask::x\r\\u{003A}:stop-commands::T\nsee #\\u{0023}[set-env name=A]b");
         assert_eq!(terminal("a :: b"), "a :: b");
-        let j = finish(Format::Json, "{\"a\": \"##[x]\"}".into());
+        let j = finish(Syntax::Json, "{\"a\": \"##[x]\"}".into());
         assert_eq!(serde_json::from_str::<serde_json::Value>(&j).unwrap()["a"], "##[x]");
         assert!(!j.contains("##["));
-        let g = finish(Format::Github, "::error file=a::m ##[add-mask]x\n::add-mask::y\n".into());
+        let g = finish(Syntax::Annotations, "::error file=a::m ##[add-mask]x\n::add-mask::y\n".into());
         assert_eq!(g, "::error file=a::m #\\u{0023}[add-mask]x\n\\u{003A}:add-mask::y\n");
     }
 }

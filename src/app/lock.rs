@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::{biggest_first, load_config, selected, take, write_guard, AppError, Options, Progress};
 use crate::change::Change;
 use crate::lockfile::{accept_tools, source_of, Lockfile, LockfileError, ServerEntry};
-use crate::report;
 use crate::surface::ServerSurface;
 
 /// What `lock` did for one server.
@@ -19,7 +18,7 @@ pub struct LockResult {
     pub accepted: Vec<Change>,
     pub previous: bool,
     /// The probes this lock made (each says where its calls were made).
-    pub probes: Vec<report::Probe>,
+    pub probes: Vec<crate::probe::Probe>,
 }
 
 /// Outcome of `lock`.
@@ -65,35 +64,34 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     }
                     // The probes record each tool's result shape; a failure is shown, not fatal:
                     // the lock pins what the server does today.
-                    let (probes, run_probes) =
-                        if opts.probe {
-                            let run = crate::probe::run(session, server, &surface.tools, None).await;
-                            for note in &run.notes {
-                                crate::tell!("warning: server `{}`: {note}", server.name);
-                            }
-                            for p in run.probes.iter().filter(|p| p.outcome == report::ProbeOutcome::Fail) {
-                                crate::tell!(
-                                    "warning: server `{}`: probe {} of `{}` failed: {}",
-                                    server.name,
-                                    p.rule.map_or("", |r| r.as_str()),
-                                    p.tool,
-                                    p.message
-                                );
-                            }
-                            // Per tool, how its arguments were found (the failures above say it too).
-                            for p in run.probes.iter().filter(|p| {
-                                p.kind == report::ProbeKind::Call && p.outcome == report::ProbeOutcome::Pass
-                            }) {
-                                let tool = crate::json::escape_line(&p.tool);
-                                crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
-                            }
-                            crate::tell!("server `{}`: probes: {}", server.name, run.summary());
-                            (run.shapes, run.probes)
-                        } else {
-                            session.close().await;
-                            // Without probes, keep the shapes pinned before.
-                            (old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default(), vec![])
-                        };
+                    let (probes, run_probes) = if opts.probe {
+                        let run = crate::probe::run(session, server, &surface.tools, None).await;
+                        for note in &run.notes {
+                            crate::tell!("warning: server `{}`: {note}", server.name);
+                        }
+                        for p in run.probes.iter().filter(|p| p.outcome == crate::probe::ProbeOutcome::Fail) {
+                            crate::tell!(
+                                "warning: server `{}`: probe {} of `{}` failed: {}",
+                                server.name,
+                                p.rule.map_or("", |r| r.as_str()),
+                                p.tool,
+                                p.message
+                            );
+                        }
+                        // Per tool, how its arguments were found (the failures above say it too).
+                        for p in run.probes.iter().filter(|p| {
+                            p.kind == crate::probe::ProbeKind::Call && p.outcome == crate::probe::ProbeOutcome::Pass
+                        }) {
+                            let tool = crate::json::escape_line(&p.tool);
+                            crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
+                        }
+                        crate::tell!("server `{}`: probes: {}", server.name, run.summary());
+                        (run.shapes, run.probes)
+                    } else {
+                        session.close().await;
+                        // Without probes, keep the shapes pinned before.
+                        (old.servers.get(&server.name).map(|e| e.probes.clone()).unwrap_or_default(), vec![])
+                    };
                     Ok((
                         ServerEntry {
                             source: source_of(server),

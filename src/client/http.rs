@@ -39,14 +39,10 @@ pub struct CapturingHttp {
 }
 
 pub use super::body::error_chain;
+use crate::config::origin;
 
 /// Redirects followed in a row at most.
 const MAX_REDIRECTS: usize = 10;
-
-/// `scheme://host:port` of a URL (the port made explicit).
-pub fn origin(url: &reqwest::Url) -> String {
-    format!("{}://{}:{}", url.scheme(), url.host_str().unwrap_or(""), url.port_or_known_default().unwrap_or(0))
-}
 
 /// The redirect policy of every request: follow a redirect only within the origin the request
 /// was sent to; any other redirect is handed back (as the 3xx answer) for [`CapturingHttp`] to

@@ -222,7 +222,7 @@ pub(crate) fn http(src: &Source<'_>, n: &str, spec: HttpSpec) -> Result<Http, Co
             matches!(u.scheme(), "http" | "https") && u.host_str().is_some() && u.path() == "/" && u.query().is_none()
         });
         match parsed {
-            Some(u) => allow_redirects.push(crate::client::http::origin(&u)),
+            Some(u) => allow_redirects.push(super::origin(&u)),
             None => {
                 return Err(src.err(
                     &w.at,

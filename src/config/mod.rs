@@ -720,6 +720,12 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     out
 }
 
+/// `scheme://host:port` of a URL (the port made explicit): what a redirect, a credential or a
+/// header may not leave without the config's word.
+pub fn origin(url: &reqwest::Url) -> String {
+    format!("{}://{}:{}", url.scheme(), url.host_str().unwrap_or(""), url.port_or_known_default().unwrap_or(0))
+}
+
 /// A URL fit for the lockfile and logs: userinfo and query-parameter values replaced by
 /// `REDACTED`, component by component (never by searching the text for the value, which would
 /// also hit an equal run of characters elsewhere in the URL).

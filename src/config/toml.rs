@@ -495,7 +495,7 @@ impl<'a> Ctx<'a> {
                 // Credentials are secrets whether from `${VAR}` or written here.
                 for k in ["client_secret", "private_key", "assertion", "id_token", "idp_client_secret"] {
                     if let (Some((v, _)), Some(_)) = (fields.get(k), self.env) {
-                        crate::client::oauth::grants::secret(v);
+                        crate::secrets::register_credential(v);
                     }
                 }
                 let get = |k: &str| fields.get(k).map(|(v, _)| v.clone());

@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod candidates;
+pub mod outcome;
 pub mod place;
 pub mod regexgen;
 pub mod search;
@@ -25,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::client::{humanize, CallOutcome, ClientError, NoSandbox, Session};
 use crate::config::{ProbePolicy, ServerConfig};
-use crate::report::{Probe, ProbeKind, ProbeOutcome};
+pub use outcome::{Probe, ProbeKind, ProbeOutcome};
 
 pub use args::synthesize_args;
 pub use place::Place;

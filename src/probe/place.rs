@@ -14,9 +14,9 @@
 use serde_json::Value;
 
 use super::{policy, read_only, Plan};
+use super::{Probe, ProbeOutcome};
 use crate::client::{NoSandbox, Session};
 use crate::config::{ProbePolicy, ServerConfig};
-use crate::report::{Probe, ProbeOutcome};
 
 pub use crate::sandbox::Place;
 

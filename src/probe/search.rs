@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use super::candidates::{self, ArgSet, Known};
 use super::{call, judge, judge_incomplete, probe, shape, Context, Mode, Plan};
+use super::{Probe, ProbeKind, ProbeOutcome};
 use crate::client::{CallOutcome, ClientError, Session};
-use crate::report::{Probe, ProbeKind, ProbeOutcome};
 
 /// The key of a pin that holds the valid call's arguments.
 pub const CALL_KEY: &str = "call";

@@ -107,7 +107,7 @@ pub fn judge_result(verdict: &Verdict, pin: &Pin, tool: &str, result: &RawValue,
         crate::probe::judge_call(tool, def, &outcome, pin.result_contract(tool), pin.server.timeout, &pin.secrets);
     let mut blocked = Vec::new();
     let mut flagged = Vec::new();
-    for p in probes.into_iter().filter(|p| p.outcome == crate::report::ProbeOutcome::Fail) {
+    for p in probes.into_iter().filter(|p| p.outcome == crate::probe::ProbeOutcome::Fail) {
         let Some(rule) = p.rule else { continue };
         let allowed = pin.proxy.allow.iter().any(|a| a.matches(rule, &pin.server.name, Some(tool), "", today));
         let class = pin.rules.get(&rule).copied().unwrap_or(rule.class());

@@ -16,6 +16,7 @@ pub mod textdiff;
 
 pub use merge::{merge_files, merge_json, MAX_REPORT};
 
+use crate::probe::{Probe, ProbeKind, ProbeOutcome};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -50,46 +51,6 @@ impl FailOn {
 pub enum Status {
     Ok,
     Error,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProbeKind {
-    Call,
-    Incomplete,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProbeOutcome {
-    Pass,
-    Fail,
-    Skipped,
-}
-
-/// One probe call's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Probe {
-    pub tool: String,
-    pub kind: ProbeKind,
-    pub outcome: ProbeOutcome,
-    /// Rule id for a failure (`call-failed`, ...).
-    pub rule: Option<crate::rules::RuleId>,
-    pub message: String,
-    /// Class of a failure after policy; `None` means the rule's default class.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<Class>,
-    /// Where the call was made (`session` or `sandbox`); absent when it was not made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub place: Option<crate::sandbox::Place>,
-}
-
-impl Probe {
-    /// The class a failing probe counts as (probe rules are silent by default, so they fail the
-    /// default gate; `result-shape-reduced` is loud).
-    pub fn effective_class(&self) -> Class {
-        self.class.unwrap_or_else(|| self.rule.map_or(Class::Silent, crate::rules::RuleId::class))
-    }
 }
 
 /// One server's part of the report.
@@ -250,6 +211,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// The syntax the format is written in, for the sink's escaping layer ([`crate::sink::finish`]).
+    pub fn syntax(self) -> crate::sink::Syntax {
+        use crate::sink::Syntax;
+        match self {
+            Format::Human | Format::Markdown => Syntax::Text,
+            Format::Json | Format::Sarif => Syntax::Json,
+            Format::Junit => Syntax::Xml,
+            Format::Github => Syntax::Annotations,
+        }
+    }
+
     pub const ALL: [Format; 6] =
         [Format::Human, Format::Json, Format::Markdown, Format::Github, Format::Sarif, Format::Junit];
 
@@ -414,7 +386,7 @@ fn slashes(p: &Path) -> String {
 
 /// Render `report` in `format` (as it is: [`render_masked`] is what is written).
 pub fn render(report: &Report, format: Format, ctx: &RenderContext) -> String {
-    crate::sink::finish(format, render_raw(report, format, ctx))
+    crate::sink::finish(format.syntax(), render_raw(report, format, ctx))
 }
 
 /// Render `report` in `format` for output, every secret masked: in the report's data before any
@@ -433,7 +405,7 @@ pub fn render_masked(report: &Report, format: Format, ctx: &RenderContext) -> St
 /// The human report under `--quiet` (server errors and the verdict), for output as
 /// [`render_masked`] makes it.
 pub fn render_quiet(report: &Report, ctx: &RenderContext) -> String {
-    let text = crate::sink::finish(Format::Human, human::render_quiet(&masked::masked(report), &ctx.style));
+    let text = crate::sink::finish(crate::sink::Syntax::Text, human::render_quiet(&masked::masked(report), &ctx.style));
     crate::secrets::mask(&text).into_owned()
 }
 
@@ -475,5 +447,5 @@ pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path)
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
     let text = markdown::render_capped(&masked::masked(report), ctx, room);
-    crate::sink::append_file(path, &crate::sink::finish(Format::Markdown, text))
+    crate::sink::append_file(path, &crate::sink::finish(crate::sink::Syntax::Text, text))
 }

@@ -15,10 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use mcp_pin::change::Change;
+use mcp_pin::probe::{Probe, ProbeKind, ProbeOutcome};
 use mcp_pin::report::human::Style;
-use mcp_pin::report::{
-    self, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport,
-};
+use mcp_pin::report::{self, FailOn, Format, LazyText, RenderContext, Report, ServerReport};
 use mcp_pin::rules::Class;
 use serde_json::{json, Value};
 

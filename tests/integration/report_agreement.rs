@@ -12,11 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mcp_pin::diff::{diff_surfaces, surface_from_json};
+use mcp_pin::probe::{Probe, ProbeKind, ProbeOutcome};
 use mcp_pin::report::human::Style;
-use mcp_pin::report::{
-    self, markdown, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report, ServerReport,
-    ToolCounts,
-};
+use mcp_pin::report::{self, markdown, FailOn, Format, LazyText, RenderContext, Report, ServerReport, ToolCounts};
 use mcp_pin::rules::Class;
 use serde_json::Value;
 

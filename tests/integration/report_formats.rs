@@ -10,11 +10,9 @@ use std::collections::BTreeMap;
 
 use mcp_pin::change::Change;
 use mcp_pin::lockfile::{line_of, Lockfile, ServerEntry};
+use mcp_pin::probe::{Probe, ProbeKind, ProbeOutcome};
 use mcp_pin::report::human::Style;
-use mcp_pin::report::{
-    self, github, markdown, sarif, FailOn, Format, LazyText, Probe, ProbeKind, ProbeOutcome, RenderContext, Report,
-    ServerReport,
-};
+use mcp_pin::report::{self, github, markdown, sarif, FailOn, Format, LazyText, RenderContext, Report, ServerReport};
 use mcp_pin::rules::Class;
 use serde_json::{json, Value};
 

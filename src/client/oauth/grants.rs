@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::dpop::{self, DpopKey};
 use super::outbound::{resource_uri, Fields};
 use super::{exchange, fail, Deadline, Discovered};
-use crate::client::http::origin;
 use crate::client::ClientError;
+use crate::config::origin;
 use crate::config::{Grant, OAuth};
 
 pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -59,13 +59,6 @@ pub fn client_auth<'a>(cfg: &'a OAuth, methods: &[&str], issuer: &'a str) -> Cli
     }
 }
 
-/// Register a credential for masking (a literal in the config is no less secret than `${VAR}`).
-pub(crate) fn secret(v: &str) {
-    if v.chars().count() >= crate::secrets::MIN_SECRET_LEN {
-        crate::secrets::register(v);
-    }
-}
-
 /// The access token by the configured grant (step 3).
 pub async fn obtain(
     http: &reqwest::Client,
@@ -75,24 +68,25 @@ pub async fn obtain(
     key: Option<&DpopKey>,
     deadline: Deadline,
 ) -> Result<String, ClientError> {
-    secret(&cfg.client_secret);
+    crate::secrets::register_credential(&cfg.client_secret);
     if let Some(k) = &cfg.private_key {
-        secret(k);
+        crate::secrets::register_credential(k);
     }
     let what = format!("the token request ({} grant) to {}", cfg.grant.name(), origin(&found.token_url));
     let fields = Fields::new(what, server);
     let mut fields = match &cfg.grant {
         Grant::ClientCredentials => fields.plain("grant_type", "client_credentials"),
         Grant::JwtBearer { assertion } => {
-            secret(assertion);
+            crate::secrets::register_credential(assertion);
             fields.plain("grant_type", JWT_BEARER).own("assertion", assertion.clone())
         }
         Grant::EnterpriseManaged { .. } => {
             let jag = id_jag(http, server, cfg, &found.issuer, deadline).await?;
             fields.plain("grant_type", JWT_BEARER).own("assertion", jag)
         }
+        // The conformance adapter's grant has a flow of its own ([`super::authorize`] runs it).
         Grant::ConformanceAuthorizationCode => {
-            return crate::app::conformance::oauth::authorization_code(http, server, cfg, found, key, deadline).await;
+            return Err(fail("the authorization-code grant is not a token-endpoint grant of a config".into()))
         }
     };
     fields = fields.plain("resource", resource_uri(server)?);
@@ -141,9 +135,9 @@ async fn id_jag(
     let Grant::EnterpriseManaged { id_token, idp_token_endpoint, idp_client_id, idp_client_secret } = &cfg.grant else {
         return Err(fail("not an enterprise-managed grant".into()));
     };
-    secret(id_token);
+    crate::secrets::register_credential(id_token);
     if let Some(s) = idp_client_secret {
-        secret(s);
+        crate::secrets::register_credential(s);
     }
     let url = reqwest::Url::parse(idp_token_endpoint).map_err(|e| fail(format!("invalid idp_token_endpoint: {e}")))?;
     let mut fields = Fields::new(format!("the token exchange at the IdP {}", origin(&url)), server)
@@ -172,7 +166,7 @@ async fn id_jag(
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
         .ok_or_else(|| fail("the IdP's token exchange response has no access_token (the ID-JAG)".into()))?;
-    secret(jag);
+    crate::secrets::register_credential(jag);
     Ok(jag.to_string())
 }
 

@@ -21,6 +21,7 @@
 //! [`MAX_DOCUMENT`]), and one deadline, the server's `timeout`, covers discovery, every token
 //! request and the MCP handshake after them.
 
+mod authorization_code;
 pub mod dpop;
 pub mod grants;
 pub mod outbound;
@@ -30,8 +31,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::http::{error_chain, origin};
+use super::http::error_chain;
 use super::ClientError;
+use crate::config::origin;
 use crate::config::OAuth;
 
 /// The largest document read from an authorization server, an IdP or the MCP server during
@@ -182,7 +184,12 @@ pub async fn authorize(
     } else {
         None
     };
-    let token = grants::obtain(http, server, cfg, &found, key.as_deref(), deadline).await?;
+    let token = match cfg.grant {
+        crate::config::Grant::ConformanceAuthorizationCode => {
+            authorization_code::authorization_code(http, server, cfg, &found, key.as_deref(), deadline).await?
+        }
+        _ => grants::obtain(http, server, cfg, &found, key.as_deref(), deadline).await?,
+    };
     Ok(Authorization { token, dpop: key })
 }
 
