@@ -4,16 +4,18 @@
 # Needs only the Rust toolchain; no network once the crates are fetched.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-echo "building mcp-pin and the demo server (first time: a few minutes)..."
-cargo build --quiet --manifest-path "$root/Cargo.toml" --bins
-cargo build --quiet --manifest-path "$root/Cargo.toml" -p mcp-pin-fixture
-pin="$root/target/debug/mcp-pin"
+echo "building mcp-pin and the demo server (first time: a few minutes; cargo shows its progress)..."
+# One cargo invocation for both binaries: their shared dependencies (tokio, serde_json, clap,
+# rmcp...) are resolved with one feature set and compiled once, not once per package.
+cargo build --manifest-path "$root/Cargo.toml" -p mcp-pin -p mcp-pin-fixture --bins
+target_dir=$(cd "${CARGO_TARGET_DIR:-$root/target}" && pwd)
+pin="$target_dir/debug/mcp-pin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root/examples/demo/surface.json" "$root/examples/demo/surface-drifted.json" "$work/"
 cat > "$work/mcp-pin.toml" <<TOML
 [servers.demo]
-command = "$root/target/debug/mcp-pin-fixture"
+command = "$target_dir/debug/mcp-pin-fixture"
 args = ["--surface", "surface.json"]
 TOML
 cd "$work"
