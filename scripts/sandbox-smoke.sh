@@ -48,6 +48,15 @@ json.dump({
                                    "udp": ["127.0.0.1:9"], "signalAncestors": True, "daemon": marker}}},
 }, open(surface, "w"))
 PY
+if [ "$(id -u)" = 0 ]; then
+  # nobody may not be able to reach the checkout (a private temp folder, a home folder): run
+  # copies of the two binaries from the work folder, which nobody will own.
+  mkdir "$work/bin"
+  cp "$PIN" "$work/bin/mcp-pin"
+  cp "$FIX" "$work/bin/mcp-pin-fixture"
+  PIN="$work/bin/mcp-pin"
+  FIX="$work/bin/mcp-pin-fixture"
+fi
 printf '[servers.fx]\ncommand = "%s"\nargs = ["--surface", "s.json"]\ntimeout = "20s"\n' "$FIX" > "$work/project/mcp-pin.toml"
 if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 "$work"; fi
 
