@@ -15,7 +15,7 @@ POLICY="${2:-default}"
 PY="$PWD/target/py/bin"
 PYSQL="$PWD/target/py-sqlite/bin"
 work=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "work: $work" || trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then echo "work: $work"; else trap 'rm -rf "$work"' EXIT; fi
 
 digest() { (cd "$1" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
 

@@ -67,6 +67,6 @@ echo "$out" | grep -q 'wipe in the sandbox: ok' || { echo "FAIL: the tool was no
 [ "$(cat "$work/project/precious.txt" 2>/dev/null)" = "keep me" ] || { echo "FAIL: a project file was deleted"; fail=1; }
 [ ! -e "$outside" ] || { echo "FAIL: a file outside the scratch folder was written"; fail=1; }
 left=$(pgrep -f "$marker" || true)
-if [ -n "$left" ]; then echo "FAIL: the setsid daemon outlived the session"; kill -9 $left || true; fail=1; fi
+if [ -n "$left" ]; then echo "FAIL: the setsid daemon outlived the session"; pkill -9 -f "$marker" || true; fail=1; fi
 [ "$fail" = 0 ] || { echo "$out"; exit 1; }
 echo "sandbox smoke test: the escape tool was called in the sandbox without any privilege, and nothing escaped"
