@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::{biggest_first, load_config, selected, take, write_guard, AppError, Options, Progress};
 use crate::change::Change;
 use crate::lockfile::{accept_tools, source_of, Lockfile, LockfileError, ServerEntry};
+use crate::probe::{ProbeKind, ProbeOutcome};
 use crate::surface::ServerSurface;
 
 /// What `lock` did for one server.
@@ -69,7 +70,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                         for note in &run.notes {
                             crate::tell!("warning: server `{}`: {note}", server.name);
                         }
-                        for p in run.probes.iter().filter(|p| p.outcome == crate::probe::ProbeOutcome::Fail) {
+                        for p in run.probes.iter().filter(|p| p.outcome == ProbeOutcome::Fail) {
                             crate::tell!(
                                 "warning: server `{}`: probe {} of `{}` failed: {}",
                                 server.name,
@@ -79,9 +80,9 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                             );
                         }
                         // Per tool, how its arguments were found (the failures above say it too).
-                        for p in run.probes.iter().filter(|p| {
-                            p.kind == crate::probe::ProbeKind::Call && p.outcome == crate::probe::ProbeOutcome::Pass
-                        }) {
+                        for p in
+                            run.probes.iter().filter(|p| p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Pass)
+                        {
                             let tool = crate::json::escape_line(&p.tool);
                             crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
                         }

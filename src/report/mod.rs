@@ -16,12 +16,12 @@ pub mod textdiff;
 
 pub use merge::{merge_files, merge_json, MAX_REPORT};
 
-use crate::probe::{Probe, ProbeKind, ProbeOutcome};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::change::Change;
+use crate::probe::{Probe, ProbeKind, ProbeOutcome};
 use crate::rules::Class;
 
 /// Which changes fail the gate.
@@ -405,7 +405,7 @@ pub fn render_masked(report: &Report, format: Format, ctx: &RenderContext) -> St
 /// The human report under `--quiet` (server errors and the verdict), for output as
 /// [`render_masked`] makes it.
 pub fn render_quiet(report: &Report, ctx: &RenderContext) -> String {
-    let text = crate::sink::finish(crate::sink::Syntax::Text, human::render_quiet(&masked::masked(report), &ctx.style));
+    let text = crate::sink::finish(Format::Human.syntax(), human::render_quiet(&masked::masked(report), &ctx.style));
     crate::secrets::mask(&text).into_owned()
 }
 
@@ -447,5 +447,5 @@ pub fn step_summary_append_to(report: &Report, ctx: &RenderContext, path: &Path)
     let used = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     let room = markdown::STEP_SUMMARY_MAX.saturating_sub(used);
     let text = markdown::render_capped(&masked::masked(report), ctx, room);
-    crate::sink::append_file(path, &crate::sink::finish(crate::sink::Syntax::Text, text))
+    crate::sink::append_file(path, &crate::sink::finish(Format::Markdown.syntax(), text))
 }

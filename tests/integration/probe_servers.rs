@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use mcp_pin::client::Session;
 use mcp_pin::config::{ProbePolicy, ServerConfig, Stdio, ToolConfig, Transport};
-use mcp_pin::probe::{self, ProbeRun};
-use mcp_pin::probe::{Probe, ProbeKind, ProbeOutcome};
+use mcp_pin::probe::{self, Probe, ProbeKind, ProbeOutcome, ProbeRun};
 use serde_json::{json, Value};
 
 const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
