@@ -2,7 +2,10 @@
 //!
 //! - Reading: [`open_regular`] / [`read_regular`]: a regular file only (a lockfile, config, dotenv
 //!   file or report shard from a pull request may be a FIFO, a device or a symlink to
-//!   `/dev/zero`), size-capped before and while it is read, opened without blocking.
+//!   `/dev/zero`), size-capped before and while it is read, opened without blocking. A file a
+//!   crate reads itself is checked the same way first ([`check_regular`], [`vet_ignore_files`]
+//!   for the ignore files of the sandbox's scratch copy); a pipe is read only where a user names
+//!   one on the command line ([`read_regular_or_pipe`]: `report merge /dev/stdin`).
 //! - Writing a file mcp-pin owns (the lockfile, `init`'s config, `review`'s rejections):
 //!   [`write_atomic`], a temporary file renamed into place. A signal that stops the run removes
 //!   a temporary file still being filled and lets nothing be renamed after it ([`crate::stop`]),
@@ -73,9 +76,14 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<std::fs::File> {
 
 /// Read a regular file of at most `max` bytes as UTF-8 text (see [`open_regular`]).
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
-    let file = open_regular(path, max)?;
+    read_capped(&open_regular(path, max)?, max)
+}
+
+/// At most `max` bytes of `from` as UTF-8 text: capped while it is read, so an endless stream
+/// is an error once past the cap, never a huge allocation.
+fn read_capped(from: impl std::io::Read, max: u64) -> std::io::Result<String> {
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(&file, max + 1), &mut text)?;
+    std::io::Read::read_to_string(&mut std::io::Read::take(from, max + 1), &mut text)?;
     if text.len() as u64 > max {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -83,6 +91,74 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<String> {
         ));
     }
     Ok(text)
+}
+
+/// [`read_regular`], and also a pipe the user hands mcp-pin on its command line (`report merge
+/// /dev/stdin`, a FIFO, a shell's `<(...)`): read as it comes, capped at `max` bytes while it is
+/// read. Opening a FIFO waits for its writer, as any reader of a pipe does. Only for a path a
+/// user names for mcp-pin to read then and there; never for a file a project holds (a FIFO there
+/// would stall the run).
+pub fn read_regular_or_pipe(path: &Path, max: u64) -> std::io::Result<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            let file = std::fs::File::open(path)?;
+            if file.metadata()?.file_type().is_fifo() {
+                return read_capped(&file, max);
+            }
+        }
+    }
+    read_regular(path, max)
+}
+
+/// The largest ignore file (`.gitignore`, `.ignore`, `.git/info/exclude`) a walk of a project
+/// lets be read.
+pub const MAX_IGNORE_FILE: u64 = 16 << 20;
+
+/// Check `path` as [`open_regular`] would, for a reader that then opens it itself (a crate):
+/// `Ok` when it is absent, cannot be opened at all (that reader reads nothing from it either), or
+/// is a regular file of at most `max` bytes; otherwise the refusal [`open_regular`] gives.
+pub fn check_regular(path: &Path, max: u64) -> std::io::Result<()> {
+    match open_regular(path, max) {
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Check every ignore file a walk of the folder `dir` reads (the `ignore` crate's walker, which
+/// opens them itself: the scratch copy of a sandboxed session) with [`check_regular`]:
+/// `.gitignore`, `.ignore`, and git's `info/exclude`, found as the walker finds it (`.git/` or,
+/// when `.git` is a file, through its `gitdir:` line and that folder's `commondir` file, both of
+/// which are read too). A `.gitignore` that is a symlink to `/dev/zero`, a FIFO or a device is
+/// refused with a message naming it, before the walker could read it forever or block on it.
+/// The error names the file and says what it is.
+pub fn vet_ignore_files(dir: &Path) -> Result<(), String> {
+    let check = |p: &Path| check_regular(p, MAX_IGNORE_FILE).map_err(|e| format!("{}: {e}", p.display()));
+    // The first line of a small file the walker reads one line of (absent or unreadable: none).
+    let first_line = |p: &Path| -> Result<Option<String>, String> {
+        check(p)?;
+        Ok(read_regular(p, MAX_IGNORE_FILE).ok().and_then(|t| t.lines().next().map(str::to_string)))
+    };
+    check(&dir.join(".gitignore"))?;
+    check(&dir.join(".ignore"))?;
+    let git = dir.join(".git");
+    // As the walker resolves it (`ignore::dir::resolve_git_commondir`): a `.git` file names the
+    // real git folder, whose `commondir` names the folder that holds `info/exclude`.
+    let common = if std::fs::metadata(&git).is_ok_and(|m| m.is_file()) {
+        let Some(real) = first_line(&git)?.and_then(|l| l.strip_prefix("gitdir: ").map(PathBuf::from)) else {
+            return Ok(());
+        };
+        let Some(line) = first_line(&real.join("commondir"))? else { return Ok(()) };
+        if line.starts_with('.') {
+            real.join(line)
+        } else {
+            PathBuf::from(line)
+        }
+    } else {
+        git
+    };
+    check(&common.join("info").join("exclude"))
 }
 
 /// Atomically replace `path` with `bytes`. A signal at any moment leaves the old file and no

@@ -182,9 +182,8 @@ fn holds(text: &str, value: &str) -> bool {
 /// are registered as secrets: JSON literals, numbers, and pieces of the input's own text picked
 /// by its bytes (so they fall on strings, keys, numbers and syntax alike). Then:
 /// - the lockfile as written parses, reads back to the same text (a second `lock` is a no-op),
-///   holds no registered value in any string value but the digests (keys are structure, never
-///   masked: `lock` refuses a surface with a secret in one), and its digests are those of its
-///   tools as written;
+///   holds no registered value in any string, value or key, but the digests' values, and its
+///   digests are those of its tools as written;
 /// - the live surface masked as `take` masks it is no change against what the lock pinned;
 /// - the JSON, SARIF and JUnit reports of the diff (with the input's text in an error and a
 ///   note) parse.
@@ -268,7 +267,7 @@ pub fn mask(data: &[u8]) {
     });
 }
 
-/// Every string value of `v`, with its JSON pointer.
+/// Every string of `v`, each value with its JSON pointer and each key with where it is.
 fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
     fn walk(v: &Value, at: &mut String, f: &mut dyn FnMut(&str, &str)) {
         match v {
@@ -283,6 +282,7 @@ fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
             }
             Value::Object(m) => {
                 for (k, x) in m {
+                    f(&format!("the key {k:?} in {at}"), k);
                     let len = at.len();
                     at.push('/');
                     at.push_str(k);

@@ -101,18 +101,31 @@ impl Lockfile {
     }
 
     /// The lock as a JSON value; with `masked`, as it is written: every secret masked in its
-    /// strings ([`ServerSurface::mask_secrets`], [`crate::secrets::mask_json`]) wherever it came
+    /// strings, values and keys ([`ServerSurface::mask_secrets`], [`crate::secrets::mask_json`],
+    /// a tool's name by [`crate::secrets::masked_keys`]) wherever it came
     /// from (a server echoing another server's secret, an entry pinned by a run that had not
     /// read that secret), and the digests computed from the tools exactly as pinned.
     fn value(&self, masked: bool) -> Value {
         let mut servers = Map::new();
         for (name, e) in &self.servers {
             let mut surface = e.surface.clone();
-            // Names are never masked: `take` refuses a live surface with a secret in one.
+            let mut probes = e.probes.clone();
             if masked {
                 surface.mask_secrets();
             }
-            let ServerSurface { protocol_version, server_info, instructions, capabilities, tools } = surface;
+            let ServerSurface { protocol_version, server_info, instructions, capabilities, mut tools } = surface;
+            // A tool's name is masked too (`take` refuses a live surface with a secret in one,
+            // so only an entry pinned by a run that had not read the secret has one): `tools`,
+            // `digests` and `probes` name the tool alike.
+            if masked {
+                let entries: Vec<(&str, &Value)> = tools.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                if let Some(names) = crate::secrets::masked_keys(&entries) {
+                    let renamed: BTreeMap<String, String> = tools.keys().cloned().zip(names).collect();
+                    let rename = |k: String| renamed.get(&k).cloned().unwrap_or(k);
+                    tools = std::mem::take(&mut tools).into_iter().map(|(k, v)| (rename(k), v)).collect();
+                    probes = probes.into_iter().map(|(k, v)| (rename(k), v)).collect();
+                }
+            }
             let mut m = Map::new();
             m.insert("source".into(), e.source.clone());
             m.insert(
@@ -128,11 +141,8 @@ impl Lockfile {
                 m.insert("instructions".into(), Value::String(i));
             }
             m.insert("capabilities".into(), capabilities);
-            if !e.probes.is_empty() {
-                m.insert(
-                    "probes".into(),
-                    Value::Object(e.probes.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
-                );
+            if !probes.is_empty() {
+                m.insert("probes".into(), Value::Object(probes.into_iter().collect()));
             }
             if masked {
                 m.values_mut().for_each(|v| {
@@ -211,8 +221,15 @@ impl LockText {
             std::str::from_utf8(&map).map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
             return Ok(LockText::Mapped(map));
         }
+        // Capped while it is read too: a file that grows past the limit is not read on.
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut &file, &mut text).map_err(io)?;
+        std::io::Read::read_to_string(&mut std::io::Read::take(&file, MAX_LOCKFILE + 1), &mut text).map_err(io)?;
+        if text.len() as u64 > MAX_LOCKFILE {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("it grew past {MAX_LOCKFILE} bytes while being read"),
+            )));
+        }
         Ok(LockText::Owned(text))
     }
 

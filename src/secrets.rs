@@ -19,9 +19,10 @@
 //!     reference: [`crate::spelling`]), becomes [`MASK`]; [`crate::sink`] applies it to every
 //!     stream write;
 //!   - [`mask_json`] for structured outputs (the lockfile, JSON, SARIF and JUnit reports, a
-//!     server's surface before it is pinned or compared): the same on every string value of a
-//!     JSON value before it is serialised, never on its keys, syntax, literals or numbers, so the
-//!     output always parses and keeps its structure;
+//!     server's surface before it is pinned or compared): the same on every string of a JSON
+//!     value before it is serialised, its string values and its object keys alike (keys that
+//!     mask to the same text are told apart deterministically: [`masked_keys`]), never on its
+//!     syntax, literals or numbers, so the output always parses;
 //!   - [`excerpt`] wherever text is cut or split: masked first, cut afterwards.
 
 use std::collections::BTreeSet;
@@ -345,17 +346,15 @@ pub fn any_registered() -> bool {
 }
 
 /// The spans of `text` that hold a registered value, in any spelling, merged and in order. A
-/// value shorter than [`WORD_SECRET_LEN`] counts only as a whole word, and in a key (`for_key`)
-/// not at all.
-fn secret_spans(reg: &Registry, text: &str, for_key: bool) -> Vec<(usize, usize)> {
+/// value shorter than [`WORD_SECRET_LEN`] counts only as a whole word.
+fn secret_spans(reg: &Registry, text: &str) -> Vec<(usize, usize)> {
     let Some(m) = &reg.matcher else { return Vec::new() };
     let found = |hay: &[u8]| -> Vec<(usize, usize)> {
         let (mut accepted, mut pending) = (Vec::new(), Vec::new());
         for x in m.find_overlapping_iter(hay) {
             match reg.word_only.get(x.pattern().as_usize()).copied().unwrap_or(false) {
                 false => accepted.push((x.start(), x.end())),
-                true if !for_key => pending.push((x.start(), x.end())),
-                true => {}
+                true => pending.push((x.start(), x.end())),
             }
         }
         // A short value's match counts when each of its neighbours is no word character or is
@@ -421,31 +420,74 @@ pub fn mask(text: &str) -> std::borrow::Cow<'_, str> {
 /// What [`mask_json`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Masked {
-    /// Whether any string was masked.
+    /// Whether any string (a value or a key) was masked.
     pub changed: bool,
-    /// The JSON pointers of the object keys that hold a secret (unmasked: mask them before they
-    /// are shown). Keys are never masked: a key is structure (a masked `type` is no keyword, a
-    /// masked property name no name), so a caller that must not keep a secret refuses the value.
-    pub keys: Vec<String>,
 }
 
-/// Mask every string value of a structured value in place, before it is serialised: never its
-/// keys, syntax, `true`/`false`/`null` or numbers, so the result is as valid, and means as much,
-/// as the input. Keys that hold a secret are reported ([`Masked`]).
+/// Mask every string of a structured value in place, before it is serialised: its string values
+/// and its object keys (a key is a string a server chose: a property's name, a key of
+/// `structuredContent`, of `serverInfo`), never its syntax, `true`/`false`/`null` or numbers, so
+/// the result parses as the input did. Keys that mask to the same text are kept apart as
+/// [`masked_keys`] says, so no entry is lost and the object stays valid JSON.
 pub fn mask_json(value: &mut serde_json::Value) -> Masked {
     with_registry(|reg| {
         let mut out = Masked::default();
         if reg.matcher.is_some() {
-            let mut pointer = String::new();
-            mask_value(reg, value, &mut pointer, &mut out);
+            mask_value(reg, value, &mut out);
         }
         out
     })
 }
 
+/// The names the keys of one object take once masked, in the order given, or `None` when no key
+/// holds a secret. `entries` are the object's keys with their (already masked) values.
+///
+/// A key that holds no secret keeps its name. A masked key takes its masked text (`***`,
+/// `org_***`) unless another key of the object has that name already; then it takes the first of
+/// `TEXT#2`, `TEXT#3`, ... that is free. Masked keys are named in the order of their masked text,
+/// then of their value's canonical JSON, never of their original text: which suffix a key gets
+/// says nothing about the secret it held, and the same object always gets the same names (two
+/// keys whose masked text and value are both equal are indistinguishable either way).
+pub fn masked_keys(entries: &[(&str, &serde_json::Value)]) -> Option<Vec<String>> {
+    with_registry(|reg| {
+        let names = masked_keys_in(reg, entries);
+        names.iter().zip(entries).any(|(n, (k, _))| n != k).then_some(names)
+    })
+}
+
+/// [`masked_keys`] under `reg`: every key's name (a key with no secret keeps its own).
+fn masked_keys_in(reg: &Registry, entries: &[(&str, &serde_json::Value)]) -> Vec<String> {
+    let masked: Vec<Option<String>> = entries.iter().map(|(k, _)| masked_string(reg, k)).collect();
+    let mut names: Vec<Option<String>> = vec![None; entries.len()];
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    for (i, m) in masked.iter().enumerate() {
+        if m.is_none() {
+            names[i] = Some(entries[i].0.to_string());
+            taken.insert(entries[i].0.to_string());
+        }
+    }
+    let mut order: Vec<(&str, String, usize)> = masked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| Some((m.as_deref()?, crate::json::to_canonical_string(entries[i].1), i)))
+        .collect();
+    order.sort();
+    for (text, _, i) in order {
+        let mut name = text.to_string();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            name = format!("{text}#{n}");
+        }
+        taken.insert(name.clone());
+        names[i] = Some(name);
+    }
+    names.into_iter().map(Option::unwrap_or_default).collect()
+}
+
 /// `s` with every registered value replaced by [`MASK`], or `None` when it holds none.
 fn masked_string(reg: &Registry, s: &str) -> Option<String> {
-    let spans = secret_spans(reg, s, false);
+    let spans = secret_spans(reg, s);
     if spans.is_empty() {
         return None;
     }
@@ -461,7 +503,7 @@ fn masked_string(reg: &Registry, s: &str) -> Option<String> {
     Some(out)
 }
 
-fn mask_value(reg: &Registry, v: &mut serde_json::Value, pointer: &mut String, out: &mut Masked) {
+fn mask_value(reg: &Registry, v: &mut serde_json::Value, out: &mut Masked) {
     use serde_json::Value;
     match v {
         Value::String(s) => {
@@ -471,24 +513,26 @@ fn mask_value(reg: &Registry, v: &mut serde_json::Value, pointer: &mut String, o
             }
         }
         Value::Array(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                let len = pointer.len();
-                let _ = std::fmt::Write::write_fmt(pointer, format_args!("/{i}"));
-                mask_value(reg, item, pointer, out);
-                pointer.truncate(len);
+            for item in items.iter_mut() {
+                mask_value(reg, item, out);
             }
         }
         Value::Object(map) => {
-            for (k, item) in map.iter_mut() {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&crate::json::pointer_token(k));
-                if !secret_spans(reg, k, true).is_empty() {
-                    out.keys.push(pointer.clone());
-                }
-                mask_value(reg, item, pointer, out);
-                pointer.truncate(len);
+            for item in map.values_mut() {
+                mask_value(reg, item, out);
             }
+            if !map.keys().any(|k| !secret_spans(reg, k).is_empty()) {
+                return;
+            }
+            let old = std::mem::take(map);
+            let names = {
+                let entries: Vec<(&str, &Value)> = old.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                masked_keys_in(reg, &entries)
+            };
+            for ((_, item), name) in old.into_iter().zip(names) {
+                map.insert(name, item);
+            }
+            out.changed = true;
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
@@ -579,10 +623,11 @@ mod tests {
             assert_eq!(mask("keysk-0123456789abcdefX"), "key***X");
             // a short value inside a longer one's match does not hide it
             assert_eq!(mask("sk-0123456789abcdef info"), "*** ***");
-            let mut v = serde_json::json!({"info": {"information": "info"}, "sk-0123456789abcdef": 1});
+            // Keys are masked as values are: a short value as a whole word only.
+            let mut v = serde_json::json!({"info": {"information": "info"}, "sk-0123456789abcdef": 1, "info_level": 2});
             let m = mask_json(&mut v);
-            assert_eq!(v, serde_json::json!({"info": {"information": "***"}, "sk-0123456789abcdef": 1}));
-            assert_eq!(m.keys, vec!["/sk-0123456789abcdef".to_string()], "only the long value's key");
+            assert_eq!(v, serde_json::json!({"***": 1, "***#2": {"information": "***"}, "info_level": 2}));
+            assert!(m.changed);
         });
     }
 
@@ -626,11 +671,49 @@ mod tests {
             assert_eq!(mask("k&#43;ey/secret&amp;1 and k\\+ey/secret&1"), "*** and ***");
             let mut v = serde_json::json!({"a": "x k+ey/secret&1 y", "k+ey/secret&1": true, "n": 8080, "b": [null, "k+ey/secret&1"]});
             let m = mask_json(&mut v);
-            assert_eq!(v, serde_json::json!({"a": "x *** y", "k+ey/secret&1": true, "n": 8080, "b": [null, "***"]}));
-            assert_eq!(m.keys, vec!["/k+ey~1secret&1".to_string()], "a key is reported, never masked");
+            assert_eq!(v, serde_json::json!({"a": "x *** y", "***": true, "n": 8080, "b": [null, "***"]}));
             assert!(m.changed);
             let mut clean = serde_json::json!({"a": "nothing"});
             assert_eq!(mask_json(&mut clean), Masked::default());
+        });
+    }
+
+    #[test]
+    fn keys_that_mask_alike_are_kept_apart_by_what_they_hold_never_by_the_secret() {
+        scoped(|| {
+            register("org-alpha-0001");
+            register("org-omega-0002");
+            // Two secrets as keys, one spelled escaped, and a key already named like a mask.
+            let mut v = serde_json::json!({
+                "org-omega-0002": {"type": "string"},
+                "org%2Dalpha%2D0001": {"type": "integer"},
+                "***#2": "a key of the server's own",
+                "x_org-alpha-0001": [{"org-omega-0002": "org-omega-0002"}],
+            });
+            mask_json(&mut v);
+            assert_eq!(
+                v,
+                serde_json::json!({
+                    "***": {"type": "integer"},
+                    "***#2": "a key of the server's own",
+                    "***#3": {"type": "string"},
+                    "x_***": [{"***": "***"}],
+                }),
+                "named by masked text, then by value: `integer` before `string`"
+            );
+            // The same object with the secrets swapped gets the same names (nothing tells which
+            // secret was where), and masking again changes nothing.
+            let mut swapped = serde_json::json!({
+                "org-alpha-0001": {"type": "string"},
+                "org-omega-0002": {"type": "integer"},
+                "***#2": "a key of the server's own",
+                "x_org-omega-0002": [{"org-alpha-0001": "org-alpha-0001"}],
+            });
+            mask_json(&mut swapped);
+            assert_eq!(swapped, v);
+            let again = v.clone();
+            assert!(!mask_json(&mut v).changed);
+            assert_eq!(v, again);
         });
     }
 

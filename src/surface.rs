@@ -20,15 +20,17 @@ pub struct ServerSurface {
     pub tools: BTreeMap<String, Value>,
 }
 
-/// A name in a surface (a tool's, a property's, a key of `serverInfo`) that holds the value of a
-/// configured secret. Strings are pinned masked; a masked name is no name, and names are never
-/// masked, so [`crate::app`] refuses the surface instead ([`ServerSurface::mask_secrets`]).
-/// Displayed masked.
+/// A tool whose name holds the value of a configured secret. Every other string of a surface,
+/// keys included, is pinned masked; a tool's name is its identity (what a call names, what the
+/// lock and every report key the tool by), and a masked one could neither be called nor told
+/// apart from another, so [`crate::app`] refuses the surface instead
+/// ([`ServerSurface::mask_secrets`]). Displayed masked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretName {
-    /// The tool; `None` for a server-level field.
+    /// The tool.
     pub tool: Option<String>,
-    /// JSON pointer to the key (into the tool, or from the server entry's top).
+    /// JSON pointer to the key (into the tool, or from the server entry's top); empty for the
+    /// tool's own name.
     pub pointer: String,
 }
 
@@ -45,23 +47,19 @@ impl std::fmt::Display for SecretName {
 
 impl ServerSurface {
     /// Mask every secret in the surface, as it is pinned and compared (so a secret's value in a
-    /// description is `***` on both sides and never drift): every string value of every tool
-    /// and of the server-level fields ([`crate::secrets::mask_json`]). A tool in which anything
-    /// was masked has its own digest claims (`schemaHash`, `contentHash`) masked too: a claim is
-    /// a hash of the text with the secret, and would confirm a guess of it offline. Returns the
-    /// names (tool names, keys) that hold a secret: names are never masked.
+    /// description or a property's name is `***` on both sides and never drift): every string of
+    /// every tool and of the server-level fields, values and keys ([`crate::secrets::mask_json`]).
+    /// A tool in which anything was masked has its own digest claims (`schemaHash`,
+    /// `contentHash`) masked too: a claim is a hash of the text with the secret, and would
+    /// confirm a guess of it offline. Returns the tools whose name holds a secret: a tool's name
+    /// is never masked ([`SecretName`]).
     pub fn mask_secrets(&mut self) -> Vec<SecretName> {
         let mut names = Vec::new();
         if !crate::secrets::any_registered() {
             return names;
         }
-        let mut server_level = |pointer: &str, v: &mut Value| {
-            for p in crate::secrets::mask_json(v).keys {
-                names.push(SecretName { tool: None, pointer: format!("{pointer}{p}") });
-            }
-        };
-        server_level("/serverInfo", &mut self.server_info);
-        server_level("/capabilities", &mut self.capabilities);
+        crate::secrets::mask_json(&mut self.server_info);
+        crate::secrets::mask_json(&mut self.capabilities);
         self.protocol_version = crate::secrets::mask(&self.protocol_version).into_owned();
         if let Some(i) = &mut self.instructions {
             *i = crate::secrets::mask(i).into_owned();
@@ -70,11 +68,7 @@ impl ServerSurface {
             if crate::secrets::mask(name) != name.as_str() {
                 names.push(SecretName { tool: Some(name.clone()), pointer: String::new() });
             }
-            let masked = crate::secrets::mask_json(tool);
-            for p in masked.keys {
-                names.push(SecretName { tool: Some(name.clone()), pointer: p });
-            }
-            if masked.changed {
+            if crate::secrets::mask_json(tool).changed {
                 mask_claims(tool);
             }
         }

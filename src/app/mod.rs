@@ -238,8 +238,9 @@ impl Progress {
 }
 
 /// The live surface of one server, with every secret masked as it is pinned and compared
-/// ([`ServerSurface::mask_secrets`]; errors are masked of every secret at the sink). A surface
-/// with a secret's value in a name (a tool's, a property's) is refused: a masked name is no name.
+/// ([`ServerSurface::mask_secrets`]: values and keys; errors are masked of every secret at the
+/// sink). A surface with a secret's value in a tool's name is refused: a tool's masked name could
+/// not be called, nor told apart from another tool's.
 pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
     let plain = |e: crate::client::ClientError| crate::client::plain_error(&e.to_string());
     let session = Session::connect(server).await.map_err(plain)?;
@@ -249,7 +250,7 @@ pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), Str
             if let Some(first) = names.first() {
                 session.close().await;
                 return Err(format!(
-                    "{first}{} holds the value of a configured secret; mcp-pin pins a secret's value only masked, and a masked name is no name, so it does not pin this surface. If the value is no secret, write it into the config instead of reading it from the environment or a dotenv file",
+                    "{first}{} holds the value of a configured secret; mcp-pin pins a secret's value only masked, and a tool's masked name could not be called nor told apart from another, so it does not pin this surface. If the value is no secret, write it into the config instead of reading it from the environment or a dotenv file",
                     if names.len() > 1 { format!(" (and {} more)", names.len() - 1) } else { String::new() }
                 ));
             }

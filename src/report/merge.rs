@@ -7,8 +7,10 @@
 //! - The gate is `--fail-on` when given, else the strictest gate among the reports (`loud`, then
 //!   `silent`, then `never`), else `silent`.
 //! - Every file is read as every file mcp-pin reads ([`crate::files::read_regular`]: a regular
-//!   file, at most [`MAX_REPORT`] bytes) and parsed with each key once ([`crate::json_read`]);
-//!   every error names the file.
+//!   file, at most [`MAX_REPORT`] bytes), or, named on the command line, a pipe
+//!   (`report merge /dev/stdin`, a FIFO: read as it comes, capped at [`MAX_REPORT`] bytes while
+//!   it is read, [`crate::files::read_regular_or_pipe`]), and parsed with each key once
+//!   ([`crate::json_read`]); every error names the file.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,7 +26,7 @@ pub const MAX_REPORT: u64 = 256 << 20;
 pub fn merge_files(paths: &[PathBuf], fail_on: Option<FailOn>) -> Result<Report, String> {
     let mut reports = Vec::with_capacity(paths.len());
     for p in paths {
-        let text = crate::files::read_regular(p, MAX_REPORT)
+        let text = crate::files::read_regular_or_pipe(p, MAX_REPORT)
             .map_err(|e| format!("cannot read report {}: {e}", p.display()))?;
         let v = crate::json_read::from_str(&text).map_err(|e| format!("report {}: {e}", p.display()))?;
         reports.push((p.display().to_string(), v));

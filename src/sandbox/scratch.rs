@@ -354,6 +354,15 @@ fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
 fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
     let mut stats = CopyStats::default();
     let mut made: Vec<PathBuf> = vec![PathBuf::new()];
+    // The walker reads every ignore file itself: each is checked first, so one that is no
+    // regular file (a `.gitignore` linked to `/dev/zero`, a FIFO) is a refusal naming it, never
+    // read (`files::vet_ignore_files`). The project's folders are checked as the walk enters
+    // them, the project folder and those above it (the walker reads theirs too) here.
+    for dir in from.ancestors() {
+        crate::files::vet_ignore_files(dir).map_err(std::io::Error::other)?;
+    }
+    let refused = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    let refusal = refused.clone();
     let walker = ignore::WalkBuilder::new(from)
         .hidden(false)
         .parents(true)
@@ -364,6 +373,13 @@ fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            let vetted = match e.file_type().is_some_and(|t| t.is_dir()) {
+                true => crate::files::vet_ignore_files(e.path()),
+                false => Ok(()),
+            };
+            vetted.map_err(|why| *refusal.lock().unwrap_or_else(|p| p.into_inner()) = Some(why)).is_ok()
+        })
         .build();
     for entry in walker {
         let Ok(entry) = entry else { continue };
@@ -394,6 +410,9 @@ fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
                 stats.bytes += len;
             }
         }
+    }
+    if let Some(why) = refused.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(std::io::Error::other(why));
     }
     // Whatever was not copied into a folder that was made is linked to the real one.
     for rel in &made {

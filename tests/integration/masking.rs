@@ -158,22 +158,151 @@ fn digests_are_of_what_is_pinned_and_confirm_no_guess() {
 }
 
 #[test]
-fn a_secret_in_a_name_is_refused_naming_the_tool_and_field() {
+fn a_secret_in_a_tool_name_is_refused_naming_the_tool() {
     let p = Project::new();
     let mut tool = settings_tool("Search.");
-    tool["inputSchema"]["properties"][format!("{ORG}_id")] = json!({"type": "string"});
+    tool["name"] = json!(format!("{ORG}_search"));
     p.write_json("s.json", &json!({"tools": [tool]}));
     p.write(".env", &format!("ORG={ORG}\n"));
     config_with_env_file(&p);
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let t = text(&out);
-    assert!(
-        t.contains("tool `search`, the key at /inputSchema/properties/***_id holds the value of a configured secret"),
-        "{t}"
-    );
+    assert!(t.contains("the name of tool `***_search` holds the value of a configured secret"), "{t}");
     assert!(!t.contains(ORG), "{t}");
     assert!(!p.path("mcp.lock").exists(), "nothing pinned");
+}
+
+/// The second secret of [`every_position_surface`], beside [`ORG`].
+const TEAM: &str = "team-blue-4c21d9";
+
+/// A surface with [`ORG`] in every position a server can put a string (issue #31, 1): a tool's
+/// description, a property's name, an enum member, a default, `instructions`, `serverInfo` (a
+/// value and a key), a capability's key, and in the probes' results: a key and a value of
+/// `structuredContent` (two keys that mask alike, [`TEAM`] the other), a text block, an
+/// `isError` text and a JSON-RPC error's message. `owner` is the type of what the secret key
+/// holds (the result's skeleton pins it).
+fn every_position_surface(owner: Value, enum_members: Value, id_type: &str) -> Value {
+    let search = json!({
+        "name": "search",
+        "description": format!("Search the issues of {ORG}."),
+        "annotations": {"readOnlyHint": true},
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                format!("{ORG}_id"): {"type": id_type},
+                "mode": {"type": "string", "enum": enum_members},
+                "scope": {"type": "string", "default": ORG}
+            }
+        }
+    });
+    let failing =
+        |name: &str| json!({"name": name, "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}});
+    json!({
+        "serverInfo": {"name": format!("fixture of {ORG}"), "version": "1.0.0", "title": ORG},
+        "capabilities": {"tools": {}, "experimental": {ORG: {"on": true}}},
+        "instructions": format!("Work for {ORG} only."),
+        "tools": [search, failing("denied"), failing("broken")],
+        "calls": {
+            "search": {"result": {
+                "content": [{"type": "text", "text": format!("found 3 issues of {ORG}")}],
+                "structuredContent": {ORG: {"owner": owner, "name": ORG}, TEAM: {"owner": "x"}, "count": 3}
+            }},
+            "denied": {"result": {"isError": true, "content": [{"type": "text", "text": format!("no access to {ORG}")}]}},
+            "broken": {"error": {"code": -32000, "message": format!("backend for {ORG} is down")}}
+        }
+    })
+}
+
+/// Every file `check` wrote with `--report FORMAT=r.FORMAT`, with its stdout and stderr.
+fn every_format(p: &Project, extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
+    let formats = ["json", "sarif", "junit", "markdown", "github", "human"];
+    let specs: Vec<String> = formats.iter().map(|f| format!("{f}=r.{f}")).collect();
+    let mut args = vec!["check", "-v"];
+    args.extend_from_slice(extra);
+    for s in &specs {
+        args.extend(["--report", s.as_str()]);
+    }
+    let out = p.run(&args);
+    let mut seen = vec![
+        ("stdout".to_string(), String::from_utf8_lossy(&out.stdout).into_owned()),
+        ("stderr".to_string(), String::from_utf8_lossy(&out.stderr).into_owned()),
+    ];
+    for f in formats {
+        seen.push((format!("the {f} report"), p.read(&format!("r.{f}"))));
+    }
+    (out.status.code(), seen)
+}
+
+/// Issue #31, 1: every string from a server passes the one masking layer, wherever it lands.
+/// With key masking taken out of `secrets::mask_json` (done once by hand), the lock holds the
+/// secret as a property name and as a key of the pinned `structuredContent` skeleton, and this
+/// test fails at its first look into the lock.
+#[test]
+fn walks_every_position_of_a_lock_and_of_every_report_format_with_a_registered_secret_planted_in_each_and_finds_it_nowhere(
+) {
+    let p = Project::new();
+    p.write_json("s.json", &every_position_surface(json!("acme"), json!(["fast", ORG]), "string"));
+    p.write(".env", &format!("ORG={ORG}\nTEAM={TEAM}\n"));
+    config_with_env_file(&p);
+    let nowhere = |what: &str, body: &str| {
+        for secret in [ORG, TEAM] {
+            assert!(!body.contains(secret), "{what} holds `{secret}`:\n{body}");
+        }
+    };
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    nowhere("lock's output", &text(&out));
+    let lock_text = p.read("mcp.lock");
+    nowhere("mcp.lock", &lock_text);
+    let lock = lock_json(&p);
+    let entry = &lock["servers"]["s"];
+    let props = &entry["tools"]["search"]["inputSchema"]["properties"];
+    assert_eq!(props["***_id"], json!({"type": "string"}), "a property's name, masked: {props:#}");
+    assert_eq!(props["mode"]["enum"], json!(["fast", "***"]));
+    assert_eq!(props["scope"]["default"], "***");
+    assert_eq!(entry["serverInfo"]["title"], "***");
+    assert_eq!(entry["capabilities"]["experimental"]["***"], json!({"on": true}));
+    assert_eq!(entry["instructions"], "Work for *** only.");
+    // Two keys that mask alike stay two entries, named by what they hold, not by the secret.
+    let skeleton = &entry["probes"]["search"]["structuredContent"];
+    assert_eq!(
+        skeleton,
+        &json!({"***": {"owner": "string", "name": "string"}, "***#2": {"owner": "string"}, "count": "integer"}),
+        "{entry:#}"
+    );
+
+    // Round trip: the unchanged server is no change, in every format, and a second lock is a no-op.
+    let (code, seen) = every_format(&p, &["--format", "json"]);
+    assert_eq!(code, Some(0), "{seen:#?}");
+    let report: Value = serde_json::from_str(&seen[0].1).unwrap();
+    assert!(changes(&report).is_empty(), "{report:#}");
+    for (what, body) in &seen {
+        nowhere(what, body);
+    }
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unchanged"), "{}", text(&out));
+    assert_eq!(p.read("mcp.lock"), lock_text, "a second lock is a no-op");
+
+    // Drift in the secret's positions: reported in every format, the secret still nowhere.
+    p.write_json("s.json", &every_position_surface(json!(7), json!(["fast"]), "integer"));
+    let (code, seen) = every_format(&p, &["--format", "json"]);
+    assert_eq!(code, Some(1), "{seen:#?}");
+    let report: Value = serde_json::from_str(&seen[0].1).unwrap();
+    let rules: Vec<String> = changes(&report).into_iter().map(|c| c.2).collect();
+    for rule in ["enum-value-removed", "type-narrowed"] {
+        assert!(rules.iter().any(|r| r == rule), "{rule} in {rules:?}: {report:#}");
+    }
+    let probes = report["servers"][0]["probes"].to_string();
+    assert!(probes.contains("result-shape-changed"), "{report:#}");
+    for (what, body) in &seen {
+        nowhere(what, body);
+        if what == "the json report" || what == "the sarif report" {
+            serde_json::from_str::<Value>(body).unwrap_or_else(|e| panic!("{what} does not parse ({e})"));
+        }
+    }
+    assert!(seen[0].1.contains("***_id"), "the change names the masked property: {report:#}");
 }
 
 /// Python's XML parser says the text is well-formed (None when python3 is not here).

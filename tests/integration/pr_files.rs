@@ -1,6 +1,7 @@
 //! Files from a pull request (issue #22, 5): a key twice in any JSON or TOML mcp-pin reads is an
 //! error naming the key and its line, and every file mcp-pin reads must be a regular file under a
-//! size cap (`report merge` on a FIFO or `/dev/zero` ends at once with an error).
+//! size cap (`report merge` on `/dev/zero` ends at once with an error; a pipe it is handed on its
+//! command line, `/dev/stdin` or a FIFO, is read as it comes under the same cap).
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -98,21 +99,42 @@ fn a_config_with_a_key_twice_is_refused_with_the_key_and_line() {
 fn report_merge_reads_only_regular_files_of_bounded_size() {
     let p = Project::new();
     p.write_json("a.json", &json!({"servers": []}));
-    let made = Command::new("mkfifo").arg(p.path("fifo.json")).status().is_ok_and(|s| s.success());
     std::os::unix::fs::symlink("/dev/zero", p.path("zero.json")).unwrap();
-    let mut cases = vec![("zero.json", "device")];
-    if made {
-        cases.push(("fifo.json", "FIFO"));
-    } else {
-        skip("no mkfifo here: the FIFO case is not run");
-    }
-    for (file, what) in cases {
+    std::fs::create_dir(p.path("dir.json")).unwrap();
+    for (file, what) in [("zero.json", "device"), ("dir.json", "directory")] {
         let start = Instant::now();
         let out = p.run(&["report", "merge", "a.json", file]);
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "{t}");
         assert!(t.contains(&format!("cannot read report {file}")) && t.contains(what), "{t}");
         assert!(start.elapsed() < Duration::from_secs(20), "refused at once, not read");
+    }
+    // A pipe named on the command line is read as it comes (capped while it is read):
+    // `report merge /dev/stdin` and a FIFO with its writer (issue #31, 5).
+    let report = r#"{"failOn": "loud", "servers": []}"#;
+    let mut child = Command::new(pin_bin())
+        .args(["report", "merge", "a.json", "/dev/stdin", "--format", "json"])
+        .current_dir(p.path(""))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), report.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(merged["failOn"], "loud", "the piped report was read: {merged}");
+    if Command::new("mkfifo").arg(p.path("fifo.json")).status().is_ok_and(|s| s.success()) {
+        let fifo = p.path("fifo.json");
+        let writer = std::thread::spawn(move || std::fs::write(fifo, report).unwrap());
+        let out = p.run(&["report", "merge", "a.json", "fifo.json", "--format", "json"]);
+        writer.join().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(merged["failOn"], "loud", "{merged}");
+    } else {
+        skip("no mkfifo here: the FIFO case is not run");
     }
     // A regular file over the cap is refused by its size, before it is read.
     let f = std::fs::File::create(p.path("big.json")).unwrap();
@@ -121,4 +143,113 @@ fn report_merge_reads_only_regular_files_of_bounded_size() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("cannot read report big.json") && t.contains("over the limit"), "{t}");
+}
+
+/// `mcp-pin ARGS` in `p`, killed if it has not ended within `limit` (a run that would read an
+/// endless file or block on a FIFO fails the test instead of hanging it).
+#[cfg(target_os = "linux")]
+fn run_within(p: &Project, args: &[&str], limit: Duration) -> (Option<i32>, String, Duration) {
+    use std::io::Read;
+    let start = Instant::now();
+    let mut child = Command::new(pin_bin())
+        .args(args)
+        .current_dir(p.path(""))
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CI")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let drain_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let drain_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcp-pin {args:?} did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = format!("{}{}", drain_out.join().unwrap(), drain_err.join().unwrap());
+    (code, text, start.elapsed())
+}
+
+/// Issue #31, 5: every file mcp-pin reads because of the project's content goes through one
+/// bounded path (a regular file, or a refusal naming it). The ignore files the sandbox's scratch
+/// copy reads (the `ignore` crate opens them itself) are checked first
+/// (`files::vet_ignore_files`): a committed `.gitignore` linked to `/dev/zero` made `lock` abort
+/// on a 2 GiB allocation, and a FIFO as a folder's `.gitignore` stalled it for good. With the
+/// check taken out of `sandbox::scratch::copy_project` (done once by hand) the FIFO case runs
+/// into `run_within`'s limit and the test fails. A dotenv file that is a FIFO is refused the
+/// same way (`files::read_regular`).
+#[test]
+#[cfg(target_os = "linux")]
+fn an_ignore_file_or_a_dotenv_file_that_is_no_file_is_refused_by_name_at_once() {
+    if let Err(why) = mcp_pin::sandbox::linux::sandbox_available() {
+        skip(&format!("no sandbox on this machine: {why}"));
+        return;
+    }
+    let surface = json!({"tools": [
+        {"name": "write_note", "annotations": {"readOnlyHint": false}, "inputSchema": {"type": "object"}}
+    ]});
+    let have_mkfifo = |path: &std::path::Path| Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success());
+    // The project's own `.gitignore` linked to /dev/zero, and a folder's `.gitignore` a FIFO.
+    let cases: [(&str, &dyn Fn(&Project) -> bool); 2] = [
+        (".gitignore", &|p: &Project| std::os::unix::fs::symlink("/dev/zero", p.path(".gitignore")).is_ok()),
+        ("sub/.gitignore", &|p: &Project| {
+            std::fs::create_dir(p.path("sub")).unwrap();
+            have_mkfifo(&p.path("sub/.gitignore"))
+        }),
+    ];
+    for (file, plant) in cases {
+        let p = Project::new();
+        p.write_json("s.json", &surface);
+        p.stdio_config(&[("s", "s.json")]);
+        if !plant(&p) {
+            skip(&format!("{file} could not be made here: that case is not run"));
+            continue;
+        }
+        let (code, t, took) = run_within(&p, &["lock"], Duration::from_secs(60));
+        assert_eq!(code, Some(0), "the surface is pinned, the sandboxed probe is not made: {t}");
+        let named = p.path(file).display().to_string();
+        assert!(
+            t.contains("no sandbox for this server's probes: cannot copy the project folder")
+                && t.contains(&named)
+                && t.contains("not a regular file"),
+            "{file}: refused, naming the file: {t}"
+        );
+        assert!(t.contains("1 skipped (1 no sandbox)"), "never called bare: {t}");
+        assert!(took < Duration::from_secs(20), "{file}: refused at once ({took:?})");
+    }
+    // A dotenv file that is a FIFO: the config is refused, naming it, without waiting on it.
+    let p = Project::new();
+    p.write_json("s.json", &surface);
+    if !have_mkfifo(&p.path(".env")) {
+        skip("no mkfifo here: the dotenv case is not run");
+        return;
+    }
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.s]\ncommand = {:?}\nargs = [\"--surface\", \"s.json\"]\nenv_file = \".env\"\ntimeout = \"10s\"\n",
+            fixture_bin()
+        ),
+    );
+    let (code, t, took) = run_within(&p, &["lock"], Duration::from_secs(60));
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("cannot read `env_file`") && t.contains(".env") && t.contains("FIFO"), "{t}");
+    assert!(took < Duration::from_secs(20), "refused at once ({took:?})");
 }
