@@ -610,7 +610,7 @@ mod tests {
     }
 
     #[test]
-    fn a_short_value_is_masked_as_a_whole_word_only_and_never_refuses_a_key() {
+    fn a_short_value_is_masked_as_a_whole_word_only_in_values_and_keys_alike() {
         scoped(|| {
             register("info");
             register("hunter2");

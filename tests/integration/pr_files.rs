@@ -192,8 +192,10 @@ fn run_within(p: &Project, args: &[&str], limit: Duration) -> (Option<i32>, Stri
 /// copy reads (the `ignore` crate opens them itself) are checked first
 /// (`files::vet_ignore_files`): a committed `.gitignore` linked to `/dev/zero` made `lock` abort
 /// on a 2 GiB allocation, and a FIFO as a folder's `.gitignore` stalled it for good. With the
-/// check taken out of `sandbox::scratch::copy_project` (done once by hand) the FIFO case runs
-/// into `run_within`'s limit and the test fails. A dotenv file that is a FIFO is refused the
+/// checks taken out of `sandbox::scratch::copy_project` (done once by hand, each in turn) the
+/// test fails: without the walk's check the FIFO case runs into `run_within`'s limit; without
+/// the check of the project folder (run under a 3 GB address-space limit) `lock` aborts with
+/// "memory allocation of 4294967296 bytes failed". A dotenv file that is a FIFO is refused the
 /// same way (`files::read_regular`).
 #[test]
 #[cfg(target_os = "linux")]
@@ -207,7 +209,8 @@ fn an_ignore_file_or_a_dotenv_file_that_is_no_file_is_refused_by_name_at_once() 
     ]});
     let have_mkfifo = |path: &std::path::Path| Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success());
     // The project's own `.gitignore` linked to /dev/zero, and a folder's `.gitignore` a FIFO.
-    let cases: [(&str, &dyn Fn(&Project) -> bool); 2] = [
+    type Plant<'a> = &'a dyn Fn(&Project) -> bool;
+    let cases: [(&str, Plant); 2] = [
         (".gitignore", &|p: &Project| std::os::unix::fs::symlink("/dev/zero", p.path(".gitignore")).is_ok()),
         ("sub/.gitignore", &|p: &Project| {
             std::fs::create_dir(p.path("sub")).unwrap();
