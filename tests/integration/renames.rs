@@ -8,11 +8,12 @@ use crate::common;
 use common::*;
 use serde_json::{json, Value};
 
-fn tool(name: &str, description: &str) -> Value {
+/// A tool with one required string argument `arg`.
+fn tool(name: &str, description: &str, arg: &str) -> Value {
     json!({
         "name": name,
         "description": description,
-        "inputSchema": {"type": "object", "properties": {"code": {"type": "string", "description": "Source to run"}}, "required": ["code"]}
+        "inputSchema": {"type": "object", "properties": {arg: {"type": "string", "description": "What to use"}}, "required": [arg]}
     })
 }
 
@@ -26,15 +27,23 @@ fn a_release_that_only_renames_passes_and_a_rewritten_description_is_that_tools_
     let status = json!({"name": "status", "description": "Status.", "inputSchema": {"type": "object"}});
     p.write_json(
         "s.json",
-        &surface(vec![tool("run_code", "Run Python."), tool("get-file", "Read a file."), status.clone()]),
+        &surface(vec![
+            tool("run_code", "Run Python.", "code"),
+            tool("get-file", "Read a file.", "path"),
+            status.clone(),
+        ]),
     );
     p.stdio_config(&[("runner", "s.json")]);
     let out = p.run(&["lock", "--no-probe"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 
     // (a) the same schemas under a name that is no respelling; (b) the same name respelled.
-    let only_renames =
-        surface(vec![tool("run_code_unsafe", "Run Python."), tool("getFile", "Read a file."), status.clone()]);
+    // (Two removed tools with one schema would be no rename under (a): not one to one.)
+    let only_renames = surface(vec![
+        tool("run_code_unsafe", "Run Python.", "code"),
+        tool("getFile", "Read a file.", "path"),
+        status.clone(),
+    ]);
     p.write_json("s.json", &only_renames);
     let (code, report) = p.check_json(&["--no-probe"]);
     let mut got = changes(&report);
@@ -51,8 +60,8 @@ fn a_release_that_only_renames_passes_and_a_rewritten_description_is_that_tools_
 
     // The release: renamed, and the description now warns. One rename, and the warning
     // is that tool's description change (silent: the gate fails), never a tool added.
-    let warned = tool("run_code_unsafe", "Run Python on the host, outside any sandbox. Unsafe.");
-    p.write_json("s.json", &surface(vec![warned, tool("get-file", "Read a file."), status]));
+    let warned = tool("run_code_unsafe", "Run Python on the host, outside any sandbox. Unsafe.", "code");
+    p.write_json("s.json", &surface(vec![warned, tool("get-file", "Read a file.", "path"), status]));
     let (code, report) = p.check_json(&["--no-probe"]);
     let mut got = changes(&report);
     got.sort();
