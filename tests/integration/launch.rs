@@ -5,9 +5,11 @@
 //! machine: other values behind `${VAR}`) is nothing; a lock from before the launch was recorded
 //! reports nothing until the next `lock`.
 //!
-//! Checked by hand once with the mechanism taken out (check.rs passing no launch changes to the
-//! judgement): `each_launch_change_is_one_loud_finding` and the last step of
-//! `a_lock_without_a_launch_reports_nothing_until_the_next_lock` fail, the others pass.
+//! Checked by hand once with the mechanism taken out: with check.rs passing no launch changes to
+//! the judgement, `each_launch_change_is_one_loud_finding`, `a_changed_url_is_one_loud_finding`
+//! and the last step of `a_lock_without_a_launch_reports_nothing_until_the_next_lock` fail; with
+//! the builder recording the expanded args instead of the written ones,
+//! `moving_the_project_reports_nothing` fails.
 
 use crate::common;
 
