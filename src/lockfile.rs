@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::config::{redact_url, ServerConfig, Transport};
+use crate::config::{redact_url, Launch, ServerConfig, Transport};
 use crate::surface::ServerSurface;
 
 /// Version of the lockfile's structure. A lock with a higher version was written by a newer
@@ -53,6 +53,9 @@ pub enum LockfileError {
 pub struct ServerEntry {
     /// How the server was reached (command/args or URL; never a secret value).
     pub source: Value,
+    /// The command, args, cwd or URL as written in the config (`server-launch-changed`); `None`
+    /// in a lock written before mcp-pin recorded it (nothing is compared until the next `lock`).
+    pub launch: Option<Launch>,
     /// Client capabilities declared when it was locked.
     pub client_capabilities: Vec<String>,
     /// The client mcp-pin presented itself as when it was locked (`client = "..."`); `None` in a
@@ -128,6 +131,9 @@ impl Lockfile {
             }
             let mut m = Map::new();
             m.insert("source".into(), e.source.clone());
+            if let Some(l) = &e.launch {
+                m.insert("launch".into(), l.to_json());
+            }
             m.insert(
                 "clientCapabilities".into(),
                 Value::Array(e.client_capabilities.iter().cloned().map(Value::String).collect()),
@@ -418,9 +424,14 @@ impl<'a> ScannedLock<'a> {
             Value::Object(m) => m.into_iter().collect(),
             _ => BTreeMap::new(),
         };
+        let launch = match value("launch")? {
+            Value::Null => None,
+            v => Some(Launch::from_json(&v).map_err(|m| invalid(format!("server `{name}`: `launch` {m}")))?),
+        };
         let protocol_version = value("protocolVersion")?.as_str().unwrap_or("").to_string();
         Ok(ServerEntry {
             source: value("source")?,
+            launch,
             client_capabilities,
             client,
             surface: ServerSurface {
@@ -813,6 +824,7 @@ pub fn accept_tools(pinned: &ServerEntry, live: &ServerEntry, tools: &[String]) 
 pub fn accept_server_level(pinned: &ServerEntry, live: &ServerEntry) -> ServerEntry {
     let mut e = pinned.clone();
     e.source = live.source.clone();
+    e.launch = live.launch.clone();
     e.client_capabilities = live.client_capabilities.clone();
     e.client = live.client.clone();
     e.surface.protocol_version = live.surface.protocol_version.clone();
@@ -839,6 +851,7 @@ mod tests {
             "srv".into(),
             ServerEntry {
                 source: json!({"transport":"stdio","command":"x","args":[]}),
+                launch: None,
                 client_capabilities: vec![],
                 client: None,
                 surface: ServerSurface {

@@ -102,7 +102,10 @@ async fn judge_server(
     }
     report.tools = Some(crate::report::ToolCounts { pinned: pinned_tools, live: live_tools });
     let policy = Policy { server: &server.name, rules: &config.rules, ignores: &config.ignores, today };
-    let judged = crate::diff::verdict::judge(&entry.surface, &surface, (pinned_tools, live_tools), &policy);
+    // The program the config starts now against the one the lock vouches for.
+    let launch = crate::diff::launch::launch_changes(entry.launch.as_ref(), Some(server.transport.launch()));
+    let judged =
+        crate::diff::verdict::judge_beside(&entry.surface, &surface, (pinned_tools, live_tools), launch, &policy);
     record_policy(&mut report, judged, config);
     if let Some(note) = other_server_note(&entry.surface, &surface) {
         report.notes.insert(0, note);

@@ -39,6 +39,14 @@ pub fn diff_locks(old: &Path, new: &Path, fail_on: FailOn) -> Result<Report, App
                 _ => {}
             }
             r.changes = crate::diff::diff_surfaces_partial(&o.unwrap_or(&empty).surface, &n.unwrap_or(&empty).surface);
+            let launch = crate::diff::launch::launch_changes(
+                o.and_then(|e| e.launch.as_ref()),
+                n.and_then(|e| e.launch.as_ref()),
+            );
+            if !launch.is_empty() {
+                r.changes.extend(launch);
+                crate::diff::sort_changes(&mut r.changes);
+            }
             if o.is_some() && n.is_some() {
                 let (pinned, live) = (old_scan.tool_count(name), new_scan.tool_count(name));
                 r.tools = Some(crate::report::ToolCounts { pinned, live });

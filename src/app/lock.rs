@@ -96,6 +96,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                     Ok((
                         ServerEntry {
                             source: source_of(server),
+                            launch: Some(server.transport.launch().clone()),
                             client_capabilities: server.declared_capabilities(),
                             client: presented.client.clone(),
                             surface,
@@ -117,7 +118,12 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
             };
             let prev = old.servers.get(&name);
             let accepted = match (&outcome, prev) {
-                (Ok(new), Some(prev)) => crate::diff::diff_surfaces(&prev.surface, &new.surface),
+                (Ok(new), Some(prev)) => {
+                    let mut v = crate::diff::diff_surfaces(&prev.surface, &new.surface);
+                    v.extend(crate::diff::launch::launch_changes(prev.launch.as_ref(), new.launch.as_ref()));
+                    crate::diff::sort_changes(&mut v);
+                    v
+                }
                 (Ok(new), None) => crate::diff::diff_surfaces(&ServerSurface::default(), &new.surface)
                     .into_iter()
                     .filter(|c| c.tool.is_some())

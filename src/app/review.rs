@@ -162,6 +162,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
         };
         let live = ServerEntry {
             source: source_of(server),
+            launch: Some(server.transport.launch().clone()),
             client_capabilities: server.declared_capabilities(),
             client: presented.client.clone(),
             surface,
@@ -173,6 +174,8 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             ..ServerReport::ok(&server.name)
         };
         crate::diff::every_tool_gone(&mut judged.changes, prev.surface.tools.len(), live.surface.tools.len());
+        judged.changes.extend(crate::diff::launch::launch_changes(prev.launch.as_ref(), live.launch.as_ref()));
+        crate::diff::sort_changes(&mut judged.changes);
         apply_policy(&mut judged, &config, &today);
         for note in &judged.notes {
             crate::tell!("{}: note: {note}", server.name);

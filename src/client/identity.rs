@@ -118,6 +118,7 @@ mod tests {
                 inherit_env: Default::default(),
                 cwd: None,
                 cwd_template: None,
+                launch: Default::default(),
             }),
         );
         s.client = client;

@@ -95,6 +95,7 @@ mod tests {
             inherit_env: Default::default(),
             cwd: Some(cwd.to_path_buf()),
             cwd_template: None,
+            launch: Default::default(),
         }
     }
 

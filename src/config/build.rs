@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::expand::{Dialect, EnvFn, ExpandError, Expanded, Expander};
-use super::{resolve_command, resolve_cwd, ConfigError, Http, Stdio};
+use super::{resolve_command, resolve_cwd, ConfigError, Http, Launch, Stdio};
 
 /// Where a value was written: a byte range of the source (TOML knows its spans), or nowhere in
 /// particular (a JSON client config: the error names the file and the server).
@@ -172,8 +172,16 @@ pub(crate) fn stdio(src: &Source<'_>, n: &str, spec: StdioSpec) -> Result<BuiltS
             }
         }
     }
+    // The launch as written, never expanded or resolved: the lock pins it, and another machine
+    // or folder (or a secret in the environment) must not change it.
+    let launch = Launch::stdio(
+        &spec.command.text,
+        &spec.args.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
+        spec.cwd.as_ref().map(|w| w.text.as_str()),
+    );
     Ok(BuiltStdio {
         stdio: Stdio {
+            launch,
             command: command_value,
             command_template,
             args,
@@ -234,7 +242,9 @@ pub(crate) fn http(src: &Source<'_>, n: &str, spec: HttpSpec) -> Result<Http, Co
             }
         }
     }
-    Ok(Http { url: x.value, url_template, headers, allow_redirects, oauth: None })
+    // As written (redacted), never expanded: what the lock pins for `server-launch-changed`.
+    let launch = Launch::http(&spec.url.text);
+    Ok(Http { url: x.value, url_template, headers, allow_redirects, oauth: None, launch })
 }
 
 /// An HTTP(S) URL with a host. In template mode `${...}` may stand anywhere, so only the scheme

@@ -14,12 +14,14 @@ pub mod clients;
 pub mod expand;
 pub mod identity;
 pub mod init;
+pub mod launch;
 pub mod toml;
 pub mod wrap;
 
 pub use clients::discover;
 pub use identity::Client;
 pub use init::init_toml;
+pub use launch::Launch;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -193,6 +195,16 @@ pub enum Transport {
     Http(Http),
 }
 
+impl Transport {
+    /// How the server is started or reached, as written in the config.
+    pub fn launch(&self) -> &Launch {
+        match self {
+            Transport::Stdio(s) => &s.launch,
+            Transport::Http(h) => &h.launch,
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Stdio {
     /// Command as resolved (a relative path containing `/` is resolved against `Config::dir`).
@@ -212,6 +224,8 @@ pub struct Stdio {
     pub cwd: Option<PathBuf>,
     /// `cwd` as written.
     pub cwd_template: Option<String>,
+    /// Command, args and cwd in the config's own text, unexpanded (`server-launch-changed`).
+    pub launch: Launch,
 }
 
 #[derive(Clone)]
@@ -220,6 +234,8 @@ pub struct Http {
     pub url: String,
     /// URL as written.
     pub url_template: String,
+    /// The URL in the config's own text, unexpanded, redacted (`server-launch-changed`).
+    pub launch: Launch,
     /// Headers with values expanded. Secret: never logged or locked.
     pub headers: BTreeMap<String, String>,
     /// `allow_redirects`: origins (`https://host:port`) a redirect may lead to. The configured
@@ -471,6 +487,7 @@ impl Config {
                 let server = ServerConfig::with_defaults(
                     &name,
                     Transport::Http(Http {
+                        launch: Launch::http(url),
                         url: url.clone(),
                         url_template: url.clone(),
                         headers: BTreeMap::new(),
@@ -507,6 +524,8 @@ impl Config {
         let server = ServerConfig::with_defaults(
             &name,
             Transport::Stdio(Stdio {
+                // As typed on the command line: what the config would have held.
+                launch: Launch::stdio(&cmd, &args, None),
                 command: cmd.clone(),
                 command_template: cmd,
                 args: args.clone(),
@@ -858,6 +877,7 @@ mod tests {
             inherit_env: Default::default(),
             cwd: None,
             cwd_template: None,
+            launch: Launch::default(),
         };
         let d = format!("{s:?}");
         assert!(!d.contains("sekrit") && d.contains("plain") && d.contains("\"K\""), "{d}");
@@ -867,6 +887,7 @@ mod tests {
             headers: [("A".to_string(), "sekrit-value".to_string())].into(),
             allow_redirects: vec![],
             oauth: None,
+            launch: Launch::default(),
         };
         let d = format!("{h:?}");
         assert!(!d.contains("sekrit"), "{d}");

@@ -7,10 +7,12 @@
 //!   MCP Apps host renders for a tool (`_meta.ui`).
 //! - [`num`]: exact decimal numbers; [`text`]: whitespace and hidden characters.
 //! - [`policy`]: config overrides and ignores applied to the default classes.
+//! - [`launch`]: the launch a server is started with, as written, against the pinned one.
 //! - [`verdict`]: diff and policy as one judgement, and what it means per tool at run time
 //!   (`check` gates on it, the proxy acts on it).
 
 pub mod canonical;
+pub mod launch;
 pub mod normalize;
 pub mod num;
 pub mod overlap;
@@ -165,134 +167,74 @@ pub fn sort_changes(v: &mut [Change]) {
     v.sort_by(|a, b| (&a.tool, &a.pointer, &a.rule, &a.message).cmp(&(&b.tool, &b.pointer, &b.rule, &b.message)));
 }
 
-/// A tool name without case and word separators: `get_tiny_image`, `getTinyImage` and
-/// `get-tiny-image` fold to one spelling.
+/// A tool name without case and the separators RULES names (`-`, `_`, `.`, space):
+/// `get_tiny_image`, `getTinyImage` and `get-tiny-image` fold to one spelling. `/` is no
+/// separator: it namespaces (`github/create_issue` is not `githubcreate_issue`).
 fn fold_name(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ' | '/')).flat_map(char::to_lowercase).collect()
+    name.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' ')).flat_map(char::to_lowercase).collect()
 }
 
-/// A tool definition without its name, for rename matching.
-fn rename_key(v: &Canonical) -> String {
-    match &**v {
-        Value::Object(m) if m.contains_key("name") => {
-            let mut m = m.clone();
-            m.remove("name");
-            normalize::canon(&Value::Object(m))
-        }
-        other => normalize::canon(other),
+/// A tool's inputSchema and outputSchema, normalised, with every description and title set
+/// aside ([`normalize::without_annotations`]): two tools with the same key differ in words only.
+/// An absent inputSchema reads as `{}` (as the tool diff reads it); an absent outputSchema is
+/// no schema, never `{}`.
+fn schema_key(v: &Canonical) -> String {
+    let schema = |key: &str| v.get(key).map(|s| normalize::without_annotations(&normalize::normalize_schema(s)));
+    let input = schema("inputSchema").unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    normalize::canon(&Value::Array(vec![input, schema("outputSchema").unwrap_or(Value::Null)]))
+}
+
+/// The (removed, added) pairs whose keys are equal, where exactly one removed and one added
+/// tool have that key.
+fn one_to_one<'a, K: std::hash::Hash + Eq>(
+    removed: &[&'a String],
+    added: &[&'a String],
+    key_old: impl Fn(&'a String) -> K,
+    key_new: impl Fn(&'a String) -> K,
+) -> Vec<(&'a String, &'a String)> {
+    let mut groups: HashMap<K, (Vec<&'a String>, Vec<&'a String>)> = HashMap::new();
+    for o in removed {
+        groups.entry(key_old(o)).or_default().0.push(o);
     }
+    for n in added {
+        if let Some(g) = groups.get_mut(&key_new(n)) {
+            g.1.push(n);
+        }
+    }
+    groups
+        .into_values()
+        .filter_map(|(o, n)| match (&o[..], &n[..]) {
+            ([o], [n]) => Some((*o, *n)),
+            _ => None,
+        })
+        .collect()
 }
 
-/// Pair removed and added tools whose definitions are identical or nearly so.
+/// Pair removed and added tools that are one renamed tool (RULES, `tool-renamed`): (a) their
+/// inputSchema and outputSchema are equal once descriptions and titles are set aside, whatever
+/// the names (`run_code` -> `run_code_unsafe`), or (b) their names are equal once case and
+/// separators are set aside (`getTinyImage` -> `get-tiny-image`); in both, only one to one. A
+/// removed tool with two candidates, or an added tool two removed ones claim (under one
+/// condition or across the two), is no rename: it stays removed and added. Linear in the tools.
 fn match_renames<'a>(
     removed: &[&'a String],
     added: &[&'a String],
     old: &HashMap<&'a String, Canonical>,
     new: &HashMap<&'a String, Canonical>,
 ) -> Vec<(&'a String, &'a String)> {
-    let mut out = Vec::new();
     if removed.is_empty() || added.is_empty() {
-        return out;
+        return Vec::new();
     }
-    // 1. identical apart from the name (hash join: linear)
-    let mut by_key: HashMap<String, Vec<&String>> = HashMap::new();
-    for n in added {
-        by_key.entry(rename_key(&new[*n])).or_default().push(n);
+    let mut pairs: BTreeSet<(&String, &String)> = BTreeSet::new();
+    pairs.extend(one_to_one(removed, added, |o| schema_key(&old[o]), |n| schema_key(&new[n])));
+    pairs.extend(one_to_one(removed, added, |o| fold_name(o), |n| fold_name(n)));
+    // The two conditions may pair one tool with two others: then neither is a rename.
+    let mut degree: HashMap<(bool, &String), usize> = HashMap::new();
+    for (o, n) in &pairs {
+        *degree.entry((false, *o)).or_default() += 1;
+        *degree.entry((true, *n)).or_default() += 1;
     }
-    let mut used_new: BTreeSet<&String> = BTreeSet::new();
-    let mut used_old: BTreeSet<&String> = BTreeSet::new();
-    for o in removed {
-        if let Some(list) = by_key.get_mut(&rename_key(&old[*o])) {
-            if let Some(pos) = list.iter().position(|n| !used_new.contains(*n)) {
-                let n = list[pos];
-                used_new.insert(n);
-                used_old.insert(o);
-                out.push((*o, n));
-            }
-        }
-    }
-    // 2. the same name in another spelling (`getTinyImage` -> `get-tiny-image`,
-    //    `list_files` -> `listFiles`), when that spelling is unique on both sides
-    let mut folded_new: HashMap<String, Vec<&String>> = HashMap::new();
-    for n in added.iter().filter(|n| !used_new.contains(**n)) {
-        folded_new.entry(fold_name(n)).or_default().push(n);
-    }
-    let mut folded_old: HashMap<String, usize> = HashMap::new();
-    for o in removed.iter().filter(|o| !used_old.contains(**o)) {
-        *folded_old.entry(fold_name(o)).or_default() += 1;
-    }
-    for o in removed {
-        let f = fold_name(o);
-        if used_old.contains(o) || folded_old.get(&f) != Some(&1) {
-            continue;
-        }
-        if let Some([n]) = folded_new.get(&f).map(Vec::as_slice) {
-            used_new.insert(n);
-            used_old.insert(o);
-            out.push((*o, *n));
-        }
-    }
-    // 3. nearly identical (share >= 80% of their leaves), bounded candidate count
-    let ro: Vec<&&String> = removed.iter().filter(|o| !used_old.contains(**o)).collect();
-    let an: Vec<&&String> = added.iter().filter(|n| !used_new.contains(**n)).collect();
-    if !ro.is_empty() && !an.is_empty() && ro.len() * an.len() <= 200 * 200 {
-        let leaves = |v: &Value| -> BTreeSet<String> {
-            let mut s = BTreeSet::new();
-            tool_leaves(v, "", &mut s, 0);
-            s
-        };
-        let fo: Vec<BTreeSet<String>> = ro.iter().map(|o| leaves(&old[**o])).collect();
-        let fa: Vec<BTreeSet<String>> = an.iter().map(|n| leaves(&new[**n])).collect();
-        let mut cands = Vec::new();
-        for (i, a) in fo.iter().enumerate() {
-            for (j, b) in fa.iter().enumerate() {
-                let inter = a.intersection(b).count();
-                let union = a.union(b).count().max(1);
-                let score = inter * 1000 / union;
-                if score >= 800 {
-                    cands.push((score, i, j));
-                }
-            }
-        }
-        cands.sort_by(|p, q| q.0.cmp(&p.0).then(p.1.cmp(&q.1)).then(p.2.cmp(&q.2)));
-        let mut ui = vec![false; ro.len()];
-        let mut uj = vec![false; an.len()];
-        for (_, i, j) in cands {
-            if !ui[i] && !uj[j] {
-                ui[i] = true;
-                uj[j] = true;
-                out.push((*ro[i], *an[j]));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn tool_leaves(v: &Value, path: &str, out: &mut BTreeSet<String>, depth: usize) {
-    if depth > 64 || out.len() > 2000 {
-        return;
-    }
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                if depth == 0 && k == "name" {
-                    continue;
-                }
-                tool_leaves(x, &format!("{path}/{k}"), out, depth + 1);
-            }
-        }
-        Value::Array(a) => {
-            // arrays as sets of elements (order of required/enum means nothing)
-            for x in a {
-                tool_leaves(x, &format!("{path}/[]"), out, depth + 1);
-            }
-        }
-        // numbers are canonical already (the tools are [`Canonical`])
-        other => {
-            out.insert(format!("{path}={other}"));
-        }
-    }
+    pairs.into_iter().filter(|(o, n)| degree[&(false, *o)] == 1 && degree[&(true, *n)] == 1).collect()
 }
 
 fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {

@@ -299,6 +299,57 @@ fn write_canon(v: &Value, s: &mut String, depth: usize) {
     }
 }
 
+/// A normalised schema with what a rename sets aside removed at every depth (RULES,
+/// `tool-renamed` (a)): every `description` and `title`, and the titles and descriptions of a
+/// titled enum. Only schema positions are entered, so a property named `title` stays; the
+/// alternatives of `allOf`/`anyOf`/`oneOf` are put in one order (they are matched by content,
+/// never by index). Schemas equal under this are one definition apart from its words.
+pub fn without_annotations(v: &Value) -> Value {
+    strip_annotations(v, 0)
+}
+
+fn strip_annotations(v: &Value, depth: usize) -> Value {
+    let Value::Object(m) = v else { return v.clone() };
+    if depth > MAX_DEPTH {
+        return v.clone();
+    }
+    let mut out = Map::new();
+    for (k, x) in m {
+        let x = match k.as_str() {
+            "description" | "title" | "$enumTitles" | "$enumDescriptions" => continue,
+            key if MAP_KEYWORDS.contains(&key) => match x {
+                Value::Object(c) => {
+                    Value::Object(c.iter().map(|(n, s)| (n.clone(), strip_annotations(s, depth + 1))).collect())
+                }
+                other => other.clone(),
+            },
+            key if CLOSABLE_KEYWORDS.contains(&key) || SINGLE_KEYWORDS.contains(&key) => {
+                strip_annotations(x, depth + 1)
+            }
+            key if ARRAY_KEYWORDS.contains(&key) => match x {
+                Value::Array(a) => {
+                    let mut a: Vec<(String, Value)> = a
+                        .iter()
+                        .map(|s| {
+                            let s = strip_annotations(s, depth + 1);
+                            (canon(&s), s)
+                        })
+                        .collect();
+                    // `prefixItems` is a sequence; the compositions are sets of alternatives.
+                    if key != "prefixItems" {
+                        a.sort_by(|p, q| p.0.cmp(&q.0));
+                    }
+                    Value::Array(a.into_iter().map(|(_, s)| s).collect())
+                }
+                other => other.clone(),
+            },
+            _ => x.clone(),
+        };
+        out.insert(k.clone(), x);
+    }
+    Value::Object(out)
+}
+
 /// Sort and deduplicate an array by canonical text.
 fn set_of(a: &[Value]) -> Vec<Value> {
     let mut by: BTreeMap<String, Value> = BTreeMap::new();

@@ -37,8 +37,24 @@ pub fn judge(
     counts: (usize, usize),
     policy: &Policy<'_>,
 ) -> PolicyOutcome {
+    judge_beside(pinned, live, counts, Vec::new(), policy)
+}
+
+/// [`judge`] with `beside`: changes found outside the surfaces (`server-launch-changed`, the
+/// config against the pin), judged under the same policy and in the same order.
+pub fn judge_beside(
+    pinned: &ServerSurface,
+    live: &ServerSurface,
+    counts: (usize, usize),
+    beside: Vec<Change>,
+    policy: &Policy<'_>,
+) -> PolicyOutcome {
     let mut changes = super::diff_surfaces_partial(pinned, live);
     super::every_tool_gone(&mut changes, counts.0, counts.1);
+    if !beside.is_empty() {
+        changes.extend(beside);
+        super::sort_changes(&mut changes);
+    }
     policy::apply(changes, policy.server, policy.rules, policy.ignores, policy.today)
 }
 

@@ -15,6 +15,7 @@ fn server(probe: ProbePolicy) -> ServerConfig {
             env: BTreeMap::from([("TOKEN".to_string(), "s3cr3t-token".to_string())]),
             cwd: None,
             cwd_template: None,
+            launch: Default::default(),
             inherit_env: Default::default(),
         }),
         timeout: Duration::from_secs(2),

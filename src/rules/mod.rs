@@ -268,8 +268,8 @@ catalogue! {
       "The model reads tools/list as the list of what it can do: it never calls a tool it is not shown, gets no error, and answers without it (only a caller that hard-coded the name sees an error). Same reasoning as enum-value-removed. A server that lists no tools at all where it had some (usually a start-up or authentication failure) is reported in one line.",
       r#"tools: [search, fetch]"#, r#"tools: [search]"#;
     ToolRenamed "tool-renamed" L T [] risk 39 value
-      "a tool disappears and another appears with the same or nearly the same definition (or the same name respelled)",
-      "Calls to the old name fail with an error. Reported once, with any difference between the two definitions diffed as usual.",
+      "a tool disappears and another appears with the same schemas (descriptions and titles aside) or the same name respelled, one to one",
+      "Calls to the old name fail with an error. Reported once, with any difference between the two definitions diffed as usual (a rewritten description is that tool's description-changed). Paired when (a) inputSchema and outputSchema are equal once descriptions and titles are set aside, whatever the names (run_code -> run_code_unsafe), or (b) the names are equal once case and the separators - _ . and space are set aside (getTinyImage -> get-tiny-image); in both only one to one: two candidates for one tool make no rename.",
       r#"{"name": "search_docs", ...}"#, r#"{"name": "docs_search", ...}"#;
     DescriptionChanged "description-changed" S T [] risk 84 prose
       "a tool's description text changed",
@@ -505,6 +505,10 @@ catalogue! {
     CapabilitiesChanged "capabilities-changed" L V [] risk 30 value
       "the server's capabilities changed",
       "Features appear or disappear; clients using a gone feature get errors.", r#""capabilities": {"tools": {}}"#, r#""capabilities": {"tools": {"listChanged": true}}"#;
+    ServerLaunchChanged "server-launch-changed" L V [] risk 37 value
+      "the command, arguments, url or working folder the server is started with (as written in the config) differs from the one it was pinned with",
+      "The tools may read the same while the lock now vouches for another program: a pull request that swaps a server's program (another package, a fork, a local script) while it serves the same tools changes nothing a surface diff sees. Compared as written in the config, before ${VAR} expansion and path resolution, so another machine, checkout or folder changes nothing; a lock from before mcp-pin recorded the launch reports nothing until the next `lock` records it. Loud: reported, the gate passes; `mcp-pin lock` accepts it.",
+      r#""command": "npx", "args": ["-y", "@acme/docs-mcp@1.4.0"]"#, r#""command": "node", "args": ["vendor/docs-mcp/index.js"]"#;
     // ---- probes
     CallFailed "call-failed" S P [] risk 70 value
       "the probe's valid call now returns an error (a JSON-RPC error or isError: true)",

@@ -79,6 +79,10 @@ fn output_rules_mirror_input_rules() {
     ] {
         assert_eq!(id.class(), c, "{id}");
     }
+    // RULES names the outputSchema's `$schema` rule: the mirror of `schema-dialect-changed`.
+    assert_eq!(mirror(RuleId::SchemaDialectChanged), Some(RuleId::OutputSchemaDialectChanged));
+    assert_eq!(RuleId::OutputSchemaDialectChanged.as_str(), "output-schema-dialect-changed");
+    assert_eq!(RuleId::OutputSchemaDialectChanged.class(), Class::Cosmetic);
 }
 
 #[test]

@@ -25,6 +25,7 @@ mod fuzz_regressions;
 mod hostile;
 mod https;
 mod interop;
+mod launch;
 mod layers;
 mod masking;
 mod no_panic;
@@ -38,6 +39,7 @@ mod probes_cli;
 mod proxy;
 mod real_probes;
 mod real_servers;
+mod renames;
 mod report_agreement;
 mod report_formats;
 #[cfg(unix)]

@@ -36,6 +36,7 @@ fn npx_server(name: &str, args: Vec<String>, env: BTreeMap<String, String>) -> S
             env,
             cwd: None,
             cwd_template: None,
+            launch: Default::default(),
             inherit_env: Default::default(),
         }),
         // npx may have to fetch the package on the first run.
@@ -253,6 +254,7 @@ fn plain_server(name: &str, command: &str, args: Vec<String>) -> ServerConfig {
             env: BTreeMap::new(),
             cwd: None,
             cwd_template: None,
+            launch: Default::default(),
             inherit_env: Default::default(),
         }),
         timeout: Duration::from_secs(30),

@@ -253,7 +253,9 @@ fn classes_after() -> Value {
         tool("cosmetic", json!({"description": "The   cosmetic\n tool."})),
         tool("silent", json!({"inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}})),
         tool("relaxed", json!({"annotations": {"destructiveHint": false}})),
-        tool("fresh", json!({})),
+        // Arguments of its own: a new tool with `gone`'s schema would be `gone` renamed
+        // (RULES, `tool-renamed` (a)), not a new tool.
+        tool("fresh", json!({"inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}})),
     ]})
 }
 

@@ -19,6 +19,7 @@ pub async fn conformance_client(url: &str) -> ExitStatus {
         crate::config::Transport::Http(crate::config::Http {
             url: url.to_string(),
             url_template: url.to_string(),
+            launch: crate::config::Launch::http(url),
             headers: BTreeMap::new(),
             allow_redirects: vec![],
             // The suite hands credentials to its client in MCP_CONFORMANCE_CONTEXT.
