@@ -237,7 +237,10 @@ fn client_file(client: Client, url: &str) -> (&'static str, String) {
     }
 }
 
-/// The whole life of a wrapped project for one client.
+/// The whole life of a wrapped project for one client. Checked by hand once: with the proxy no
+/// longer starting the server in the config's folder (`ServerConfig::started_in` taken out of
+/// `proxy::run`), the Cursor case listed nothing (its `./s.json` was looked for in Cursor's
+/// working folder).
 fn wrapped_project_works_in_another_clone(client: Client) {
     // The remote docs server lives outside the project (it is not copied with it).
     let remote = Project::new();
@@ -336,8 +339,9 @@ fn cursor_wrapped_project_works_in_another_clone() {
 
 /// A default the user wrote in the client file (`${REGION:-eu}`) is a setting: `init` marks the
 /// variable `not_secret`, and the proxy is handed `eu` without refusing it as a secret too short
-/// to mask. Without the marking (taken out by hand once: `not_secret` deleted from the toml and
-/// REGION set to `us`), the proxy refused the server and listed nothing.
+/// to mask. Checked by hand once: with every reference read as a secret (the `not_secret`
+/// marking and the written-default rule taken out of `Expander::read_ref`), `--wrap --write`
+/// refused: "the proxy would be handed `REGION` = a value shorter than 4 characters".
 #[test]
 fn a_default_written_in_the_client_file_is_no_secret() {
     let p = Project::new();
