@@ -46,6 +46,7 @@ pub fn init_toml_keeping(loaded: &super::Loaded, source: &Path, kept: &BTreeMap<
     for (name, server) in &from.servers {
         first_server.get_or_insert(name.as_str());
         if let Some(text) = kept.get(name) {
+            note_vars(text, &mut vars);
             body.push_str(text.trim_end());
             body.push_str("\n\n");
             continue;
@@ -55,6 +56,7 @@ pub fn init_toml_keeping(loaded: &super::Loaded, source: &Path, kept: &BTreeMap<
     }
     for name in kept.keys().filter(|k| !from.servers.contains_key(*k)) {
         first_server.get_or_insert(name.as_str());
+        note_vars(&kept[name], &mut vars);
         body.push_str(kept[name].trim_end());
         body.push_str("\n\n");
     }
