@@ -586,6 +586,26 @@ pub fn safe_cut_from(bytes: &[u8], at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_setting_is_neither_refused_nor_registered() {
+        let env = |v: &str| match v {
+            "REGION" => Some("eu".to_string()),
+            "LOG_LEVEL" => Some("verbose-setting".to_string()),
+            _ => None,
+        };
+        scoped(|| {
+            // Where a secret is expected, a short value is refused.
+            assert_eq!(read_var("REGION", &env), Err(Refusal::TooShort));
+            // The default written beside the reference, or a variable marked `not_secret`: a setting.
+            assert_eq!(read_setting("REGION", &env, Some("eu"), false), Ok(Some("eu".into())));
+            assert_eq!(read_setting("REGION", &env, Some("us"), false), Err(Refusal::TooShort));
+            assert_eq!(read_setting("REGION", &env, None, true), Ok(Some("eu".into())));
+            assert_eq!(read_setting("LOG_LEVEL", &env, None, true), Ok(Some("verbose-setting".into())));
+            assert!(!any_registered());
+        });
+    }
+
     use super::*;
 
     #[test]

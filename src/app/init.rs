@@ -148,7 +148,13 @@ fn write_originals(source: &Path, entries: &BTreeMap<String, String>) -> Result<
         "entries": entries,
     });
     let text = serde_json::to_string_pretty(&v).map_err(|e| AppError::Io(e.to_string()))? + "\n";
-    crate::sink::write_file(&path, &text).map_err(|e| AppError::Io(format!("cannot write {}: {e}", path.display())))
+    crate::sink::write_file(&path, &text).map_err(|e| AppError::Io(format!("cannot write {}: {e}", path.display())))?;
+    // It holds what the client config held (a user-level file's literal keys): readable by whom
+    // the client config is.
+    if let Ok(m) = std::fs::metadata(source) {
+        let _ = std::fs::set_permissions(&path, m.permissions());
+    }
+    Ok(())
 }
 
 /// What `init --wrap` produced.
@@ -226,6 +232,20 @@ pub fn wrap(cwd: &Path, from: Option<&Path>, config: Option<&Path>, write: bool)
                 crate::tell!("hint: {h}");
             }
         }
+    }
+    let lockfile = config.parent().unwrap_or(Path::new("/")).join("mcp.lock");
+    let pinned = crate::lockfile::LockText::read(&lockfile)
+        .ok()
+        .and_then(|t| {
+            let scanned = crate::lockfile::ScannedLock::scan(t.as_str(), &lockfile).ok()?;
+            scanned.pending(&|s| wrapped.handovers.contains_key(s)).ok().map(|p| p.into_keys().collect())
+        })
+        .unwrap_or_else(std::collections::BTreeSet::new);
+    for name in wrapped.wrapped.iter().filter(|n| !pinned.contains(*n)) {
+        crate::tell!(
+            "warning: server `{name}` is not in {}: the proxy relays only a pinned server (`mcp-pin lock --server {name}`, then commit mcp.lock)",
+            lockfile.display()
+        );
     }
     if write && !wrapped.wrapped.is_empty() {
         let mut originals = read_originals(&source)?;
