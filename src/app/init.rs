@@ -234,13 +234,13 @@ pub fn wrap(cwd: &Path, from: Option<&Path>, config: Option<&Path>, write: bool)
         }
     }
     let lockfile = config.parent().unwrap_or(Path::new("/")).join("mcp.lock");
-    let pinned = crate::lockfile::LockText::read(&lockfile)
+    let pinned: std::collections::BTreeSet<String> = crate::lockfile::LockText::read(&lockfile)
         .ok()
         .and_then(|t| {
             let scanned = crate::lockfile::ScannedLock::scan(t.as_str(), &lockfile).ok()?;
             scanned.pending(&|s| wrapped.handovers.contains_key(s)).ok().map(|p| p.into_keys().collect())
         })
-        .unwrap_or_else(std::collections::BTreeSet::new);
+        .unwrap_or_default();
     for name in wrapped.wrapped.iter().filter(|n| !pinned.contains(*n)) {
         crate::tell!(
             "warning: server `{name}` is not in {}: the proxy relays only a pinned server (`mcp-pin lock --server {name}`, then commit mcp.lock)",
