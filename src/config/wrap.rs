@@ -281,6 +281,23 @@ pub fn reads(server: &ServerConfig) -> Vec<String> {
         Transport::Http(h) => {
             templates.push(&h.url_template);
             templates.extend(h.headers.values().map(String::as_str));
+            if let Some(o) = &h.oauth {
+                templates.extend([o.client_id.as_str(), o.client_secret.as_str()]);
+                templates.extend([&o.private_key, &o.scope, &o.issuer].into_iter().flatten().map(String::as_str));
+                match &o.grant {
+                    super::Grant::JwtBearer { assertion } => templates.push(assertion),
+                    super::Grant::EnterpriseManaged {
+                        id_token,
+                        idp_token_endpoint,
+                        idp_client_id,
+                        idp_client_secret,
+                    } => {
+                        templates.extend([id_token, idp_token_endpoint].map(String::as_str));
+                        templates.extend([idp_client_id, idp_client_secret].into_iter().flatten().map(String::as_str));
+                    }
+                    _ => {}
+                }
+            }
         }
     }
     let mut out: Vec<String> = Vec::new();
@@ -564,6 +581,15 @@ mod tests {
         let (back, restored, left) = unwrap(&w.text, path, &w.originals).unwrap();
         assert_eq!(back, vscode);
         assert_eq!((restored, left), (vec!["notes".to_string()], vec![]));
+    }
+
+    #[test]
+    fn an_oauth_server_hands_over_its_credentials() {
+        let toml = load(
+            "[servers.docs]\nurl = \"https://docs.example.com/mcp\"\n[servers.docs.oauth]\nclient_id = \"${DOCS_ID}\"\nclient_secret = \"${DOCS_SECRET}\"\n",
+            "/p/mcp-pin.toml",
+        );
+        assert_eq!(reads(&toml["docs"]), ["DOCS_ID", "DOCS_SECRET"]);
     }
 
     #[test]
