@@ -184,6 +184,38 @@ pub fn read_var(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Op
     Ok(value)
 }
 
+/// [`read_var`] for a reference whose value may be a setting, not a secret:
+/// - `default`: the default written beside the reference (`${REGION:-eu}`): a value equal to it
+///   is in the config in clear, so it is no secret (never refused, never registered);
+/// - `marked`: the config names the variable as no secret (`not_secret` in `mcp-pin.toml`: a
+///   region, a log level). Its value is never refused as too short to mask, and it is not
+///   registered, except under a restricting policy (CI), where the config is not trusted to
+///   say what is secret: a value long enough to mask is masked there all the same.
+pub fn read_setting(
+    var: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    default: Option<&str>,
+    marked: bool,
+) -> Result<Option<String>, Refusal> {
+    if !policy().allows(var) {
+        return Err(Refusal::NotAllowed);
+    }
+    let value = lookup(var);
+    if let Some(v) = &value {
+        let written = default.is_some_and(|d| !d.is_empty() && d == v);
+        if NOT_SECRET.contains(&var) || written {
+            return Ok(value);
+        }
+        match (marked, kind_of(v)) {
+            (false, ValueKind::TooShort) => return Err(Refusal::TooShort),
+            (false, _) => register(v),
+            (true, _) if *policy() != EnvPolicy::Any => register(v),
+            (true, _) => {}
+        }
+    }
+    Ok(value)
+}
+
 /// Each line of a multi-line secret this long or longer is registered on its own too: a server
 /// that prints a PEM key prints it line by line. (Shorter lines, such as a key's last one, are
 /// too common to mask everywhere.)
@@ -598,6 +630,26 @@ pub fn safe_cut_from(bytes: &[u8], at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_setting_is_neither_refused_nor_registered() {
+        let env = |v: &str| match v {
+            "REGION" => Some("eu".to_string()),
+            "LOG_LEVEL" => Some("verbose-setting".to_string()),
+            _ => None,
+        };
+        scoped(|| {
+            // Where a secret is expected, a short value is refused.
+            assert_eq!(read_var("REGION", &env), Err(Refusal::TooShort));
+            // The default written beside the reference, or a variable marked `not_secret`: a setting.
+            assert_eq!(read_setting("REGION", &env, Some("eu"), false), Ok(Some("eu".into())));
+            assert_eq!(read_setting("REGION", &env, Some("us"), false), Err(Refusal::TooShort));
+            assert_eq!(read_setting("REGION", &env, None, true), Ok(Some("eu".into())));
+            assert_eq!(read_setting("LOG_LEVEL", &env, None, true), Ok(Some("verbose-setting".into())));
+            assert!(!any_registered());
+        });
+    }
+
     use super::*;
 
     #[test]

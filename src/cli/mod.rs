@@ -147,8 +147,12 @@ pub enum Command {
         /// the mcp-pin.toml that `mcp-pin init` writes); --write saves it
         #[arg(long)]
         wrap: bool,
-        /// With --wrap: write the rewritten client config over the original
-        #[arg(long, requires = "wrap")]
+        /// Print the client config with each entry that --wrap --write replaced put back as it
+        /// was written (kept beside it, in FILE.before-wrap.json); --write saves it
+        #[arg(long, conflicts_with = "wrap")]
+        unwrap: bool,
+        /// With --wrap or --unwrap: write the rewritten client config over the original
+        #[arg(long)]
         write: bool,
     },
     /// Relay one server to an MCP client (stdio), enforcing the reviewed lock on every message:

@@ -109,7 +109,9 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
             Err(e) => print_error(&e),
         },
         Command::Explain { rule } => explain(rule.as_deref()),
-        Command::Init { from, force: _, wrap: true, write } => done(wrap(from.as_deref(), g.config.as_deref(), *write)),
+        Command::Init { from, wrap: true, write, .. } => done(wrap(from.as_deref(), g.config.as_deref(), *write)),
+        Command::Init { from, unwrap: true, write, .. } => done(unwrap(from.as_deref(), *write)),
+        Command::Init { write: true, .. } => done(Err(AppError::Usage("--write goes with --wrap or --unwrap".into()))),
         Command::Init { from, force, .. } => done(init(from.as_deref(), *force)),
         Command::Proxy { server, log, dry_run, hide_new_tools, serve_unpinned, command } => {
             crate::proxy::run(crate::proxy::Settings {
@@ -291,18 +293,43 @@ fn wrap(from: Option<&std::path::Path>, config: Option<&std::path::Path>, write:
     let done = app::init::wrap(&cwd, from, config, write)?;
     if write {
         crate::tell!(
-            "wrote {}: its {} server{} now run through `mcp-pin proxy` (the originals stay in {})",
+            "wrote {}: its {} server{} now run through `mcp-pin proxy` (the originals stay in {}; `mcp-pin init --unwrap --write` puts the entries back)",
             done.source.display(),
             done.servers,
             if done.servers == 1 { "" } else { "s" },
             done.config.display()
         );
+        for (name, env) in &done.handovers {
+            if !env.is_empty() {
+                let vars: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+                crate::tell!("  {name} hands the proxy {}", vars.join(", "));
+            }
+        }
     } else {
         crate::sink::print_out(&done.text);
         crate::tell!(
             "this is {} with each server run through `mcp-pin proxy`; `mcp-pin init --wrap --write` saves it",
             done.source.display()
         );
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `init --unwrap`: the client config with the entries `--wrap --write` replaced put back.
+fn unwrap(from: Option<&std::path::Path>, write: bool) -> Result<ExitStatus, AppError> {
+    let cwd = std::env::current_dir().map_err(|e| AppError::Io(e.to_string()))?;
+    let done = app::init::unwrap(&cwd, from, write)?;
+    if write {
+        crate::tell!(
+            "wrote {}: {} entr{} back as {} written",
+            done.source.display(),
+            done.restored.len(),
+            if done.restored.len() == 1 { "y" } else { "ies" },
+            if done.restored.len() == 1 { "it was" } else { "they were" }
+        );
+    } else {
+        crate::sink::print_out(&done.text);
+        crate::tell!("this is {} unwrapped; `mcp-pin init --unwrap --write` saves it", done.source.display());
     }
     Ok(ExitStatus::Success)
 }

@@ -41,6 +41,8 @@ pub(crate) struct Source<'a> {
     pub dialect: Dialect,
     /// The front end's error at a place (file:line:col where it has a span).
     pub error: &'a dyn Fn(&At, String) -> ConfigError,
+    /// The server's variables the config says are no secret (`not_secret`).
+    pub not_secret: &'a [String],
 }
 
 impl Source<'_> {
@@ -60,7 +62,7 @@ impl Source<'_> {
 
     /// `${VAR}` expansion with errors mapped to the file. Messages never hold a resolved value.
     pub fn expand(&self, server: &str, w: &Written, what: &str) -> Result<Expanded, ConfigError> {
-        let ex = Expander { dialect: self.dialect, env: self.env, workspace: self.dir };
+        let ex = Expander { dialect: self.dialect, env: self.env, workspace: self.dir, not_secret: self.not_secret };
         let (path, server_name) = (self.path.to_path_buf(), server.to_string());
         ex.expand(&w.text).map_err(|e| match e {
             ExpandError::Missing { var } => ConfigError::MissingVar { path, server: server_name, var },
@@ -159,7 +161,8 @@ pub(crate) fn stdio(src: &Source<'_>, n: &str, spec: StdioSpec) -> Result<BuiltS
             continue;
         };
         let (path, server) = (src.path.to_path_buf(), n.to_string());
-        match crate::secrets::read_var(var, env_fn) {
+        let marked = src.not_secret.contains(var);
+        match crate::secrets::read_setting(var, env_fn, None, marked) {
             Ok(Some(v)) => {
                 inherit_env.insert(var.clone(), v);
             }

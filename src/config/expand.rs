@@ -55,10 +55,14 @@ pub enum ExpandError {
 
 /// Read one variable for a config through the process's [`crate::secrets`] policy.
 fn read(var: &str, env: EnvFn<'_>) -> Result<Option<String>, ExpandError> {
-    crate::secrets::read_var(var, env).map_err(|r| match r {
+    crate::secrets::read_var(var, env).map_err(|r| refused(var, r))
+}
+
+fn refused(var: &str, r: crate::secrets::Refusal) -> ExpandError {
+    match r {
         crate::secrets::Refusal::NotAllowed => ExpandError::NotAllowed { var: var.to_string() },
         crate::secrets::Refusal::TooShort => ExpandError::TooShort { var: var.to_string() },
-    })
+    }
 }
 
 /// The environment variable that stands in for VS Code's `${input:ID}` prompt.
@@ -177,6 +181,8 @@ pub struct Expander<'a> {
     pub env: Option<EnvFn<'a>>,
     /// `${workspaceFolder}` (client configs): the project folder.
     pub workspace: &'a Path,
+    /// Variables the config says are no secret (`not_secret`): settings such as a region.
+    pub not_secret: &'a [String],
 }
 
 /// A string both resolved and as an `mcp-pin.toml` template.
@@ -205,7 +211,7 @@ impl Expander<'_> {
         for p in pieces {
             match p {
                 Piece::Lit(s) => out.push_str(s),
-                Piece::Var { name, default } => match (read(name, env)?, default) {
+                Piece::Var { name, default } => match (self.read_ref(name, default.as_deref(), env)?, default) {
                     (Some(v), Some(d)) if v.is_empty() => out.push_str(d),
                     (Some(v), _) => out.push_str(&v),
                     (None, Some(d)) => out.push_str(d),
@@ -229,6 +235,71 @@ impl Expander<'_> {
         }
         Ok(out)
     }
+}
+
+impl Expander<'_> {
+    /// One `${VAR}` read: a variable the config marks `not_secret`, or one given the very default
+    /// written beside it, is a setting (`secrets::read_setting`); any other is a secret.
+    fn read_ref(&self, name: &str, default: Option<&str>, env: EnvFn<'_>) -> Result<Option<String>, ExpandError> {
+        let marked = self.not_secret.iter().any(|n| n == name);
+        if !marked && default.is_none_or(str::is_empty) {
+            return read(name, env);
+        }
+        crate::secrets::read_setting(name, env, default, marked).map_err(|r| refused(name, r))
+    }
+}
+
+/// A variable reference as a client config spells it, and the variable `mcp-pin.toml` reads
+/// for it (`${input:notes-key}` → `MCP_PIN_INPUT_NOTES_KEY`, `${env:X}` → `X`, `${userHome}` →
+/// `HOME`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRef {
+    pub var: String,
+    /// As written: `${input:notes-key}`, `${env:X}`, `${X:-d}`.
+    pub spelling: String,
+    /// The default written beside it (`${X:-d}`).
+    pub default: Option<String>,
+}
+
+/// Every variable reference of a client config's string, in order.
+pub fn client_refs(s: &str) -> Vec<ClientRef> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        let Some(close) = after.find('}') else { break };
+        let inner = &after[..close];
+        let (var, default) = match parse_ref(inner, Dialect::Client) {
+            Ok(Piece::Var { name, default }) => (Some(name), default),
+            Ok(Piece::Input { id }) => (Some(input_var(&id)), None),
+            Ok(Piece::UserHome) => (Some("HOME".to_string()), None),
+            _ => (None, None),
+        };
+        if let Some(var) = var {
+            out.push(ClientRef { var, spelling: format!("${{{inner}}}"), default });
+        }
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// A client config's string as the client would hand it over, for a check made before anyone
+/// runs it: a reference with a default gets its default, any other reference `sample` (a value
+/// nobody knows yet), `${workspaceFolder}` the project folder.
+pub fn sample_client_value(s: &str, workspace: &Path, sample: &str) -> String {
+    let Ok(pieces) = parse(s, Dialect::Client) else { return s.to_string() };
+    let mut out = String::new();
+    for p in pieces {
+        match p {
+            Piece::Lit(l) => out.push_str(&l),
+            Piece::Var { default: Some(d), .. } => out.push_str(&d),
+            Piece::Var { default: None, .. } | Piece::Input { .. } | Piece::UserHome => out.push_str(sample),
+            Piece::WorkspaceFolder => out.push_str(&workspace.to_string_lossy()),
+            Piece::WorkspaceFolderBasename => out.push_str(&basename(workspace)),
+            Piece::PathSeparator => out.push(std::path::MAIN_SEPARATOR),
+        }
+    }
+    out
 }
 
 fn basename(p: &Path) -> String {
@@ -276,6 +347,20 @@ pub fn template_vars(s: &str) -> Vec<String> {
     out
 }
 
+/// Every variable an `mcp-pin.toml` template reads, with or without a default, in order,
+/// without duplicates.
+pub fn template_refs(s: &str) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for p in parse(s, Dialect::McpPin).unwrap_or_default() {
+        if let Piece::Var { name, default } = p {
+            if !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, default));
+            }
+        }
+    }
+    out
+}
+
 /// Whether `s` parses as an `mcp-pin.toml` template (with or without references).
 pub fn parses_as_template(s: &str) -> bool {
     parse(s, Dialect::McpPin).is_ok()
@@ -298,12 +383,12 @@ mod tests {
 
     fn ex(d: Dialect, s: &str) -> Result<Expanded, ExpandError> {
         let ws = PathBuf::from("/proj");
-        Expander { dialect: d, env: Some(&env), workspace: &ws }.expand(s)
+        Expander { dialect: d, env: Some(&env), workspace: &ws, not_secret: &[] }.expand(s)
     }
 
     fn tpl(d: Dialect, s: &str) -> String {
         let ws = PathBuf::from("/proj");
-        Expander { dialect: d, env: None, workspace: &ws }.expand(s).unwrap().value
+        Expander { dialect: d, env: None, workspace: &ws, not_secret: &[] }.expand(s).unwrap().value
     }
 
     #[test]

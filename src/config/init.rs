@@ -6,6 +6,7 @@
 //! so that `${env:X}` in the source becomes `${X}` rather than its value; a resolved config
 //! works too (secret-looking values are still replaced by references).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -31,13 +32,33 @@ pub fn init_toml(from: &Config, source: &Path) -> String {
 /// (its values stay in the file), and each server left out (a transport mcp-pin does not
 /// speak) is written as a comment saying why.
 pub fn init_toml_from(loaded: &super::Loaded, source: &Path) -> String {
+    init_toml_keeping(loaded, source, &BTreeMap::new())
+}
+
+/// [`init_toml_from`], with the servers of `kept` written as the text given (the sections an
+/// existing `mcp-pin.toml` has for a server the client config runs through the proxy: the
+/// client file no longer says how to start it, the old `mcp-pin.toml` does).
+pub fn init_toml_keeping(loaded: &super::Loaded, source: &Path, kept: &BTreeMap<String, String>) -> String {
     let from = &loaded.config;
     let mut body = String::new();
     let mut vars: Vec<String> = Vec::new();
     let mut first_server = None;
     for (name, server) in &from.servers {
         first_server.get_or_insert(name.as_str());
-        write_server(&mut body, name, server, loaded.env_files.get(name).map(String::as_str), &mut vars);
+        if let Some(text) = kept.get(name) {
+            note_vars(text, &mut vars);
+            body.push_str(text.trim_end());
+            body.push_str("\n\n");
+            continue;
+        }
+        let mut invented = BTreeMap::new();
+        write_server(&mut body, name, server, loaded.env_files.get(name).map(String::as_str), &mut vars, &mut invented);
+    }
+    for name in kept.keys().filter(|k| !from.servers.contains_key(*k)) {
+        first_server.get_or_insert(name.as_str());
+        note_vars(&kept[name], &mut vars);
+        body.push_str(kept[name].trim_end());
+        body.push_str("\n\n");
     }
     for (name, why) in &loaded.skipped {
         let _ = writeln!(body, "# [servers.{}] is not here: {}.\n", key(name), why.replace('\n', " "));
@@ -87,14 +108,145 @@ pub fn init_toml_from(loaded: &super::Loaded, source: &Path) -> String {
     out
 }
 
-fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: Option<&str>, vars: &mut Vec<String>) {
+/// The variables `mcp-pin init` makes up for the literal secrets of a client config's server
+/// (`API_KEY = "${API_KEY}"` for a literal key, `Bearer ${DOCS_TOKEN}` for a literal token),
+/// each with the literal it stands for: what the client hands the proxy as that variable once
+/// the server is wrapped.
+pub fn invented_vars(name: &str, server: &ServerConfig) -> BTreeMap<String, String> {
+    let mut invented = BTreeMap::new();
+    write_server(&mut String::new(), name, server, None, &mut Vec::new(), &mut invented);
+    invented
+}
+
+/// One server's `[servers.NAME]` section as `mcp-pin init` writes it.
+pub fn server_toml(name: &str, server: &ServerConfig) -> String {
+    let mut out = String::new();
+    write_server(&mut out, name, server, None, &mut Vec::new(), &mut BTreeMap::new());
+    out
+}
+
+/// The sections of an `mcp-pin.toml` text that define server `name` (`[servers.NAME]` and its
+/// sub-tables, `[servers.NAME.env]`, `[servers.NAME.tools.T]`), as written, each without the
+/// comment and blank lines that trail it (they introduce what follows). `None` when the server
+/// has no such header (written as an inline table).
+pub fn server_sections(text: &str, name: &str) -> Option<String> {
+    let mut chunks: Vec<Vec<&str>> = Vec::new();
+    let mut inside = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            inside = header_path(t).get(..2).is_some_and(|p| p[0] == "servers" && p[1] == name);
+            if inside {
+                chunks.push(Vec::new());
+            }
+        }
+        if inside {
+            if let Some(c) = chunks.last_mut() {
+                c.push(line);
+            }
+        }
+    }
+    if chunks.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for mut c in chunks {
+        while c.last().is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+            c.pop();
+        }
+        out.extend(c);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+/// The dotted path of a TOML table header (`[servers."a.b".env]` → `servers`, `a.b`, `env`).
+fn header_path(line: &str) -> Vec<String> {
+    let inner = line.trim_start_matches('[');
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for c in inner.chars() {
+        match (quote, c) {
+            (None, ']') => break,
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '.') => out.push(std::mem::take(&mut cur).trim().to_string()),
+            (None, c) if c.is_whitespace() => {}
+            (_, c) => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+/// Words of a variable name that say its value is a setting (a region, a log level, a mode).
+const SETTING_WORDS: &[&str] = &[
+    "REGION",
+    "LOCALE",
+    "LANG",
+    "LANGUAGE",
+    "LOG",
+    "LEVEL",
+    "VERBOSE",
+    "VERBOSITY",
+    "DEBUG",
+    "MODE",
+    "TZ",
+    "TIMEZONE",
+    "COLOR",
+    "COLOUR",
+    "FORMAT",
+    "THEME",
+    "ENV",
+    "ENVIRONMENT",
+    "STAGE",
+    "PROFILE",
+];
+
+/// The variables a server's templates read that are settings, not secrets: one written with a
+/// default (`${REGION:-eu}`: the user wrote a value in the committed file), or whose name says
+/// setting (`LOG_LEVEL`, `AWS_REGION`); never one whose name says secret.
+fn settings_read(templates: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in templates {
+        for (v, default) in super::expand::template_refs(t) {
+            let upper = v.to_ascii_uppercase();
+            let setting_word = upper.split('_').any(|w| SETTING_WORDS.contains(&w));
+            let defaulted = default.is_some_and(|d| !d.is_empty());
+            if (defaulted || setting_word) && !secret_name(&v) && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// A literal of a template with no reference (`$$` is `$`).
+fn unescape(t: &str) -> String {
+    t.replace("$$", "$")
+}
+
+fn write_server(
+    out: &mut String,
+    name: &str,
+    server: &ServerConfig,
+    env_file: Option<&str>,
+    vars: &mut Vec<String>,
+    invented: &mut BTreeMap<String, String>,
+) {
     let _ = writeln!(out, "[servers.{}]", key(name));
     let prefix = var_name(name);
+    let mut written: Vec<String> = Vec::new();
     match &server.transport {
         Transport::Stdio(s) => {
             let _ = writeln!(out, "command = {}", quote(&template_or_escaped(&s.command_template)));
+            written.push(s.command_template.clone());
             if !s.args_template.is_empty() {
-                let args = scrub_args(&s.args_template, &prefix);
+                let args = scrub_args(&s.args_template, &prefix, invented);
+                written.extend(args.iter().cloned());
                 let list: Vec<String> = args.iter().map(|a| quote(a)).collect();
                 let _ = writeln!(out, "args = [{}]", list.join(", "));
                 args.iter().for_each(|a| note_vars(a, vars));
@@ -110,11 +262,13 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
         Transport::Http(h) => {
             // Each literal secret component becomes a `${VAR}`, component by component.
             let mut n = 0;
-            let url = super::map_url_secrets(&template_or_escaped(&h.url_template), |_| {
+            let url = super::map_url_secrets(&template_or_escaped(&h.url_template), |secret| {
                 n += 1;
                 let v = if n == 1 { format!("{prefix}_URL_SECRET") } else { format!("{prefix}_URL_SECRET_{n}") };
+                invented.insert(v.clone(), unescape(secret));
                 format!("${{{v}}}")
             });
+            written.push(url.clone());
             note_vars(&url, vars);
             let note = if n > 0 {
                 "    # a literal secret in the URL (its userinfo, a query value or a token in its path) became ${…}: set it in the environment"
@@ -123,6 +277,20 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
             };
             let _ = writeln!(out, "url = {}{note}", quote(&url));
         }
+    }
+    // Values of the sub-tables, to know which variables are settings (written before them).
+    match &server.transport {
+        Transport::Stdio(s) => written.extend(s.env.values().cloned()),
+        Transport::Http(h) => written.extend(h.headers.values().cloned()),
+    }
+    let settings = settings_read(&written.iter().map(String::as_str).collect::<Vec<_>>());
+    if !settings.is_empty() {
+        let list: Vec<String> = settings.iter().map(|v| quote(v)).collect();
+        let _ = writeln!(
+            out,
+            "not_secret = [{}]    # settings, not secrets: never masked, never refused as too short",
+            list.join(", ")
+        );
     }
     // Settings mcp-pin adds: written when set, shown commented with their defaults otherwise.
     if server.timeout != DEFAULT_TIMEOUT {
@@ -173,6 +341,7 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
                     let value = if is_template(v) {
                         v.clone()
                     } else if looks_secret(k, v) {
+                        invented.insert(var_name(k), unescape(v));
                         format!("${{{}}}", var_name(k))
                     } else {
                         template_or_escaped(v)
@@ -186,7 +355,7 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
             if !h.headers.is_empty() {
                 let _ = writeln!(out, "\n[servers.{}.headers]", key(name));
                 for (k, v) in &h.headers {
-                    let value = header_value(&prefix, k, v);
+                    let value = header_value(&prefix, k, v, invented);
                     note_vars(&value, vars);
                     let _ = writeln!(out, "{} = {}", key(k), quote(&value));
                 }
@@ -196,44 +365,49 @@ fn write_server(out: &mut String, name: &str, server: &ServerConfig, env_file: O
     out.push('\n');
 }
 
-fn header_value(prefix: &str, header: &str, v: &str) -> String {
+fn header_value(prefix: &str, header: &str, v: &str, invented: &mut BTreeMap<String, String>) -> String {
     if is_template(v) {
         return v.to_string();
     }
     let lower = header.to_ascii_lowercase();
     if lower == "authorization" || lower == "proxy-authorization" {
-        if let Some((scheme, _)) = v.split_once(' ') {
-            return format!("{scheme} ${{{prefix}_TOKEN}}");
+        let var = format!("{prefix}_TOKEN");
+        if let Some((scheme, token)) = v.split_once(' ') {
+            invented.insert(var.clone(), unescape(token));
+            return format!("{scheme} ${{{var}}}");
         }
-        return format!("${{{prefix}_TOKEN}}");
+        invented.insert(var.clone(), unescape(v));
+        return format!("${{{var}}}");
     }
     if looks_secret(header, v) {
-        return format!("${{{prefix}_{}}}", var_name(header));
+        let var = format!("{prefix}_{}", var_name(header));
+        invented.insert(var.clone(), unescape(v));
+        return format!("${{{var}}}");
     }
     template_or_escaped(v)
 }
 
 /// Arguments with literal secrets (`--token VALUE`, `--api-key=VALUE`, token-shaped values)
 /// turned into references.
-fn scrub_args(args: &[String], prefix: &str) -> Vec<String> {
+fn scrub_args(args: &[String], prefix: &str, invented: &mut BTreeMap<String, String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut secret_flag: Option<String> = None;
     for a in args {
         let a = template_or_escaped(a);
         if let Some(flag) = secret_flag.take() {
             if !is_template(&a) && !a.starts_with('-') {
-                out.push(format!("${{{prefix}_{flag}}}"));
+                let var = format!("{prefix}_{flag}");
+                invented.insert(var.clone(), unescape(&a));
+                out.push(format!("${{{var}}}"));
                 continue;
             }
         }
         if let Some(flag) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) {
             match flag.split_once('=') {
                 Some((f, v)) if !is_template(v) && looks_secret(f, v) => {
-                    out.push(format!(
-                        "{}={}",
-                        &a[..a.len() - v.len() - 1],
-                        format_args!("${{{prefix}_{}}}", var_name(f))
-                    ));
+                    let var = format!("{prefix}_{}", var_name(f));
+                    invented.insert(var.clone(), unescape(v));
+                    out.push(format!("{}=${{{var}}}", &a[..a.len() - v.len() - 1]));
                     continue;
                 }
                 Some(_) => {}
@@ -241,7 +415,9 @@ fn scrub_args(args: &[String], prefix: &str) -> Vec<String> {
                 None => {}
             }
         } else if !is_template(&a) && secret_shaped(&a) {
-            out.push(format!("${{{prefix}_SECRET}}"));
+            let var = format!("{prefix}_SECRET");
+            invented.insert(var.clone(), unescape(&a));
+            out.push(format!("${{{var}}}"));
             continue;
         }
         out.push(a);
@@ -444,13 +620,13 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(
-            scrub_args(&args, "GH"),
+            scrub_args(&args, "GH", &mut BTreeMap::new()),
             ["--token", "${GH_TOKEN}", "--api-key=${GH_API_KEY}", "--verbose", "${GH_SECRET}", "${X}"]
         );
-        assert_eq!(header_value("GH", "Authorization", "Bearer ghp_x"), "Bearer ${GH_TOKEN}");
-        assert_eq!(header_value("GH", "Authorization", "Bearer ${T}"), "Bearer ${T}");
-        assert_eq!(header_value("GH", "X-Api-Key", "k"), "${GH_X_API_KEY}");
-        assert_eq!(header_value("GH", "Accept", "application/json"), "application/json");
+        assert_eq!(header_value("GH", "Authorization", "Bearer ghp_x", &mut BTreeMap::new()), "Bearer ${GH_TOKEN}");
+        assert_eq!(header_value("GH", "Authorization", "Bearer ${T}", &mut BTreeMap::new()), "Bearer ${T}");
+        assert_eq!(header_value("GH", "X-Api-Key", "k", &mut BTreeMap::new()), "${GH_X_API_KEY}");
+        assert_eq!(header_value("GH", "Accept", "application/json", &mut BTreeMap::new()), "application/json");
         assert_eq!(key("a.b"), "\"a.b\"");
         for token in [
             "sk-proj-abc123def456",
@@ -467,6 +643,13 @@ mod tests {
             assert!(!token_segment(plain), "{plain}");
         }
         assert_eq!(key("a-b_c"), "a-b_c");
+        let toml = "# head\n[servers.a]\ncommand = \"x\"\n# note\n\n[servers.\"b\"]\ncommand = \"y\"\n\n[servers.a.env]\nK = \"${K}\"\n\n# Probe arguments\n# [rules]\n";
+        assert_eq!(
+            server_sections(toml, "a").unwrap(),
+            "[servers.a]\ncommand = \"x\"\n[servers.a.env]\nK = \"${K}\"\n"
+        );
+        assert_eq!(server_sections(toml, "b").unwrap(), "[servers.\"b\"]\ncommand = \"y\"\n");
+        assert_eq!(server_sections(toml, "c"), None);
         assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
     }
 }

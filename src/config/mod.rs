@@ -575,6 +575,18 @@ impl ServerConfig {
         caps
     }
 
+    /// This server started in `dir` (the config's folder) when its config names no `cwd`: what
+    /// the proxy does, so that the relative paths of its arguments (a script, a data file) are
+    /// found from the config's folder whatever working folder the client starts the proxy in.
+    pub fn started_in(mut self, dir: &Path) -> ServerConfig {
+        if let Transport::Stdio(s) = &mut self.transport {
+            if s.cwd.is_none() {
+                s.cwd = Some(dir.to_path_buf());
+            }
+        }
+        self
+    }
+
     /// Every secret value this server's config holds (env values, header values, URL userinfo
     /// and query values), for scrubbing from messages. Values shorter than 4 chars are skipped.
     pub fn secrets(&self) -> Vec<String> {

@@ -25,7 +25,7 @@ const TOP_KEYS: &[&str] = &["servers", "rules", "ignore", "proxy"];
 const STDIO_KEYS: &[&str] = &["command", "args", "env", "env_file", "inherit_env", "cwd"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allow_redirects", "oauth"];
 const COMMON_KEYS: &[&str] =
-    &["timeout", "max_tools", "max_listing_bytes", "client", "client_capabilities", "probe", "tools"];
+    &["timeout", "max_tools", "max_listing_bytes", "client", "client_capabilities", "probe", "tools", "not_secret"];
 const TOOL_KEYS: &[&str] = &["args", "probe"];
 const IGNORE_KEYS: &[&str] = &["rule", "server", "tool", "pointer", "reason", "until"];
 const PROXY_KEYS: &[&str] = &["new_tools", "unpinned", "allow"];
@@ -371,11 +371,38 @@ impl<'a> Ctx<'a> {
 
     /// The builder's view of this file (errors at file:line:col).
     fn with_source<T>(&self, f: impl FnOnce(&build::Source<'_>) -> T) -> T {
+        self.with_settings(&[], f)
+    }
+
+    /// [`Self::with_source`] for a server whose `not_secret` names these variables.
+    fn with_settings<T>(&self, not_secret: &[String], f: impl FnOnce(&build::Source<'_>) -> T) -> T {
         let error = |at: &build::At, message: String| match at {
             Some(span) => self.at(span.clone(), message),
             None => ConfigError::Invalid { path: self.path.to_path_buf(), message },
         };
-        f(&build::Source { path: self.path, dir: &self.dir, env: self.env, dialect: Dialect::McpPin, error: &error })
+        f(&build::Source {
+            path: self.path,
+            dir: &self.dir,
+            env: self.env,
+            dialect: Dialect::McpPin,
+            error: &error,
+            not_secret,
+        })
+    }
+
+    /// `not_secret = ["REGION", ...]`: variables whose values are settings, not secrets.
+    fn not_secret(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Vec<String>, ConfigError> {
+        let Some((_, v)) = f.get("not_secret") else { return Ok(vec![]) };
+        let mut out = Vec::new();
+        for (name, span) in self.strings(v, "`not_secret`")? {
+            let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ok {
+                return Err(self.at(span, format!("server `{n}`: `not_secret` entry `{name}` is not a variable name")));
+            }
+            out.push(name);
+        }
+        Ok(out)
     }
 
     /// A string value with its span.
@@ -434,7 +461,8 @@ impl<'a> Ctx<'a> {
                 .transpose()?
                 .unwrap_or_default(),
         };
-        Ok(self.with_source(|src| build::stdio(src, n, spec))?.stdio)
+        let not_secret = self.not_secret(n, f)?;
+        Ok(self.with_settings(&not_secret, |src| build::stdio(src, n, spec))?.stdio)
     }
 
     fn http(&self, n: &str, f: &BTreeMap<&str, (&Key<'_>, &Val<'_>)>) -> Result<Http, ConfigError> {
@@ -452,7 +480,8 @@ impl<'a> Ctx<'a> {
                 .transpose()?
                 .unwrap_or_default(),
         };
-        let built = self.with_source(|src| build::http(src, n, spec))?;
+        let not_secret = self.not_secret(n, f)?;
+        let built = self.with_settings(&not_secret, |src| build::http(src, n, spec))?;
         let oauth = match f.get("oauth") {
             None => None,
             Some((_, ov)) => {

@@ -81,6 +81,8 @@ pub async fn run(s: Settings) -> ExitStatus {
     let Some(server) = server else {
         return relay::refuse_all("no server to relay", None).await;
     };
+    // Relative paths are the config's: whatever folder the client starts the proxy in.
+    let server = server.started_in(&config.dir);
     let mut policy = config.proxy.clone();
     policy.hide_new_tools |= s.hide_new_tools;
     policy.serve_unpinned |= s.serve_unpinned;

@@ -48,3 +48,4 @@ mod review_pty;
 mod sandbox;
 mod secret_text;
 mod secrets;
+mod wrap;

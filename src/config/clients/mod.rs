@@ -407,7 +407,14 @@ impl Cx<'_> {
     /// The builder's view of this file (a JSON config has no spans: errors name file and server).
     fn with_source<T>(&self, f: impl FnOnce(&build::Source<'_>) -> T) -> T {
         let error = |_: &build::At, message: String| self.invalid(message);
-        f(&build::Source { path: self.path, dir: &self.dir, env: self.env, dialect: Dialect::Client, error: &error })
+        f(&build::Source {
+            path: self.path,
+            dir: &self.dir,
+            env: self.env,
+            dialect: Dialect::Client,
+            error: &error,
+            not_secret: &[],
+        })
     }
 
     /// `key`'s string value, if set and not `null`.
