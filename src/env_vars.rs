@@ -35,6 +35,9 @@ pub const MCP_CONFORMANCE_SCENARIO: &str = "MCP_CONFORMANCE_SCENARIO";
 /// it are then skipped, never called bare (tests prove a tool is then never called).
 pub const MCP_PIN_NO_SANDBOX: &str = "MCP_PIN_NO_SANDBOX";
 
+/// The user's home folder: never a probe's candidate (`probe::candidates::guard`).
+pub const HOME: &str = "HOME";
+
 /// The value of `name`, if set and not empty.
 pub fn get(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())

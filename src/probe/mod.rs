@@ -8,6 +8,7 @@
 //! ([`judge_call`], [`judge_incomplete`]: pure functions over the raw result, so failure cases
 //! test without a server). See `docs/probes.md`.
 
+pub mod answer;
 pub mod args;
 pub mod candidates;
 pub mod outcome;
@@ -26,7 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::client::{humanize, CallOutcome, ClientError, NoSandbox, Session};
 use crate::config::{ProbePolicy, ServerConfig};
-pub use outcome::{Probe, ProbeKind, ProbeOutcome};
+pub use outcome::{Probe, ProbeKind, ProbeOutcome, SkipReason};
 
 pub use args::synthesize_args;
 pub use place::Place;
@@ -99,7 +100,8 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     // Per tool: `None` when it was called, else the short reason it was not.
     let mut tools: BTreeMap<&str, Option<&'static str>> = BTreeMap::new();
     for p in probes {
-        let why = (p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Skipped).then(|| skip_reason(&p.message));
+        let why = (p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Skipped)
+            .then(|| p.reason.map_or("other", SkipReason::label));
         let entry = tools.entry(p.tool.as_str()).or_insert(None);
         if entry.is_none() {
             *entry = why;
@@ -115,6 +117,13 @@ pub fn probe_summary(probes: &[Probe]) -> String {
     };
     let failed = probed.iter().filter(|t| worst(t) == Some(crate::rules::Class::Silent)).count();
     let other = probed.iter().filter(|t| worst(t).is_some_and(|c| c != crate::rules::Class::Silent)).count();
+    // A tool whose valid call passed with an answer that reads as a failure is counted apart
+    // from the calls that succeeded (RULES.md, "An answer that says it failed has failed").
+    let answered_failure = probed
+        .iter()
+        .filter(|t| worst(t).is_none())
+        .filter(|t| probes.iter().any(|p| p.tool == **t && p.kind == ProbeKind::Call && p.answered_failure))
+        .count();
     let failed_calls = probes
         .iter()
         .filter(|p| {
@@ -145,8 +154,11 @@ pub fn probe_summary(probes: &[Probe]) -> String {
         "{total} tool{}: {} probed{places}, {} passed, {failed} failed",
         if total == 1 { "" } else { "s" },
         probed.len(),
-        probed.len() - failed - other
+        probed.len() - failed - other - answered_failure
     );
+    if answered_failure > 0 {
+        line.push_str(&format!(", {answered_failure} answered with a failure"));
+    }
     if failed_calls != failed {
         line.push_str(&format!(" ({failed_calls} calls)"));
     }
@@ -189,7 +201,7 @@ pub struct Context<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
     /// Not called; the message says why and how to enable it.
-    Skip { tool: String, message: String },
+    Skip { tool: String, reason: SkipReason, message: String },
     /// Called with `args` (the fixture, or the smallest valid arguments, which `lock` may better:
     /// [`search`]); then, when the tool has a required argument, with `incomplete`.
     /// `synthesised`: the config line that adds an `args` fixture, when the arguments are not
@@ -400,39 +412,20 @@ fn without_session(
             let (mut probes, shape) = judge(tool, &ctx, &outcome);
             if incomplete.is_some() {
                 let why = "not sent: the connection failed on the valid call".to_string();
-                probes.push(probe(tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why));
+                probes.push(Probe::skipped(tool, ProbeKind::Incomplete, SkipReason::NotSent, why));
             }
             place::stamp(&mut probes, Place::Sandbox);
             done(probes, shape)
         }
         (NoSandbox::Start(_), _) => {
             let why = format!("{}: `mcp-pin lock` pins its probe, and later checks judge it", search::NOTHING_PINNED);
-            done(vec![probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)], None)
+            done(vec![Probe::skipped(tool, ProbeKind::Call, SkipReason::NothingPinned, why)], None)
         }
         (NoSandbox::Unavailable(_), _) => {
-            let p = probe(tool, ProbeKind::Call, ProbeOutcome::Skipped, None, place::no_sandbox_skip(server, tool));
+            let p = Probe::skipped(tool, ProbeKind::Call, SkipReason::NoSandbox, place::no_sandbox_skip(server, tool));
             done(vec![p], None)
         }
     }
-}
-
-/// The short reason of a skipped call, for the summary line.
-fn skip_reason(message: &str) -> &'static str {
-    // Every skip message starts with one of these (they are written here, before any server text).
-    const REASONS: &[(&str, &str)] = &[
-        ("not probed: probe = \"none\"", "probe = \"none\""),
-        (place::NO_SANDBOX, "no sandbox"),
-        ("not probed: not annotated read-only", "not annotated read-only"),
-        ("not probed: the tool requires task", "require tasks"),
-        ("not probed: the server requires task", "require tasks"),
-        ("not probed: cannot synthesise", "need an args fixture"),
-        ("not probed: the args fixture", "need an args fixture"),
-        ("not probed: the server answered resultType", "need more input"),
-        ("not probed: invalid x-mcp-header", "invalid x-mcp-header"),
-        (FAILS_AS_AT_LOCK, "failed at lock with every argument set tried"),
-        (search::NOTHING_PINNED, "nothing pinned yet"),
-    ];
-    REASONS.iter().find(|(prefix, _)| message.starts_with(prefix)).map_or("other", |(_, r)| r)
 }
 
 /// How the skip of a call that failed at lock with every argument set tried, and fails again,
@@ -518,25 +511,29 @@ pub fn left_out_argument(required: &[String], args: &Map<String, Value>) -> Opti
 
 /// Decide what to do with one tool: skip it (policy, task support, no arguments) or call it.
 pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
-    let skip = |message: String| Plan::Skip { tool: name.to_string(), message };
+    let skip = |reason: SkipReason, message: String| Plan::Skip { tool: name.to_string(), reason, message };
     let table = format!("[servers.{}.tools.{}]", toml_key(&server.name), toml_key(name));
     let fixture = server.tools.get(name).and_then(|t| t.args.as_ref());
     match policy(server, name) {
-        ProbePolicy::None => return skip("not probed: probe = \"none\"".into()),
+        ProbePolicy::None => return skip(SkipReason::ProbeNone, "not probed: probe = \"none\"".into()),
         ProbePolicy::ReadOnly if fixture.is_none() && !read_only(def) => {
-            return skip(format!(
+            return skip(SkipReason::NotReadOnly, format!(
                 "not probed: not annotated read-only (readOnlyHint); to probe it, add {table} probe = \"all\" to mcp-pin.toml"
             ))
         }
         _ => {}
     }
     if let Some(why) = header_mapping_problem(def) {
-        return skip(format!(
-            "not probed: invalid x-mcp-header: {why}; a client must not call such a tool (2026-07-28, SEP-2243)"
-        ));
+        return skip(
+            SkipReason::InvalidHeader,
+            format!(
+                "not probed: invalid x-mcp-header: {why}; a client must not call such a tool (2026-07-28, SEP-2243)"
+            ),
+        );
     }
     if def.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {
         return skip(
+            SkipReason::RequiresTasks,
             "not probed: the tool requires task augmentation (execution.taskSupport = \"required\"); probes make plain calls only"
                 .into(),
         );
@@ -545,17 +542,22 @@ pub fn plan(server: &ServerConfig, name: &str, def: &Value) -> Plan {
     let mut synthesised = None;
     let args = match fixture {
         Some(Value::Object(m)) => m.clone(),
-        Some(_) => return skip(format!("not probed: the args fixture in {table} is not a table")),
+        Some(_) => {
+            return skip(SkipReason::NeedsFixture, format!("not probed: the args fixture in {table} is not a table"))
+        }
         None => match synthesize_args(&schema) {
             Ok(a) => {
                 synthesised = Some(format!("{table} args = {}", args_template(&schema)));
                 a
             }
             Err(why) => {
-                return skip(format!(
-                    "not probed: cannot synthesise valid arguments: {why}; add {table} args = {} to mcp-pin.toml",
-                    args_template(&schema)
-                ))
+                return skip(
+                    SkipReason::NeedsFixture,
+                    format!(
+                        "not probed: cannot synthesise valid arguments: {why}; add {table} args = {} to mcp-pin.toml",
+                        args_template(&schema)
+                    ),
+                )
             }
         },
     };
@@ -604,7 +606,7 @@ pub fn toml_key(k: &str) -> String {
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<RuleId>, message: String) -> Probe {
-    Probe { tool: tool.to_string(), kind, outcome, rule, message, class: None, place: None }
+    Probe::new(tool, kind, outcome, rule, message)
 }
 
 fn fail(tool: &str, kind: ProbeKind, rule: RuleId, message: String) -> Probe {
@@ -654,17 +656,47 @@ pub fn judge_call(
 /// `skipped` with the fixture line, never `call-failed` (RULES.md: only a call that succeeded at
 /// lock, or uses a fixture the user wrote, gates on `call-failed`).
 pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, ClientError>) -> (Vec<Probe>, Option<Value>) {
+    let (mut probes, shape) = judge_outcome(tool, ctx, outcome);
+    mark_answer(&mut probes, outcome, ctx.secrets);
+    (probes, shape)
+}
+
+/// What the call answered, on each probe of a call that was made (`answered`), and whether an
+/// answer not flagged as an error reads as a failure ([`answer::failure`]): a passing call
+/// that did is counted apart ([`probe_summary`]) and its line says so.
+fn mark_answer(probes: &mut [Probe], outcome: &Result<CallOutcome, ClientError>, secrets: &[String]) {
+    let (answered, failure) = match outcome {
+        Ok(CallOutcome::Result(r)) => {
+            let soft = !shape::is_error(r) && incomplete_result_type(r).is_none();
+            (answer::head(r).map(|h| excerpt(&h, secrets)), if soft { answer::failure(r) } else { None })
+        }
+        Ok(CallOutcome::RpcError { message, .. }) => (Some(excerpt(message, secrets)), None),
+        _ => (None, None),
+    };
+    for p in probes.iter_mut().filter(|p| !p.reason.is_some_and(SkipReason::not_made)) {
+        p.answered.clone_from(&answered);
+        if let (Some(why), ProbeOutcome::Pass) = (&failure, p.outcome) {
+            p.answered_failure = true;
+            p.message.push_str(&format!("; it answered with a failure ({})", excerpt(why, secrets)));
+        }
+    }
+}
+
+fn judge_outcome(
+    tool: &str,
+    ctx: &Context<'_>,
+    outcome: &Result<CallOutcome, ClientError>,
+) -> (Vec<Probe>, Option<Value>) {
     let k = ProbeKind::Call;
     let (def, secrets) = (ctx.def, ctx.secrets);
     // The failure as a probe: gated, or excused because it failed the same way at lock.
     let failed = |what: String, pin: Option<Value>| -> (Vec<Probe>, Option<Value>) {
         let hint = ctx.synthesised;
         let probe = match (ctx.mode, hint) {
-            (Mode::Check, Some(line)) if ctx.pinned.is_some_and(shape::pinned_failure) => probe(
+            (Mode::Check, Some(line)) if ctx.pinned.is_some_and(shape::pinned_failure) => Probe::skipped(
                 tool,
                 k,
-                ProbeOutcome::Skipped,
-                None,
+                SkipReason::FailsAsAtLock,
                 format!(
                     "{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
                 ),
@@ -698,7 +730,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
                     "not probed: the server requires task augmentation for this tool (JSON-RPC error {code}: {})",
                     excerpt(message, secrets)
                 );
-                return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
+                return (vec![Probe::skipped(tool, k, SkipReason::RequiresTasks, msg)], None);
             }
             let msg = format!("JSON-RPC error {code}: {}", excerpt(message, secrets));
             return failed(msg, Some(shape::rpc_error_shape(*code)));
@@ -710,7 +742,7 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
             "not probed: the server answered resultType \"{}\" (it needs more input than a probe gives)",
             excerpt(t, secrets)
         );
-        return (vec![probe(tool, k, ProbeOutcome::Skipped, None, msg)], None);
+        return (vec![Probe::skipped(tool, k, SkipReason::NeedsInput, msg)], None);
     }
     let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
     // Masked as the pinned shape is when the lock is written, so the two compare masked to masked.
@@ -838,6 +870,26 @@ pub fn judge_incomplete(
     timeout: Duration,
     secrets: &[String],
 ) -> Probe {
+    let mut p = judge_incomplete_outcome(tool, left_out, outcome, valid_succeeded, timeout, secrets);
+    let answered = match outcome {
+        Ok(CallOutcome::Result(r)) => answer::head(r).map(|h| excerpt(&h, secrets)),
+        Ok(CallOutcome::RpcError { message, .. }) => Some(excerpt(message, secrets)),
+        _ => None,
+    };
+    if !p.reason.is_some_and(SkipReason::not_made) {
+        p.answered = answered;
+    }
+    p
+}
+
+fn judge_incomplete_outcome(
+    tool: &str,
+    left_out: &str,
+    outcome: &Result<CallOutcome, ClientError>,
+    valid_succeeded: bool,
+    timeout: Duration,
+    secrets: &[String],
+) -> Probe {
     let k = ProbeKind::Incomplete;
     let pass = |m: String| probe(tool, k, ProbeOutcome::Pass, None, m);
     let rejected = |how: String, text: &str| -> Probe {
@@ -846,11 +898,10 @@ pub fn judge_incomplete(
         } else if valid_succeeded {
             pass(format!("rejected without `{left_out}` ({how}; the valid call succeeded)"))
         } else {
-            probe(
+            Probe::skipped(
                 tool,
                 k,
-                ProbeOutcome::Skipped,
-                None,
+                SkipReason::NotJudged,
                 format!(
                     "not judged: the call without `{left_out}` failed ({how}), but its error does not name `{left_out}` and the valid call failed too: a tool that fails every call proves nothing by failing this one"
                 ),
@@ -877,6 +928,11 @@ pub fn judge_incomplete(
         Ok(CallOutcome::Result(r)) if shape::is_error(r) => rejected("isError".into(), &shape::texts(r).join("\n")),
         Ok(CallOutcome::Result(r)) if incomplete_result_type(r).is_some() => {
             pass(format!("the server asked for more input without `{left_out}`"))
+        }
+        // An answer that says it failed has failed (RULES.md), flagged or not.
+        Ok(CallOutcome::Result(r)) if answer::failure(r).is_some() => {
+            let text = answer::head(r).unwrap_or_default();
+            rejected("an answer that says it failed".into(), &text)
         }
         Ok(CallOutcome::Result(_)) => fail(
             tool,

@@ -94,8 +94,7 @@ impl<'a> Places<'a> {
 /// Mark the probes of calls made in `place` (a probe that says the call was not made has none).
 pub fn stamp(probes: &mut [Probe], place: Place) {
     for p in probes {
-        let not_made = p.outcome == ProbeOutcome::Skipped
-            && (p.message.starts_with("not probed") || p.message.starts_with("not sent"));
+        let not_made = p.outcome == ProbeOutcome::Skipped && p.reason.is_some_and(super::SkipReason::not_made);
         if !not_made {
             p.place = Some(place);
         }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::candidates::{self, ArgSet, Known};
-use super::{call, judge, judge_incomplete, probe, shape, Context, Mode, Plan};
-use super::{Probe, ProbeKind, ProbeOutcome};
+use super::{answer, call, judge, judge_incomplete, shape, Context, Mode, Plan};
+use super::{Probe, ProbeKind, SkipReason};
 use crate::client::{CallOutcome, ClientError, Session};
 
 /// The key of a pin that holds the valid call's arguments.
@@ -57,9 +57,20 @@ pub struct Job<'a> {
     pub secrets: &'a [String],
 }
 
-/// Whether a valid call's outcome is a success the search can stop at.
-fn succeeded(outcome: &Result<CallOutcome, ClientError>) -> bool {
-    matches!(outcome, Ok(CallOutcome::Result(r)) if !shape::is_error(r) && super::incomplete_result_type(r).is_none())
+/// How good a valid call's outcome is for the search: 2, a success it can stop at; 1, an
+/// answer not flagged as an error that reads as a failure ([`answer::failure`]: the search goes
+/// on, and pins it only when nothing better comes); 0, anything else.
+fn rank(outcome: &Result<CallOutcome, ClientError>) -> u8 {
+    match outcome {
+        Ok(CallOutcome::Result(r)) if !shape::is_error(r) && super::incomplete_result_type(r).is_none() => {
+            if answer::failure(r).is_none() {
+                2
+            } else {
+                1
+            }
+        }
+        _ => 0,
+    }
 }
 
 /// Whether trying another candidate is pointless: the tool hangs, the connection failed, or it
@@ -77,19 +88,18 @@ fn hopeless(outcome: &Result<CallOutcome, ClientError>) -> bool {
 pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: &Budget) -> Done {
     let Job { plan, def, pinned, mode, timeout, secrets } = job;
     let (tool, smallest, synthesised) = match plan {
-        Plan::Skip { tool, message } => {
-            let p = probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, message);
+        Plan::Skip { tool, reason, message } => {
+            let p = Probe::skipped(&tool, ProbeKind::Call, reason, message);
             return Done { tool, probes: vec![p], shape: None, result: None };
         }
         Plan::Call { tool, args, synthesised, .. } => (tool, args, synthesised),
     };
     // A tool the lock holds no probe for is judged from the next `lock` on (RULES.md, Judging).
     if mode == Mode::Check && pinned.is_none() {
-        let p = probe(
+        let p = Probe::skipped(
             &tool,
             ProbeKind::Call,
-            ProbeOutcome::Skipped,
-            None,
+            SkipReason::NothingPinned,
             format!("{NOTHING_PINNED}: `mcp-pin lock` pins its probe, and later checks judge it"),
         );
         return Done { tool, probes: vec![p], shape: None, result: None };
@@ -110,9 +120,23 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             None => vec![ArgSet::smallest(smallest.clone())],
         },
     };
+    // Never aimed at the machine, whatever wrote the arguments (a lock from a pull request
+    // included); a fixture is the user's word.
+    let mut sets = sets;
+    let mut refused = None;
+    if synthesised.is_some() {
+        let root = def.get("inputSchema").cloned().unwrap_or(Value::Null);
+        sets.retain(|s| match candidates::aimed_at_machine(&root, &Value::Object(s.args.clone()), known) {
+            Some(why) => {
+                refused = Some(why);
+                false
+            }
+            None => true,
+        });
+    }
     let dir = session.working_dir();
-    let mut first: Option<(usize, Result<CallOutcome, ClientError>)> = None;
-    let mut chosen: Option<(usize, Result<CallOutcome, ClientError>)> = None;
+    // The first outcome of the best rank so far.
+    let mut best: Option<(usize, u8, Result<CallOutcome, ClientError>)> = None;
     let mut tried = 0;
     for (i, set) in sets.iter().enumerate() {
         if i > 0 && budget.spent() {
@@ -120,24 +144,26 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         }
         let outcome = call(session, &tool, set.resolve(dir), timeout).await;
         tried += 1;
-        if succeeded(&outcome) {
-            chosen = Some((i, outcome));
-            break;
-        }
-        let stop = hopeless(&outcome);
-        if first.is_none() {
-            first = Some((i, outcome));
+        let r = rank(&outcome);
+        let stop = r == 2 || hopeless(&outcome);
+        if best.as_ref().is_none_or(|b| r > b.1) {
+            best = Some((i, r, outcome));
         }
         if stop {
             break;
         }
     }
-    let ok = chosen.is_some();
-    let Some((index, outcome)) = chosen.or(first) else {
-        let why = "not probed: no arguments could be made for it".to_string();
+    let ok = best.as_ref().is_some_and(|b| b.1 == 2);
+    let Some((index, _, outcome)) = best else {
+        let why = match refused {
+            Some(what) => {
+                format!("not probed: its arguments would aim the call at the machine ({what}); add an args fixture")
+            }
+            None => "not probed: no arguments could be made for it".to_string(),
+        };
         return Done {
             tool: tool.clone(),
-            probes: vec![probe(&tool, ProbeKind::Call, ProbeOutcome::Skipped, None, why)],
+            probes: vec![Probe::skipped(&tool, ProbeKind::Call, SkipReason::NeedsFixture, why)],
             shape: None,
             result: None,
         };
@@ -147,7 +173,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let (mut probes, mut shape) = judge(&tool, &ctx, &outcome);
     // Say where the arguments came from (never a value), on the valid call's first line.
     if let Some(p) = probes.first_mut() {
-        if !p.message.starts_with("not probed") {
+        if !p.reason.is_some_and(SkipReason::not_made) {
             p.message.push_str(&format!("; arguments: {}", set.describe()));
             if let Some(n) = note {
                 p.message.push_str(&format!(" ({n})"));
@@ -173,7 +199,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             _ => None,
         };
         match not_sent {
-            Some(why) => probes.push(probe(&tool, ProbeKind::Incomplete, ProbeOutcome::Skipped, None, why.into())),
+            Some(why) => probes.push(Probe::skipped(&tool, ProbeKind::Incomplete, SkipReason::NotSent, why.into())),
             None => {
                 let o = call(session, &tool, args, timeout).await;
                 probes.push(judge_incomplete(&tool, &left_out, &o, ok, timeout, secrets));

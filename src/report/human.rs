@@ -137,7 +137,7 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     for p in &server.probes {
         let shown = match p.outcome {
             ProbeOutcome::Fail => true,
-            _ => style.verbose && !p.message.contains("probe = \"none\""),
+            _ => style.verbose && !p.unprobed_by_config(),
         };
         if !shown {
             continue;
@@ -148,7 +148,7 @@ fn probes(out: &mut String, style: &Style, server: &super::ServerReport) {
     // One line for the server: how many tools were called, passed, failed, skipped and why (the
     // probe run's own summary when the report has it).
     // `probe = "none"` for every tool: nothing about probes is worth a line.
-    if !server.probes.is_empty() && server.probes.iter().all(|p| p.message.contains("probe = \"none\"")) {
+    if !server.probes.is_empty() && server.probes.iter().all(super::Probe::unprobed_by_config) {
         return;
     }
     if server.probes.is_empty() {

@@ -372,7 +372,7 @@ fn other_probes(s: &ServerReport, verbose: bool) -> Vec<&super::Probe> {
         .iter()
         .filter(|p| match p.outcome {
             ProbeOutcome::Fail => false,
-            ProbeOutcome::Skipped => !p.message.contains("probe = \"none\"") || verbose,
+            ProbeOutcome::Skipped => !p.unprobed_by_config() || verbose,
             ProbeOutcome::Pass => verbose,
         })
         .collect()

@@ -49,7 +49,19 @@ fn change(c: &mut Change) {
 }
 
 fn probe(p: &mut Probe) {
-    let Probe { tool, kind: _, outcome: _, rule: _, message, class: _, place: _ } = p;
+    let Probe {
+        tool,
+        kind: _,
+        outcome: _,
+        rule: _,
+        message,
+        class: _,
+        place: _,
+        reason: _,
+        answered,
+        answered_failure: _,
+    } = p;
     text(tool);
     text(message);
+    answered.iter_mut().for_each(text);
 }

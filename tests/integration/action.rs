@@ -123,15 +123,13 @@ fn sample() -> Report {
             after: Some(json!({"type": "string"})),
         },
     ];
-    s.probes = vec![Probe {
-        tool: "fetch".into(),
-        kind: ProbeKind::Call,
-        outcome: ProbeOutcome::Fail,
-        rule: Some(mcp_pin::rules::RuleId::CallFailed),
-        message: "isError: true".into(),
-        class: None,
-        place: None,
-    }];
+    s.probes = vec![Probe::new(
+        "fetch",
+        ProbeKind::Call,
+        ProbeOutcome::Fail,
+        Some(mcp_pin::rules::RuleId::CallFailed),
+        "isError: true".into(),
+    )];
     Report { fail_on: FailOn::Silent, servers: vec![s] }
 }
 

@@ -157,13 +157,13 @@ fn a_call_that_fails_with_every_candidate_is_skipped_with_its_fixture_line() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    // alpha, beta, "", "a": each tried, none succeeded.
-    assert!(err.contains("no arguments mcp-pin tried made the call succeed (4 tried)"), "{err}");
+    // alpha, beta, "", "a", "1": each tried, none succeeded.
+    assert!(err.contains("no arguments mcp-pin tried made the call succeed (5 tried)"), "{err}");
     assert!(err.contains("[servers.fx.tools.lookup] args = { key = ... }"), "{err}");
     // The first (best) candidate is pinned with the failure.
     let pin = &pins(&p, "fx")["lookup"];
     assert_eq!(pin["call"]["args"], json!({"key": "alpha"}));
-    assert_eq!((pin["isError"].clone(), pin["call"]["tried"].clone()), (json!(true), json!(4)));
+    assert_eq!((pin["isError"].clone(), pin["call"]["tried"].clone()), (json!(true), json!(5)));
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     let call = probe(&report, "lookup", "call");
@@ -315,4 +315,78 @@ fn roots_declared_to_a_stdio_server_are_its_project_folder() {
     let dir = std::fs::canonicalize(p.dir.path()).unwrap();
     let uris: Vec<&str> = roots["roots"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
     assert_eq!(uris, [format!("file://{}", dir.display()), format!("file://{}/data", dir.display())], "{roots:#}");
+}
+
+/// An answer that says it failed has failed (RULES.md): a server that answers a refusal as
+/// ordinary text (`isError` false) does not end the search, the call pinned is the one whose
+/// answer reads as an answer, and a tool no candidate gets past is pinned "answered with a
+/// failure", counted apart. Every probe carries `answered`. Without `answer::failure` in the
+/// search's rank (`src/probe/search.rs`), `pick` pins `alpha` (checked by hand) and the summary
+/// says 2 passed.
+#[test]
+fn an_answer_that_says_it_failed_is_no_success() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            ro("pick", json!({"name": {"type": "string", "description": "Which one (e.g. 'alpha' or 'beta')"}}), &["name"]),
+            ro("never", json!({"name": {"type": "string", "description": "Which one (e.g. 'alpha')"}}), &["name"])
+        ],
+        "calls": {
+            "pick": {"accepts": {"name": ["beta"]}, "quietRefusal": true},
+            "never": {"accepts": {"name": ["omega"]}, "quietRefusal": true}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pins = pins(&p, "fx");
+    assert_eq!(pins["pick"]["call"]["args"], json!({"name": "beta"}), "{pins:#}");
+    assert_eq!(pins["pick"]["call"]["tried"], 2, "{pins:#}");
+    // Nothing better came for `never`: its first candidate is pinned, and it passes apart.
+    assert_eq!(pins["never"]["call"]["args"], json!({"name": "alpha"}), "{pins:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(
+        report["servers"][0]["probeSummary"],
+        "2 tools: 2 probed (2 in the session), 1 passed, 0 failed, 1 answered with a failure; 0 skipped"
+    );
+    let never = probe(&report, "never", "call");
+    assert_eq!(never["answeredFailure"], true, "{never:#}");
+    assert_eq!(never["answered"], "not found: alpha");
+    assert!(
+        never["message"].as_str().unwrap().contains("it answered with a failure (it starts \"not found\")"),
+        "{never:#}"
+    );
+    let pick = probe(&report, "pick", "call");
+    assert!(pick.get("answeredFailure").is_none(), "{pick:#}");
+    assert!(pick["answered"].as_str().is_some(), "{pick:#}");
+}
+
+/// Never aimed at the machine (RULES.md): a tool that takes a process id is never sent 0 (its
+/// caller's own process group), 1 or mcp-pin's own; it gets a process id no process has, and
+/// a pinned 0 from a hand-edited lock is refused at `check`. Without `guard::aimed_at_machine`
+/// in the candidates, `kill_process` is pinned with `pid: 0` (checked by hand).
+#[test]
+fn a_process_id_candidate_is_never_the_callers_group_or_init() {
+    let p = Project::new();
+    let kill = json!({
+        "name": "kill_process",
+        "description": "Send a signal to a process.",
+        "inputSchema": {"type": "object", "properties": {"pid": {"type": "integer", "minimum": 0}}, "required": ["pid"]},
+        "annotations": {"readOnlyHint": true}
+    });
+    p.write_json("surface.json", &json!({"tools": [kill]}));
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pins = pins(&p, "fx");
+    assert_eq!(pins["kill_process"]["call"]["args"], json!({"pid": 4_194_305}), "{pins:#}");
+    // A lock from a pull request that pins `pid: 0` is not replayed.
+    let lock = p.read("mcp.lock").replace("4194305", "0");
+    p.write("mcp.lock", &lock);
+    let (_, report) = p.check_json(&[]);
+    let call = probe(&report, "kill_process", "call");
+    assert_eq!(call["outcome"], "skipped", "{call:#}");
+    assert!(call["message"].as_str().unwrap().contains("would aim the call at the machine"), "{call:#}");
 }

@@ -123,8 +123,16 @@ fn every_probe_rule_fires_on_its_scenario() {
             "{writer:#}"
         );
     }
-    // Reports never print result values (the error excerpt aside).
-    let all = report.to_string();
+    // Reports print result values only where RULES.md asks: the error excerpt, and each
+    // probe's `answered` (the head of what it answered, masked).
+    let no_struct =
+        report["servers"][0]["probes"].as_array().unwrap().iter().find(|p| p["tool"] == "no_struct").unwrap();
+    assert_eq!(no_struct["answered"], "3 results", "{no_struct:#}");
+    let mut without = report.clone();
+    for p in without["servers"][0]["probes"].as_array_mut().unwrap() {
+        p.as_object_mut().unwrap().remove("answered");
+    }
+    let all = without.to_string();
     assert!(!all.contains("three") && !all.contains("3 results"), "{all}");
     // The lock pinned shapes, never values.
     let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();

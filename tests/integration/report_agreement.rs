@@ -38,15 +38,7 @@ fn read(p: &Path) -> Value {
 }
 
 fn probe(kind: ProbeKind, rule: &str, message: &str) -> Probe {
-    Probe {
-        tool: PROBED.into(),
-        kind,
-        outcome: ProbeOutcome::Fail,
-        rule: Some(rule.parse().unwrap()),
-        message: message.into(),
-        class: None,
-        place: None,
-    }
+    Probe::new(PROBED, kind, ProbeOutcome::Fail, Some(rule.parse().unwrap()), message.into())
 }
 
 /// The case's report: its changes, and a silent and a loud finding of probe calls (plus a
@@ -60,15 +52,7 @@ fn case_report(dir: &Path, fail_on: FailOn) -> Report {
     s.probes = vec![
         probe(ProbeKind::Call, "result-shape-reduced", "the pinned key `items` of structuredContent is absent"),
         probe(ProbeKind::Incomplete, "incomplete-call-accepted", "a call without `q` succeeded"),
-        Probe {
-            tool: "other_tool".into(),
-            kind: ProbeKind::Call,
-            outcome: ProbeOutcome::Pass,
-            rule: None,
-            message: "ok".into(),
-            class: None,
-            place: None,
-        },
+        Probe::new("other_tool", ProbeKind::Call, ProbeOutcome::Pass, None, "ok".into()),
     ];
     Report { fail_on, servers: vec![s] }
 }

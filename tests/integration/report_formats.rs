@@ -37,15 +37,7 @@ fn change(
 }
 
 fn probe(tool: &str, kind: ProbeKind, outcome: ProbeOutcome, rule: Option<&str>, message: &str) -> Probe {
-    Probe {
-        tool: tool.into(),
-        kind,
-        outcome,
-        rule: rule.map(|r| r.parse().expect("a catalogue rule")),
-        message: message.into(),
-        class: None,
-        place: None,
-    }
+    Probe::new(tool, kind, outcome, rule.map(|r| r.parse().expect("a catalogue rule")), message.into())
 }
 
 fn sample(fail_on: FailOn) -> Report {

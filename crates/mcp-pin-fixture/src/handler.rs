@@ -313,7 +313,7 @@ impl ServerHandler for Fixture {
         let args = request.arguments.unwrap_or_default();
         if surface::missing_required(&tool, &args).is_empty() {
             if let Some(why) = behaviour.refusal(&args) {
-                return Ok(text_result(why, true).into());
+                return Ok(text_result(why, !behaviour.quiet_refusal).into());
             }
             if let Some(file) = &behaviour.roots_to {
                 // Roots are deprecated for a future revision (SEP-2577); 2025-11-25 has them.

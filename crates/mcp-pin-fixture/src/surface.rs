@@ -75,6 +75,10 @@ pub struct CallBehaviour {
     /// of the listed values; otherwise `isError` with `not found: VALUE` (the argument unnamed).
     #[serde(default)]
     pub accepts: BTreeMap<String, Vec<Value>>,
+    /// Answer a refusal by `accepts` / `exists` as ordinary text with `isError` false, as many
+    /// servers answer their failures.
+    #[serde(default)]
+    pub quiet_refusal: bool,
     /// Arguments that must name an existing file or folder (relative to the server's working
     /// folder, or absolute); otherwise `isError` with `ENOENT: no such file or directory`.
     #[serde(default)]

@@ -204,7 +204,7 @@ pub fn quoted(desc: &str) -> Vec<String> {
             continue;
         }
         let closes = j + 1 == chars.len() || !chars[j + 1].is_alphanumeric();
-        if closes && len > 0 {
+        if closes && len > 0 && !forbidden_before(&chars[..i]) {
             out.push(chars[i + 1..j].iter().collect());
             i = j + 1;
         } else {
@@ -212,6 +212,52 @@ pub fn quoted(desc: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Words that make what follows a value the tool refuses: `Must not start with "-"`,
+/// `cannot contain '..'`, `other than 'HEAD'`.
+const PROHIBITIONS: &[&str] = &[
+    "must not",
+    "mustn't",
+    "cannot",
+    "can't",
+    "can not",
+    "should not",
+    "shouldn't",
+    "never",
+    "not allowed",
+    "do not",
+    "don't",
+    "not start",
+    "not end",
+    "not contain",
+    "not include",
+    "not be",
+    "except",
+    "other than",
+    "without",
+    "avoid",
+    "forbidden",
+    "disallowed",
+    "reject",
+    "invalid",
+    "no ",
+];
+
+/// Whether the sentence before a quote (back to its start, at most 60 characters) forbids what
+/// the quote holds, so the quote is no example.
+fn forbidden_before(before: &[char]) -> bool {
+    // A sentence ends at `;`, a line end, or `.`, `!`, `?` before a space (`'..'` ends nothing).
+    let ends = |i: usize| match before[i] {
+        ';' | '\n' => true,
+        '.' | '!' | '?' => before.get(i + 1).is_some_and(|c| c.is_whitespace()),
+        _ => false,
+    };
+    let start = (0..before.len()).rev().find(|&i| ends(i)).map_or(0, |i| i + 1);
+    let from = start.max(before.len().saturating_sub(60));
+    let sentence: String = before[from..].iter().collect::<String>().to_lowercase();
+    let sentence = format!(" {sentence}");
+    PROHIBITIONS.iter().any(|p| sentence.contains(&format!(" {p}")))
 }
 
 /// Values for format templates written in a description: `HH:MM` → `00:00`, `YYYY-MM-DD` →
@@ -303,6 +349,11 @@ mod tests {
         );
         assert_eq!(quoted("use `SELECT 1` or “x”"), ["SELECT 1", "x"]);
         assert!(quoted("unclosed 'quote").is_empty());
+        // A prohibition is no example (`-` from `Must not start with "-"` was sent once).
+        assert!(quoted("Branch name. Must not start with \"-\".").is_empty());
+        assert!(quoted("A path; cannot contain '..' or `~`").is_empty());
+        assert_eq!(quoted("Must not be empty. Use 'main' for the default"), ["main"]);
+        assert_eq!(examples("Revision (e.g. 'HEAD~1'); never '-'"), ["HEAD~1"]);
     }
 
     #[test]

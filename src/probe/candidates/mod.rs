@@ -17,6 +17,7 @@
 
 pub mod context;
 pub mod described;
+pub mod guard;
 pub mod hints;
 pub mod listing;
 pub mod schema;
@@ -113,6 +114,8 @@ pub struct Known {
     /// mcp-pin's own environment.
     pub secrets: Vec<String>,
     pub env_values: Vec<String>,
+    /// The home folder, never a candidate ([`guard`]).
+    pub home: Option<PathBuf>,
 }
 
 impl Known {
@@ -131,7 +134,8 @@ impl Known {
             .filter_map(|(_, v)| v.into_string().ok())
             .filter(|v| v.len() >= MIN_ENV_VALUE)
             .collect();
-        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values }
+        let home = crate::env_vars::get(crate::env_vars::HOME).map(PathBuf::from);
+        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values, home }
     }
 
     /// Add the values of one successful read-only call.
@@ -332,7 +336,11 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
     let mut sets: Vec<ArgSet> = Vec::new();
     let consider = |set: ArgSet, sets: &mut Vec<ArgSet>| {
         let sent = Value::Object(set.resolve(base_dir));
-        if !sets.iter().any(|s| s.args == set.args) && whole.is_valid(&sent) && !known.holds_secret(&sent) {
+        if !sets.iter().any(|s| s.args == set.args)
+            && whole.is_valid(&sent)
+            && !known.holds_secret(&sent)
+            && aimed_at_machine(root, &sent, known).is_none()
+        {
             sets.push(set);
         }
     };
@@ -352,11 +360,21 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
         }
     }
     consider(base.clone(), &mut sets);
-    if sets.is_empty() {
+    if sets.is_empty() && aimed_at_machine(root, &Value::Object(base.resolve(base_dir)), known).is_none() {
         sets.push(base);
     }
     sets.truncate(MAX_CANDIDATES);
     sets
+}
+
+/// Why arguments `sent` (against the tool's `inputSchema` `root`) would aim the call at the
+/// machine ([`guard`]), or `None`.
+pub fn aimed_at_machine(root: &Value, sent: &Value, known: &Known) -> Option<&'static str> {
+    let props = root.get("properties").and_then(Value::as_object);
+    sent.as_object()?.iter().find_map(|(k, v)| {
+        let schema = props.and_then(|m| m.get(k)).unwrap_or(&Value::Null);
+        guard::aimed_at_machine(k, schema, v, known.home.as_deref())
+    })
 }
 
 /// The pinned arguments to replay against the live tool `def`: as pinned while they validate
@@ -420,9 +438,12 @@ fn property_candidates(
     let standalone = schema::standalone(schema, root);
     let validator = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert).ok();
     let base_dir = known.paths.base.as_deref();
+    let home = known.home.as_deref();
     let fits = |c: &Candidate| -> bool {
         let v = if c.relative { resolve_value(&c.value, base_dir) } else { c.value.clone() };
-        validator.as_ref().is_none_or(|val| val.is_valid(&v)) && !known.holds_secret(&v)
+        validator.as_ref().is_none_or(|val| val.is_valid(&v))
+            && !known.holds_secret(&v)
+            && guard::aimed_at_machine(prop, schema, &v, home).is_none()
     };
     let mut out: Vec<Candidate> = Vec::new();
     let add = |c: Candidate, out: &mut Vec<Candidate>| {
@@ -468,7 +489,14 @@ fn property_candidates(
     // The smallest valid value always stays (it replaces the last when the list is full).
     let mut tail = vec![Candidate { value: smallest.clone(), source: Source::Smallest, relative: false }];
     if smallest.as_str() == Some("") {
-        tail.push(Candidate { value: Value::String("a".into()), source: Source::Smallest, relative: false });
+        // A free string: `"1"` reaches tools that refuse `""` and `"a"` (an id, a number as text).
+        for s in ["a", "1"] {
+            tail.push(Candidate { value: Value::String(s.into()), source: Source::Smallest, relative: false });
+        }
+    }
+    // A process id no process has, before the smallest valid one (0, the caller's own group).
+    if guard::takes_process_id(prop, schema) {
+        tail.insert(0, Candidate { value: Value::from(guard::NO_PROCESS), source: Source::Smallest, relative: false });
     }
     for c in tail {
         if out.iter().any(|o| validate::json_eq(&o.value, &c.value)) || !fits(&c) {
@@ -479,7 +507,7 @@ fn property_candidates(
         }
         out.push(c);
     }
-    if out.is_empty() {
+    if out.is_empty() && guard::aimed_at_machine(prop, schema, smallest, home).is_none() {
         out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });
     }
     out

@@ -1,0 +1,259 @@
+//! How an answer reads (RULES.md, "An answer that says it failed has failed"). Many servers
+//! report a failure as ordinary content with `isError` absent or false: "Document report.docx
+//! does not exist", `{"error": "No presentation is currently loaded"}`, "Error: Only SELECT
+//! queries are allowed", `"success": false`. Such an answer reached the tool's code and proves
+//! nothing about its result contract, so the argument search goes on past it, and a call pinned
+//! with one is counted apart from the calls that succeeded.
+//!
+//! Judged once, here, from the answer's head (the first text block's first line) and its
+//! structure (`structuredContent`, or a first text block that is a JSON object); the wording
+//! is taken from real servers' failures (the unit tests quote them). A declared `isError: true`
+//! is not this module's business: it is an error whatever it says.
+
+use serde_json::Value;
+
+use super::shape;
+
+/// How many characters of an answer a probe carries (`answered`).
+pub const HEAD: usize = 200;
+
+/// What a call answered, for a reader: the head of the result's first text block, or, with
+/// none, its `structuredContent` as compact JSON. Unmasked: the caller masks it
+/// ([`super::excerpt`]).
+pub fn head(result: &Value) -> Option<String> {
+    if let Some(t) = shape::texts(result).first() {
+        return Some(t.chars().take(4 * HEAD).collect());
+    }
+    shape::structured(result).map(|v| {
+        let s = v.to_string();
+        s.chars().take(4 * HEAD).collect()
+    })
+}
+
+/// Why an answer not flagged as an error reads as a failure: the words or the key that say so
+/// (`"does not exist"`, `error`), or `None` when it reads as an answer.
+pub fn failure(result: &Value) -> Option<String> {
+    if let Some(why) = shape::structured(result).and_then(structure_says_failed) {
+        return Some(why);
+    }
+    let text = shape::texts(result).first().map(|t| t.trim()).unwrap_or("");
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+        return structure_says_failed(&v);
+    }
+    words_say_failed(text)
+}
+
+/// A JSON object that says it failed: an `error` that holds something, `success`/`ok` false,
+/// a `status` of error, `isError: true` inside, or `errors` with no `data` beside them.
+fn structure_says_failed(v: &Value) -> Option<String> {
+    let m = v.as_object()?;
+    let holds = |v: &Value| match v {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    };
+    for key in ["error", "Error", "errorMessage", "error_message"] {
+        if m.get(key).is_some_and(holds) {
+            return Some(format!("`{key}` is set"));
+        }
+    }
+    for key in ["success", "ok", "succeeded"] {
+        if m.get(key) == Some(&Value::Bool(false)) {
+            return Some(format!("`{key}` is false"));
+        }
+    }
+    if m.get("isError") == Some(&Value::Bool(true)) {
+        return Some("`isError` is true inside the answer".into());
+    }
+    if let Some(s) = m.get("status").and_then(Value::as_str) {
+        if matches!(s.to_ascii_lowercase().as_str(), "error" | "failed" | "failure" | "fail") {
+            return Some(format!("`status` is \"{s}\""));
+        }
+    }
+    if m.get("errors").is_some_and(holds) && !m.get("data").is_some_and(holds) {
+        return Some("`errors` is set".into());
+    }
+    None
+}
+
+/// How a failure's first line starts (lowercased, after leading marks such as `❌` or `[`).
+const STARTS: &[&str] = &[
+    "error",
+    "err:",
+    "fatal",
+    "failed",
+    "failure",
+    "fail:",
+    "exception",
+    "traceback",
+    "cannot ",
+    "can't ",
+    "can not ",
+    "could not",
+    "couldn't",
+    "unable to",
+    "invalid ",
+    "unknown ",
+    "no such ",
+    "not found",
+    "permission denied",
+    "access denied",
+    "forbidden",
+    "unauthorized",
+    "missing ",
+    "refused",
+    "denied",
+];
+
+/// Words anywhere in a failure's first line.
+const ANYWHERE: &[&str] = &[
+    "does not exist",
+    "doesn't exist",
+    "do not exist",
+    "not found",
+    "no such file",
+    "failed to ",
+    "syntax error",
+    "permission denied",
+    "access denied",
+    "not permitted",
+    "is not allowed",
+    "are not allowed",
+    "queries are allowed",
+    "is required",
+    "are required",
+    "must be provided",
+    "must be one of",
+    "is currently loaded",
+    "is currently open",
+    "not currently",
+    "is not set",
+    "has not been set",
+    "not initialized",
+    "not initialised",
+    "outside the allowed",
+    "outside allowed",
+    "an error occurred",
+    "error occurred",
+    "exception occurred",
+];
+
+/// The first line of a text that says it failed. Only the first line counts: a document's
+/// body that mentions an error somewhere further down is an answer.
+fn words_say_failed(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line: String = line.chars().take(HEAD).collect::<String>().to_lowercase();
+    let bare = line.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // "No presentation is currently loaded" says it failed; "No results found" is an answer.
+    if let Some(w) = STARTS.iter().find(|w| bare.starts_with(**w)) {
+        if !w.starts_with("error") || error_heads_a_failure(&bare[w.len()..]) {
+            return Some(format!("it starts \"{}\"", w.trim_end()));
+        }
+    }
+    ANYWHERE.iter().find(|w| line.contains(**w)).map(|w| format!("it says \"{w}\""))
+}
+
+/// What follows a leading `error` in a failure: `:`, `!`, nothing, or a word that says what
+/// was being done (`Error reading file: ...`, `Error in query`, `Error 404`); "Error rate: 0.1%"
+/// and "errors: 0" are answers about errors.
+fn error_heads_a_failure(rest: &str) -> bool {
+    let Some(c) = rest.chars().next() else { return true };
+    if matches!(c, ':' | '!' | '-' | '.' | ',' | '(' | '[') {
+        return true;
+    }
+    if c != ' ' {
+        return false;
+    }
+    let word = rest.split_whitespace().next().unwrap_or("");
+    let word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+    word.ends_with("ing")
+        || word.chars().all(|c| c.is_ascii_digit()) && !word.is_empty()
+        || matches!(word, "in" | "while" | "during" | "occurred" | "code" | "-" | "—" | "on" | "at" | "when")
+        || rest.trim_start().starts_with(['-', '—', ':'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(t: &str) -> Value {
+        json!({"content": [{"type": "text", "text": t}]})
+    }
+
+    /// Failures as real servers word them, with `isError` absent.
+    #[test]
+    fn real_servers_failure_wording_reads_as_failure() {
+        for t in [
+            "Document docs/n1.txt.docx does not exist",
+            "Error: Only SELECT queries are allowed for read_query",
+            "Error: near \"SELEC\": syntax error",
+            "Error reading file: ENOENT: no such file or directory, open '/x'",
+            "Failed to open workbook: File is not a zip file",
+            "No presentation is currently loaded. Use open_presentation first.",
+            "Sheet 'Sheet1' not found. Available sheets: 'Items', 'Notes'",
+            "Cannot read properties of undefined (reading 'length')",
+            "Invalid range 'a'. Use a range such as 'A1:C10'",
+            "Unknown chart id: 1",
+            "❌ Working directory is not set. Call set_working_dir first.",
+            "Path outside the allowed directories: /",
+            "Access denied - path outside allowed directories: /etc",
+            "Traceback (most recent call last):",
+            "Process with pid 0 not found",
+        ] {
+            assert!(failure(&text(t)).is_some(), "{t}");
+        }
+        for v in [
+            json!({"error": "No presentation is currently loaded"}),
+            json!({"success": false, "message": "no table"}),
+            json!({"ok": false}),
+            json!({"status": "error", "detail": "x"}),
+            json!({"errors": [{"message": "x"}], "data": null}),
+        ] {
+            assert!(failure(&json!({"structuredContent": v.clone(), "content": []})).is_some(), "{v}");
+            assert!(failure(&text(&v.to_string())).is_some(), "text {v}");
+        }
+    }
+
+    /// Answers that mention errors, are empty, or say there is nothing: not failures.
+    #[test]
+    fn answers_are_not_failures() {
+        for t in [
+            "",
+            "No results found",
+            "No matches for 'a'",
+            "[]",
+            "Error rate over the last hour: 0.1%",
+            "errors: 0",
+            "Errors and warnings are listed below\n...",
+            "Created note 1",
+            "# Notes\n\nThe build failed to start yesterday",
+            "Current time in UTC: 2026-12-06T01:00:00Z",
+            "Found 3 files:\nerror.log\nnot found.txt",
+        ] {
+            assert_eq!(failure(&text(t)), None, "{t}");
+        }
+        for v in [
+            json!({"error": null, "rows": []}),
+            json!({"error": "", "rows": []}),
+            json!({"success": true}),
+            json!({"errors": [], "data": {"x": 1}}),
+            json!({"errors": [{"message": "partial"}], "data": {"x": 1}}),
+            json!({"status": "ok"}),
+            json!([{"error": "a value, not a failure"}]),
+        ] {
+            assert_eq!(failure(&json!({"structuredContent": v.clone(), "content": []})), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn head_is_the_first_text_block_or_the_structure() {
+        let r = json!({"content": [{"type": "image", "data": "", "mimeType": "image/png"}, {"type": "text", "text": "hi"}]});
+        assert_eq!(head(&r).as_deref(), Some("hi"));
+        let r = json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(head(&r).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(head(&json!({"content": []})), None);
+    }
+}
