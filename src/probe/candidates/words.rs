@@ -125,7 +125,10 @@ mod tests {
 
     #[test]
     fn rejections_offer_the_values_they_name() {
-        assert_eq!(offered("Sheet 'Sheet1' not found. Available sheets: 'Items', 'Notes'"), ["Items", "Notes", "Sheet1"]);
+        assert_eq!(
+            offered("Sheet 'Sheet1' not found. Available sheets: 'Items', 'Notes'"),
+            ["Items", "Notes", "Sheet1"]
+        );
         // The value it refused is no offer (`Invalid` comes before it).
         assert_eq!(offered("Invalid range 'a'. Use a range such as 'A1:C10'"), ["A1:C10"]);
         assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
@@ -145,14 +148,21 @@ mod tests {
         ]));
         rejected.from.insert("file".into(), Source::ProjectFolder);
         let known = Known::default();
-        let sets = sets_from_rejection(&def, &known, &rejected, "Sheet 'a' not found. Available sheets: 'Items', 'Notes'", &[]);
+        let sets = sets_from_rejection(
+            &def,
+            &known,
+            &rejected,
+            "Sheet 'a' not found. Available sheets: 'Items', 'Notes'",
+            &[],
+        );
         assert_eq!(sets[0].args["sheet"], "Items");
         assert_eq!(sets[0].args["file"], "budget.xlsx");
         assert_eq!(sets[0].from["sheet"], Source::Rejection);
         assert_eq!(sets[0].from["file"], Source::ProjectFolder);
         // Only the property the text names is changed; a value already sent is not offered again.
         assert!(sets.iter().all(|s| s.args["range"] == "a" && s.args["sheet"] != "a"), "{sets:?}");
-        let next = sets_from_rejection(&def, &known, &sets[0], "Invalid range 'a'. Use a range such as 'A1:C10'", &sets);
+        let next =
+            sets_from_rejection(&def, &known, &sets[0], "Invalid range 'a'. Use a range such as 'A1:C10'", &sets);
         assert_eq!((next[0].args["sheet"].clone(), next[0].args["range"].clone()), (json!("Items"), json!("A1:C10")));
     }
 }
