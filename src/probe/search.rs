@@ -73,6 +73,20 @@ fn rank(outcome: &Result<CallOutcome, ClientError>) -> u8 {
     }
 }
 
+/// What a call that did not succeed said, for the values it names: a JSON-RPC error's message,
+/// or the text of a result that is an error or reads as one.
+fn rejection_text(outcome: &Result<CallOutcome, ClientError>) -> Option<String> {
+    match outcome {
+        Ok(CallOutcome::RpcError { message, .. }) => Some(message.clone()),
+        Ok(CallOutcome::Result(r)) => {
+            let text = shape::texts(r).join("\n");
+            let text = if text.trim().is_empty() { answer::head(r).unwrap_or_default() } else { text };
+            Some(text.chars().take(4_096).collect())
+        }
+        _ => None,
+    }
+}
+
 /// Whether trying another candidate is pointless: the tool hangs, the connection failed, or it
 /// needs something no argument gives (tasks, more input).
 fn hopeless(outcome: &Result<CallOutcome, ClientError>) -> bool {
@@ -138,20 +152,32 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     // The first outcome of the best rank so far.
     let mut best: Option<(usize, u8, Result<CallOutcome, ClientError>)> = None;
     let mut tried = 0;
-    for (i, set) in sets.iter().enumerate() {
+    let mut from_words = 0;
+    let mut i = 0;
+    while i < sets.len() {
         if i > 0 && budget.spent() {
             break;
         }
-        let outcome = call(session, &tool, set.resolve(dir), timeout).await;
+        let outcome = call(session, &tool, sets[i].resolve(dir), timeout).await;
         tried += 1;
         let r = rank(&outcome);
         let stop = r == 2 || hopeless(&outcome);
+        // The server's own words: values its rejection names are tried next, in this set.
+        if !stop && mode == Mode::Lock && synthesised.is_some() && from_words < candidates::words::MAX_FROM_WORDS {
+            if let Some(text) = rejection_text(&outcome) {
+                let mut more = candidates::words::sets_from_rejection(def, known, &sets[i], &text, &sets);
+                more.truncate(candidates::words::MAX_FROM_WORDS - from_words);
+                from_words += more.len();
+                sets.splice(i + 1..i + 1, more);
+            }
+        }
         if best.as_ref().is_none_or(|b| r > b.1) {
             best = Some((i, r, outcome));
         }
         if stop {
             break;
         }
+        i += 1;
     }
     let ok = best.as_ref().is_some_and(|b| b.1 == 2);
     let Some((index, _, outcome)) = best else {

@@ -390,3 +390,49 @@ fn a_process_id_candidate_is_never_the_callers_group_or_init() {
     assert_eq!(call["outcome"], "skipped", "{call:#}");
     assert!(call["message"].as_str().unwrap().contains("would aim the call at the machine"), "{call:#}");
 }
+
+/// The server's own words are a source, and arguments are searched together (RULES.md): a
+/// tool that needs a file, a sheet and a range gets them as one consistent set, each value from
+/// the rejection that names it, the others kept. Without `words::sets_from_rejection` in the
+/// search (`src/probe/search.rs`), no candidate reaches the tool and it is pinned as failed
+/// (checked by hand).
+#[test]
+fn values_a_rejection_names_are_tried_next_keeping_the_other_arguments() {
+    let p = Project::new();
+    p.write("budget.xlsx", "x");
+    let tool = json!({
+        "name": "read_sheet",
+        "description": "Read cells of a sheet of a workbook.",
+        "inputSchema": {"type": "object", "properties": {
+            "file": {"type": "string", "description": "Path of the .xlsx file"},
+            "sheet": {"type": "string"},
+            "range": {"type": "string"}
+        }, "required": ["file", "sheet", "range"]},
+        "annotations": {"readOnlyHint": true}
+    });
+    let surface = json!({
+        "tools": [tool],
+        "calls": {"read_sheet": {
+            "exists": ["file"],
+            "accepts": {"sheet": ["Notes"], "range": ["A1:C10"]},
+            "refusalTexts": {
+                "sheet": "Sheet '{value}' not found. Available sheets: 'Items', 'Notes'",
+                "range": "Invalid range '{value}'. Use a range such as 'A1:C10'"
+            }
+        }}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let call = &pins(&p, "fx")["read_sheet"]["call"];
+    assert_eq!(call["args"]["sheet"], "Notes", "{call:#}");
+    assert_eq!(call["args"]["range"], "A1:C10", "{call:#}");
+    assert_eq!(call["from"]["sheet"], "server's words", "{call:#}");
+    assert_eq!(call["from"]["range"], "server's words", "{call:#}");
+    // The file the argument asks for (`.xlsx`), before the surface file on the command line.
+    assert_eq!(call["args"]["file"], "budget.xlsx", "{call:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(probe(&report, "read_sheet", "call")["outcome"], "pass", "{report:#}");
+}

@@ -75,6 +75,11 @@ pub struct CallBehaviour {
     /// of the listed values; otherwise `isError` with `not found: VALUE` (the argument unnamed).
     #[serde(default)]
     pub accepts: BTreeMap<String, Vec<Value>>,
+    /// The text of a refusal by `accepts`, per argument, `{value}` standing for the value sent
+    /// (`"Sheet '{value}' not found. Available sheets: 'Items', 'Notes'"`); otherwise
+    /// `not found: VALUE`.
+    #[serde(default)]
+    pub refusal_texts: BTreeMap<String, String>,
     /// Answer a refusal by `accepts` / `exists` as ordinary text with `isError` false, as many
     /// servers answer their failures.
     #[serde(default)]
@@ -111,10 +116,11 @@ impl CallBehaviour {
         for (k, allowed) in &self.accepts {
             if let Some(v) = args.get(k) {
                 if !allowed.contains(v) {
-                    return Some(format!(
-                        "not found: {}",
-                        v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
-                    ));
+                    let value = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+                    return Some(match self.refusal_texts.get(k) {
+                        Some(t) => t.replace("{value}", &value),
+                        None => format!("not found: {value}"),
+                    });
                 }
             }
         }

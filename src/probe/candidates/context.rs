@@ -193,12 +193,24 @@ fn affinity(words: &[String], path: &str) -> i32 {
         (&["pdf"], &["pdf"]),
         (&["database", "db", "sqlite"], &["db", "sqlite", "sqlite3"]),
         (&["text", "txt"], &["txt", "md", "json", "csv", "toml", "yaml", "yml"]),
+        (&["excel", "workbook", "spreadsheet", "sheet", "xlsx", "xls"], &["xlsx", "xlsm", "xls"]),
+        (&["word", "document", "docx"], &["docx", "doc", "odt"]),
+        (&["powerpoint", "presentation", "slide", "slides", "deck", "pptx"], &["pptx", "ppt", "odp"]),
+        (&["notebook", "jupyter", "ipynb"], &["ipynb"]),
+        (&["html", "page", "webpage"], &["html", "htm"]),
+        (&["yaml"], &["yaml", "yml"]),
+        (&["toml"], &["toml"]),
+        (&["xml"], &["xml"]),
+        (&["log", "logs"], &["log"]),
     ];
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    FAMILIES
-        .iter()
-        .filter(|(ws, exts)| exts.contains(&ext.as_str()) && words.iter().any(|w| ws.contains(&w.as_str())))
-        .count() as i32
+    // The extension itself among the words (`Path of the .xlsx file`) counts most.
+    let named = if !ext.is_empty() && words.iter().any(|w| *w == ext) { 3 } else { 0 };
+    named
+        + FAMILIES
+            .iter()
+            .filter(|(ws, exts)| exts.contains(&ext.as_str()) && words.iter().any(|w| ws.contains(&w.as_str())))
+            .count() as i32
 }
 
 #[cfg(test)]
@@ -218,6 +230,21 @@ mod tests {
         std::fs::write(p.join("docs/guide.md"), "# g").unwrap();
         std::fs::write(p.join("docs/deep/deeper/far.txt"), "far").unwrap();
         d
+    }
+
+    /// A file argument is ranked by what it asks for: the extension it names, or the kind of
+    /// document its words name (`budget.xlsx` before a JSON file for "the .xlsx file").
+    #[test]
+    fn files_of_the_asked_extension_or_kind_come_first() {
+        let words = |t: &str| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>();
+        assert!(
+            affinity(&words("Path of the .xlsx file"), "budget.xlsx")
+                > affinity(&words("Path of the .xlsx file"), "a.json")
+        );
+        assert!(affinity(&words("the workbook to open"), "budget.xlsx") > 0);
+        assert!(affinity(&words("the presentation"), "deck.pptx") > 0);
+        assert!(affinity(&words("document to read"), "report.docx") > 0);
+        assert_eq!(affinity(&words("document to read"), "budget.xlsx"), 0);
     }
 
     fn paths(es: &[Entry]) -> Vec<&str> {

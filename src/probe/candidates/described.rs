@@ -75,6 +75,19 @@ pub fn examples(desc: &str) -> Vec<String> {
     out
 }
 
+/// The values listed at the start of `rest` (as after an example phrase), trimmed and
+/// deduplicated; never empty ones.
+pub fn list(rest: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in after_marker(rest) {
+        let p = p.trim().to_string();
+        if !p.is_empty() && p.chars().count() <= MAX_LEN && !p.chars().any(char::is_control) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The list after an example phrase: up to the closing parenthesis, a sentence end, a
 /// semicolon or a line end; split on commas and `or`/`and`; each piece unquoted.
 fn after_marker(rest: &str) -> Vec<String> {

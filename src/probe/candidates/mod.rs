@@ -21,6 +21,7 @@ pub mod guard;
 pub mod hints;
 pub mod listing;
 pub mod schema;
+pub mod words;
 
 use crate::json::pointer_token;
 use std::collections::BTreeMap;
@@ -58,6 +59,8 @@ pub enum Source {
     ProjectFolder,
     /// A value a read-only tool of the server returned.
     Listing,
+    /// A value the server named when it rejected a call ([`words`]).
+    Rejection,
     /// The smallest valid value.
     Smallest,
     /// An `args` fixture in the config.
@@ -74,6 +77,7 @@ impl Source {
             Source::Roots => "roots",
             Source::ProjectFolder => "project folder",
             Source::Listing => "listing",
+            Source::Rejection => "server's words",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
         }
@@ -87,6 +91,7 @@ impl Source {
             Source::Roots,
             Source::ProjectFolder,
             Source::Listing,
+            Source::Rejection,
             Source::Smallest,
             Source::Fixture,
         ]
@@ -535,7 +540,7 @@ fn is_array(schema: &Value, root: &Value) -> bool {
 
 /// A text read as the types the schema allows: itself as a string, a number, a boolean, or a
 /// one-item array of it. Invalid readings are dropped by the caller's validation.
-fn coerce(text: &str, schema: &Value, root: &Value) -> Vec<Value> {
+pub(crate) fn coerce(text: &str, schema: &Value, root: &Value) -> Vec<Value> {
     let mut out = vec![Value::String(text.to_string())];
     if let Ok(n) = text.parse::<i64>() {
         out.push(Value::from(n));

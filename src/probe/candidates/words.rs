@@ -1,0 +1,168 @@
+//! The server's own words (RULES.md, "Arguments that reach the tool"): a rejection that names
+//! the values it would take ("Available sheets: 'Items', 'Notes'", "a range such as 'A1:C10'",
+//! "must be one of: fast, slow") feeds the next candidates. Each value offered is tried in the
+//! argument set that was rejected, the other arguments kept, so a tool that needs a file, a
+//! sheet and a range gets them as one consistent set, one rejection at a time.
+
+use serde_json::{Map, Value};
+
+use super::{described, guard, ArgSet, Known, Source};
+use crate::probe::validate::{self, Formats};
+
+/// Most argument sets made from one rejection.
+pub const PER_REJECTION: usize = 4;
+/// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
+pub const MAX_FROM_WORDS: usize = 6;
+
+/// Phrases after which a rejection lists what it would take.
+const OFFERS: &[&str] = &[
+    "one of",
+    "available",
+    "valid values",
+    "valid options",
+    "allowed values",
+    "options are",
+    "supported",
+    "expected",
+    "choose from",
+    "try",
+    "did you mean",
+];
+
+/// The values a rejection `text` offers, in order: those after an offering phrase (`Available
+/// sheets: 'Items', 'Notes'`), then the examples and quoted spans a description would give.
+pub fn offered(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let lower = text.to_lowercase();
+    if lower.len() == text.len() {
+        for m in OFFERS {
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(m) {
+                let start = from + i;
+                from = start + m.len();
+                if start > 0 && text[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
+                    continue;
+                }
+                // `Available sheets: a, b`: the list starts after the colon that follows.
+                let rest = &text[from..];
+                let rest = match rest.find(':') {
+                    Some(c) if c <= 40 && !rest[..c].contains(['.', '\n']) => &rest[c + 1..],
+                    _ => rest,
+                };
+                for v in described::list(rest) {
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+    }
+    for v in described::examples(text) {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The argument sets a rejection of `rejected` offers: for each value the text offers, one set
+/// with that value in the property the text names (or, when it names none, in each required
+/// property that takes it), every other argument kept. Each set is valid against the tool's
+/// `inputSchema`, holds no secret and is not aimed at the machine; at most [`PER_REJECTION`],
+/// none already in `tried`.
+pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
+        return vec![];
+    };
+    let props = root.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> =
+        root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    // The properties the text names; else every required one that is not the user's.
+    let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
+    let targets = if named.is_empty() { required.clone() } else { named };
+    let values = offered(text);
+    let dir = known.paths.base.as_deref();
+    let mut out: Vec<ArgSet> = Vec::new();
+    'values: for v in &values {
+        for prop in &targets {
+            if out.len() >= PER_REJECTION {
+                break 'values;
+            }
+            if rejected.from.get(*prop) == Some(&Source::Fixture) {
+                continue;
+            }
+            let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
+            for value in super::coerce(v, schema, root) {
+                if rejected.args.get(*prop) == Some(&value) {
+                    continue;
+                }
+                let mut set = rejected.clone();
+                set.args.insert((*prop).to_string(), value.clone());
+                set.from.insert((*prop).to_string(), Source::Rejection);
+                let at = format!("/{}", crate::json::pointer_token(prop));
+                set.relative.retain(|p| *p != at && !p.starts_with(&format!("{at}/")));
+                let sent = Value::Object(set.resolve(dir));
+                if whole.is_valid(&sent)
+                    && !known.holds_secret(&sent)
+                    && guard::aimed_at_machine(prop, schema, &value, known.home.as_deref()).is_none()
+                    && !tried.iter().chain(&out).any(|s| s.args == set.args)
+                {
+                    out.push(set);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rejections_offer_the_values_they_name() {
+        assert_eq!(
+            offered("Sheet 'Sheet1' not found. Available sheets: 'Items', 'Notes'"),
+            ["Items", "Notes", "Sheet1"]
+        );
+        // The value it refused is no offer (`Invalid` comes before it).
+        assert_eq!(offered("Invalid range 'a'. Use a range such as 'A1:C10'"), ["A1:C10"]);
+        assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
+        assert_eq!(offered("Unknown format x; supported formats: csv, json or xml."), ["csv", "json", "xml"]);
+        assert!(offered("not found: alpha").is_empty());
+    }
+
+    #[test]
+    fn a_rejection_fills_the_property_it_names_keeping_the_others() {
+        let def = json!({"name": "read_sheet", "inputSchema": {"type": "object", "properties": {
+            "file": {"type": "string"}, "sheet": {"type": "string"}, "range": {"type": "string"}
+        }, "required": ["file", "sheet", "range"]}});
+        let mut rejected = ArgSet::smallest(Map::from_iter([
+            ("file".to_string(), json!("budget.xlsx")),
+            ("sheet".to_string(), json!("a")),
+            ("range".to_string(), json!("a")),
+        ]));
+        rejected.from.insert("file".into(), Source::ProjectFolder);
+        let known = Known::default();
+        let sets = sets_from_rejection(
+            &def,
+            &known,
+            &rejected,
+            "Sheet 'a' not found. Available sheets: 'Items', 'Notes'",
+            &[],
+        );
+        assert_eq!(sets[0].args["sheet"], "Items");
+        assert_eq!(sets[0].args["file"], "budget.xlsx");
+        assert_eq!(sets[0].from["sheet"], Source::Rejection);
+        assert_eq!(sets[0].from["file"], Source::ProjectFolder);
+        // Only the property the text names is changed; a value already sent is not offered again.
+        assert!(sets.iter().all(|s| s.args["range"] == "a" && s.args["sheet"] != "a"), "{sets:?}");
+        let next =
+            sets_from_rejection(&def, &known, &sets[0], "Invalid range 'a'. Use a range such as 'A1:C10'", &sets);
+        assert_eq!((next[0].args["sheet"].clone(), next[0].args["range"].clone()), (json!("Items"), json!("A1:C10")));
+    }
+}
