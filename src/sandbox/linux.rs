@@ -341,8 +341,8 @@ pub fn ioctl_program() -> Result<BpfProgram, String> {
         op(JEQ_K, 0, 5, libc::SYS_ioctl as u32), // not ioctl: allow
         op(LD_W_ABS, 0, 0, 24),
         op(AND_K, 0, 0, 0xff00),
-        op(JEQ_K, 2, 0, (IOCTL_TYPES[0] << 8) as u32),
-        op(JEQ_K, 1, 0, (IOCTL_TYPES[1] << 8) as u32),
+        op(JEQ_K, 2, 0, IOCTL_TYPES[0] << 8),
+        op(JEQ_K, 1, 0, IOCTL_TYPES[1] << 8),
         op(RET_K, 0, 0, RET_ERRNO | libc::ENOTTY as u32),
         op(RET_K, 0, 0, RET_ALLOW),
     ])
