@@ -150,11 +150,27 @@ pub fn load_config(opts: &Options, ad_hoc: &[String]) -> Result<(Config, PathBuf
         for w in &loaded.warnings {
             crate::tell!("warning: {w}");
         }
+        warn_secrets_in_args(&loaded.config);
         loaded.config
     };
     check_server_names(&config, opts)?;
     let lockfile = opts.lockfile.clone().unwrap_or_else(|| config.dir.join("mcp.lock"));
     Ok((config, lockfile))
+}
+
+/// Once per server whose `args` hold a secret: any process on the machine reads a command line.
+fn warn_secrets_in_args(config: &Config) {
+    for server in config.servers.values() {
+        let crate::config::Transport::Stdio(cfg) = &server.transport else { continue };
+        let vars = cfg.secrets_in_args();
+        if !vars.is_empty() {
+            crate::tell!(
+                "warning: server `{}`: `args` holds the secret {}: any process on this machine can read a program's command line (`ps`, /proc/PID/cmdline); pass it through `env` instead (docs/config.md)",
+                server.name,
+                vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
 }
 
 /// `--server NAME` must name a server of the config (with a did-you-mean).

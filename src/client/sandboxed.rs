@@ -46,7 +46,8 @@ impl Session {
         let mut config = server.clone();
         config.transport = Transport::Stdio(inside);
         let root = scratch.root().to_path_buf();
-        match Session::connect_confined(&config, Confinement::Sandbox { write: &root }).await {
+        let hide = scratch.withheld.clone();
+        match Session::connect_confined(&config, Confinement::Sandbox { write: &root, hide: &hide }).await {
             Ok(mut s) => {
                 s.scratch = Some(scratch);
                 Ok(s)

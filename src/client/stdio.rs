@@ -133,10 +133,17 @@ pub fn spawn_process(cfg: &Stdio, confinement: Confinement<'_>) -> Result<Starte
     let launch = crate::sandbox::launch(&cfg.command, &cfg.args, path_env, cfg.cwd.as_deref(), confinement)
         .map_err(spawn_error)?;
     let supervised = launch.is_some();
+    // The helper reads the server's command line from a pipe (never from its own command line).
+    #[cfg(unix)]
+    let mut argv_pipe: Option<std::os::fd::OwnedFd> = None;
     let mut cmd = match launch {
         Some(l) => {
             let mut c = Command::new(l.program);
             c.args(l.args);
+            #[cfg(unix)]
+            {
+                argv_pipe = Some(hand_over(&mut c, l.argv).map_err(spawn_error)?);
+            }
             c
         }
         None if matches!(confinement, Confinement::Sandbox { .. }) => {
@@ -164,10 +171,49 @@ pub fn spawn_process(cfg: &Stdio, confinement: Confinement<'_>) -> Result<Starte
     #[cfg(unix)]
     cmd.process_group(0);
     let child = cmd.spawn().map_err(spawn_error)?;
+    // The child has its copy of the read end now.
+    #[cfg(unix)]
+    drop(argv_pipe);
     if let Some(pid) = child.id() {
         running::add(pid);
     }
     Ok(Started { child, supervised })
+}
+
+/// Give the helper `argv` on descriptor [`crate::sandbox::ARGV_FD`]: the read end of a pipe,
+/// put there in the child just before it runs the helper, while a thread writes `argv` into it
+/// and closes it. Returns the parent's read end, to drop once the child is started.
+#[cfg(unix)]
+fn hand_over(cmd: &mut Command, argv: Vec<u8>) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let (reader, mut writer) = std::io::pipe()?;
+    // Above stderr, so the child's own stdio set-up never lands on it (both ends close on exec).
+    // SAFETY: fcntl duplicating a descriptor we own; the copy is owned by the OwnedFd.
+    let reader: OwnedFd = unsafe {
+        let fd = libc::fcntl(reader.as_raw_fd(), libc::F_DUPFD_CLOEXEC, crate::sandbox::ARGV_FD + 1);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        OwnedFd::from_raw_fd(fd)
+    };
+    let raw = reader.as_raw_fd();
+    let target = crate::sandbox::ARGV_FD;
+    // SAFETY: dup2 is async-signal-safe; it runs in the child between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, target) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // A pipe holds 64 KiB, or one page when the user's pipes are over their soft limit: the
+    // bytes go from a thread, which ends when they are read or the helper is gone.
+    std::thread::Builder::new().name("mcp-pin-argv".into()).spawn(move || {
+        let _ = writer.write_all(&argv);
+    })?;
+    Ok(reader)
 }
 
 /// Start a stdio server ([`spawn_process`]) for rmcp: its stdout teed by JSON-RPC id into the

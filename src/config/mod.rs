@@ -228,6 +228,33 @@ pub struct Stdio {
     pub launch: Launch,
 }
 
+impl Stdio {
+    /// The variables (`${VAR}`, `${input:ID}`...) whose secret values landed in `args`, as
+    /// written; empty when no argument holds a registered secret. A program's command line is
+    /// readable by every process on the machine (`/proc/PID/cmdline`, `ps`), so `lock` and
+    /// `check` warn about each server this names (docs/config.md: `env` is the place).
+    pub fn secrets_in_args(&self) -> Vec<String> {
+        let mut out: Vec<String> = vec![];
+        for (value, written) in self.args.iter().zip(&self.args_template) {
+            if crate::secrets::mask(value) == value.as_str() {
+                continue;
+            }
+            let vars = expand::template_vars(written);
+            let named: Vec<String> = vars
+                .into_iter()
+                .filter(|v| !crate::secrets::NOT_SECRET.contains(&v.as_str()))
+                .map(|v| format!("${{{v}}}"))
+                .collect();
+            for n in if named.is_empty() { vec!["a configured secret".to_string()] } else { named } {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Clone)]
 pub struct Http {
     /// URL with `${VAR}` expanded. May hold a secret (userinfo, `?token=`).

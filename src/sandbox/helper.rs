@@ -1,5 +1,9 @@
-//! The helper every stdio server runs under: `mcp-pin __mcp-pin-helper MODE [--write DIR] --
-//! PROGRAM ARGV0 ARGS...` (built by [`super::launch`]; never typed by a person).
+//! The helper every stdio server runs under: `mcp-pin __mcp-pin-helper MODE [--write DIR]
+//! [--hide PATH]... --argv-fd 3` (built by [`super::launch`]; never typed by a person). It reads
+//! `PROGRAM ARGV0 ARGS...` from descriptor 3 (each ended by a NUL byte, up to its end), so the
+//! server's arguments (a secret expanded into them, say) are never on the helper's own command
+//! line, which any process can read. `-- PROGRAM ARGV0 ARGS...` in place of `--argv-fd N` gives
+//! them on the command line (a benchmark's way).
 //!
 //! It runs first thing in `main`, before any runtime or thread exists ([`main_if_helper`]), so
 //! `fork` is safe and Landlock and seccomp restrict exactly the process that becomes the server.
@@ -36,18 +40,33 @@ pub const CONFINEMENT_FAILED_TEXT: &str = "mcp-pin helper: the sandbox could not
 struct Spec {
     /// `None`: the session confinement; `Some(dir)`: the sandbox, writing only under `dir`.
     sandbox: Option<PathBuf>,
+    /// The sandbox reads none of these.
+    hide: Vec<PathBuf>,
     program: OsString,
     argv: Vec<OsString>,
 }
 
-fn parse(args: &[OsString]) -> Result<Spec, String> {
+/// At most this many bytes of command line are read from the descriptor (Linux's own limit on
+/// a command line and environment together is 2 MiB at most by default).
+const ARGV_MAX: usize = 8 * 1024 * 1024;
+
+/// The helper's arguments; `read_fd` reads `PROGRAM ARGV0 ARGS...` from a descriptor.
+fn parse(args: &[OsString], read_fd: &dyn Fn(i32) -> Result<Vec<u8>, String>) -> Result<Spec, String> {
     let mut it = args.iter();
     let mode = it.next().ok_or("no mode")?;
     let mut sandbox = None;
     let mut write: Option<PathBuf> = None;
+    let mut hide = vec![];
+    let mut from_fd = None;
     loop {
         match it.next().and_then(|a| a.to_str()) {
             Some("--write") => write = Some(PathBuf::from(it.next().ok_or("--write needs a folder")?)),
+            Some("--hide") => hide.push(PathBuf::from(it.next().ok_or("--hide needs a path")?)),
+            Some("--argv-fd") => {
+                let fd = it.next().and_then(|a| a.to_str()).and_then(|a| a.parse::<i32>().ok());
+                from_fd = Some(fd.filter(|fd| *fd > 2).ok_or("--argv-fd needs a descriptor above 2")?);
+                break;
+            }
             Some("--") => break,
             other => return Err(format!("unexpected argument {other:?}")),
         }
@@ -57,12 +76,57 @@ fn parse(args: &[OsString]) -> Result<Spec, String> {
         Some("sandbox") => sandbox = Some(write.ok_or("the sandbox needs --write")?),
         other => return Err(format!("unknown mode {other:?}")),
     }
-    let program = it.next().ok_or("no program")?.clone();
-    let argv: Vec<OsString> = it.cloned().collect();
-    if argv.is_empty() {
+    let mut line: Vec<OsString> = match from_fd {
+        Some(fd) => {
+            if it.next().is_some() {
+                return Err("nothing may follow --argv-fd N".into());
+            }
+            let bytes = read_fd(fd)?;
+            let Some(body) = bytes.strip_suffix(&[0]) else {
+                return Err("the command line read is not NUL-ended".into());
+            };
+            body.split(|b| *b == 0).map(|a| os_from_bytes(a.to_vec())).collect()
+        }
+        None => it.cloned().collect(),
+    };
+    if line.is_empty() {
+        return Err("no program".into());
+    }
+    let program = line.remove(0);
+    if line.is_empty() {
         return Err("no argv[0]".into());
     }
-    Ok(Spec { sandbox, program, argv })
+    Ok(Spec { sandbox, hide, program, argv: line })
+}
+
+#[cfg(unix)]
+fn os_from_bytes(b: Vec<u8>) -> OsString {
+    use std::os::unix::ffi::OsStringExt;
+    OsString::from_vec(b)
+}
+#[cfg(not(unix))]
+fn os_from_bytes(b: Vec<u8>) -> OsString {
+    OsString::from(String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Everything on descriptor `fd` up to its end ([`ARGV_MAX`] at most), then the descriptor closed.
+#[cfg(unix)]
+fn read_fd(fd: i32) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: the descriptor was handed over for this alone (mcp-pin's spawn puts the read end
+    // of a pipe there); it is owned, read and closed here, once.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut out = Vec::new();
+    file.take(ARGV_MAX as u64 + 1).read_to_end(&mut out).map_err(|e| format!("reading descriptor {fd}: {e}"))?;
+    if out.len() > ARGV_MAX {
+        return Err(format!("the command line on descriptor {fd} is longer than {ARGV_MAX} bytes"));
+    }
+    Ok(out)
+}
+#[cfg(not(unix))]
+fn read_fd(fd: i32) -> Result<Vec<u8>, String> {
+    Err(format!("descriptor {fd}: not on this system"))
 }
 
 /// Run as the helper when the first argument says so (and never return), else register this
@@ -76,7 +140,7 @@ pub fn main_if_helper() {
         }
         return;
     }
-    let code = match parse(&args[2..]) {
+    let code = match parse(&args[2..], &read_fd) {
         Ok(spec) => run(spec),
         Err(e) => {
             let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("mcp-pin helper: {e}\n").as_bytes());
@@ -267,12 +331,12 @@ mod unix {
             }
             Some(dir) => {
                 #[cfg(target_os = "linux")]
-                if let Err(e) = crate::sandbox::linux::confine_sandbox(dir) {
+                if let Err(e) = crate::sandbox::linux::confine_sandbox(dir, &spec.hide) {
                     fail(CONFINEMENT_FAILED, format!("confine:{e}"));
                 }
                 #[cfg(target_os = "macos")]
                 {
-                    exec = crate::sandbox::macos::wrap(dir, program, argv);
+                    exec = crate::sandbox::macos::wrap(dir, &spec.hide, program, argv);
                 }
                 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
                 {
@@ -429,13 +493,30 @@ mod tests {
 
     #[test]
     fn parses_what_launch_builds() {
-        let s = parse(&os(&["session", "--", "/usr/bin/npx", "npx", "-y", "pkg"])).unwrap();
-        assert_eq!(s, Spec { sandbox: None, program: "/usr/bin/npx".into(), argv: os(&["npx", "-y", "pkg"]) });
-        let s = parse(&os(&["sandbox", "--write", "/tmp/s", "--", "/bin/srv", "srv"])).unwrap();
+        let no_fd = |_: i32| -> Result<Vec<u8>, String> { panic!("no descriptor here") };
+        let p = |a: &[&str]| parse(&os(a), &no_fd);
+        let s = p(&["session", "--", "/usr/bin/npx", "npx", "-y", "pkg"]).unwrap();
+        let want =
+            Spec { sandbox: None, hide: vec![], program: "/usr/bin/npx".into(), argv: os(&["npx", "-y", "pkg"]) };
+        assert_eq!(s, want);
+        let s = p(&["sandbox", "--write", "/tmp/s", "--hide", "/h/.ssh", "--", "/bin/srv", "srv"]).unwrap();
         assert_eq!(s.sandbox, Some(PathBuf::from("/tmp/s")));
-        assert!(parse(&os(&["sandbox", "--", "/bin/srv", "srv"])).is_err(), "a sandbox names its folder");
-        assert!(parse(&os(&["other", "--", "/bin/srv", "srv"])).is_err());
-        assert!(parse(&os(&["session", "--", "/bin/srv"])).is_err(), "argv[0] is required");
-        assert!(parse(&os(&["session", "--bogus", "--", "/bin/srv", "srv"])).is_err());
+        assert_eq!(s.hide, vec![PathBuf::from("/h/.ssh")]);
+        assert!(p(&["sandbox", "--", "/bin/srv", "srv"]).is_err(), "a sandbox names its folder");
+        assert!(p(&["other", "--", "/bin/srv", "srv"]).is_err());
+        assert!(p(&["session", "--", "/bin/srv"]).is_err(), "argv[0] is required");
+        assert!(p(&["session", "--bogus", "--", "/bin/srv", "srv"]).is_err());
+        // What mcp-pin sends: the command line on a descriptor.
+        let fd = |n: i32| -> Result<Vec<u8>, String> {
+            assert_eq!(n, 3);
+            Ok(b"/usr/bin/npx\0npx\0--token=s3cr3t-value\0\0".to_vec())
+        };
+        let s = parse(&os(&["session", "--argv-fd", "3"]), &fd).unwrap();
+        assert_eq!(s.program, OsString::from("/usr/bin/npx"));
+        assert_eq!(s.argv, os(&["npx", "--token=s3cr3t-value", ""]), "an empty argument is kept");
+        assert!(parse(&os(&["session", "--argv-fd", "3", "x"]), &fd).is_err());
+        assert!(parse(&os(&["session", "--argv-fd", "1"]), &fd).is_err(), "never stdin, stdout or stderr");
+        let unended = |_: i32| -> Result<Vec<u8>, String> { Ok(b"/bin/srv\0srv".to_vec()) };
+        assert!(parse(&os(&["session", "--argv-fd", "3"]), &unended).is_err());
     }
 }

@@ -3,8 +3,8 @@
 //! starts). Unprivileged throughout: `no_new_privs`, a seccomp filter (`seccompiler`) and Landlock
 //! (`landlock`); no user namespace, no `sudo`, no sysctl.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -116,29 +116,74 @@ pub fn confine_session() -> Result<&'static str, String> {
     Ok(if abi >= 6 { "no_new_privs, Landlock domain with signal scoping" } else { "no_new_privs, Landlock domain" })
 }
 
-/// The full sandbox: no capability, `no_new_privs`, Landlock (read everywhere, write only under
-/// `write` and to `/dev/null`, no TCP, signals and abstract UNIX sockets scoped to the sandbox,
-/// all of it fully enforced or an error), then the seccomp filter ([`seccomp_program`]).
-pub fn confine_sandbox(write: &Path) -> Result<(), String> {
+/// The full sandbox: no capability, `no_new_privs`, Landlock (read everywhere but the files and
+/// folders in `hidden` ([`read_grants`]), write only under `write` and to `/dev/null`, no TCP,
+/// signals and abstract UNIX sockets scoped to the sandbox, all of it fully enforced or an
+/// error), then the seccomp filters ([`seccomp_program`], [`metadata_program`],
+/// [`ioctl_program`]).
+pub fn confine_sandbox(write: &Path, hidden: &[PathBuf]) -> Result<(), String> {
     drop_capabilities();
     no_new_privs()?;
     let abi = ABI::V6;
+    let grants = read_grants(hidden);
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.handle_access(AccessNet::from_all(abi)))
         .and_then(|r| r.scope(Scope::from_all(abi)))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi))))
+        // Folder listings everywhere (a hidden file's name is no secret; a folder that cannot be
+        // listed breaks more than it protects), file contents and execution where granted.
+        .and_then(|r| r.add_rules(path_beneath_rules(["/"], AccessFs::ReadDir)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&grants, AccessFs::ReadFile | AccessFs::Execute)))
         .and_then(|r| r.add_rules(path_beneath_rules([write, Path::new("/dev/null")], AccessFs::from_all(abi))))
         .and_then(|r| r.restrict_self())
         .map_err(|e| format!("Landlock: {e}"))?;
     if status.ruleset != RulesetStatus::FullyEnforced {
         return Err(format!("Landlock enforced the sandbox only partly ({:?})", status.ruleset));
     }
-    let program = seccomp_program()?;
-    seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))?;
+    // Three filters, each with its own answer; the kernel runs them all (a refusal wins).
+    for program in [seccomp_program()?, metadata_program()?, ioctl_program()?] {
+        seccompiler::apply_filter(&program).map_err(|e| format!("seccomp: {e}"))?;
+    }
     Ok(())
+}
+
+/// Where reads are granted so that everything is readable but `hidden` (absolute, canonical
+/// paths): Landlock grants, it cannot take away, so `/` is split along the way down to each hidden
+/// path, granting every sibling on the way and not the path itself. A symlink among the siblings
+/// is not granted (a read through it is judged where it leads). A folder that cannot be listed
+/// stays granted whole (its hidden path is then readable: best effort, never a broken sandbox).
+pub fn read_grants(hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut grants: BTreeSet<PathBuf> = BTreeSet::from([PathBuf::from("/")]);
+    for h in hidden {
+        if !h.is_absolute() || h.parent().is_none() {
+            continue;
+        }
+        // The one grant that covers it (grants never overlap), if any still does.
+        let Some(cover) = grants.iter().find(|g| h.starts_with(g)).cloned() else { continue };
+        let mut added = vec![];
+        let mut dir = cover.clone();
+        let mut ok = true;
+        for part in h.strip_prefix(&cover).unwrap_or(h).components() {
+            let next = dir.join(part);
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                ok = false;
+                break;
+            };
+            for e in entries.flatten() {
+                if e.path() != next && e.file_type().is_ok_and(|t| !t.is_symlink()) {
+                    added.push(e.path());
+                }
+            }
+            dir = next;
+        }
+        if ok {
+            grants.remove(&cover);
+            grants.extend(added);
+        }
+    }
+    grants.into_iter().collect()
 }
 
 /// Drop every capability for good (a server started by root is root without privileges):
@@ -212,6 +257,97 @@ pub fn seccomp_program() -> Result<BpfProgram, String> {
     Ok(with_x32_refused(program))
 }
 
+/// Every system call that changes a file's metadata (mode, owner, times, extended attributes)
+/// by path or by descriptor. Landlock does not handle them, and the process owns every file of
+/// its user: through a link in the scratch copy, or simply by the real path (reads are allowed
+/// everywhere), it could change the real project's `.env` from 600 to 666, a build output's
+/// times or plant an attribute. A filter sees numbers, not paths, so it cannot tell the scratch
+/// copy from the real files: every one of these calls is refused everywhere.
+pub fn metadata_calls() -> Vec<i64> {
+    // Numbers from 424 on are the same on every architecture.
+    const FCHMODAT2: i64 = 452;
+    const SETXATTRAT: i64 = 463;
+    const REMOVEXATTRAT: i64 = 466;
+    const FILE_SETATTR: i64 = 469;
+    let mut calls = vec![
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        FCHMODAT2,
+        libc::SYS_fchown,
+        libc::SYS_fchownat,
+        libc::SYS_utimensat,
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SETXATTRAT,
+        REMOVEXATTRAT,
+        FILE_SETATTR,
+    ];
+    // The old path calls exist on x86_64 only (aarch64 and riscv64 have the `at` ones alone).
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        libc::SYS_chmod,
+        libc::SYS_chown,
+        libc::SYS_lchown,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
+    ]);
+    calls
+}
+
+/// The filter that answers every [`metadata_calls`] call with success **without making it**
+/// (`SECCOMP_RET_ERRNO` with errno 0): the real project keeps its metadata, and a server that
+/// sets a mode or times on a file it just wrote in the scratch copy carries on as it would
+/// outside (Node's `fs.copyFile` fails on a refused `fchmod`, GitPython sets 0444 on each object
+/// it writes, Python's `shutil.copy2` copies times and mode), its files keeping the mode they
+/// were created with.
+pub fn metadata_program() -> Result<BpfProgram, String> {
+    let arch = seccomp_arch().ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
+    let rules: BTreeMap<i64, Vec<SeccompRule>> = metadata_calls().into_iter().map(|nr| (nr, vec![])).collect();
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(0), arch)
+        .map_err(|e| format!("seccomp: {e}"))?;
+    filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))
+}
+
+/// The `ioctl` type bytes a sandboxed process may use: `'T'` (0x54: terminals and the generic
+/// descriptor calls `FIONBIO`, `FIOCLEX`, `FIONREAD`...) and 0 (`FIGETBSZ`).
+const IOCTL_TYPES: [u32; 2] = [0x54, 0x00];
+
+/// The filter that answers every other `ioctl` with `ENOTTY` (what a file that has no such
+/// call answers, which programs take in their stride). The file-system ones change a file
+/// through a descriptor opened read-only, beyond Landlock's reach: its flags (`FS_IOC_SETFLAGS`:
+/// append-only, no-dump...), `FS_IOC_FSSETXATTR`, `FS_IOC_SETVERSION`, fs-verity (which makes a
+/// file read-only for good), an encryption policy on an empty folder, a Btrfs subvolume made
+/// inside a folder of the real project. Device ioctls are Landlock's already (`IoctlDev`).
+pub fn ioctl_program() -> Result<BpfProgram, String> {
+    use seccompiler::sock_filter;
+    seccomp_arch().ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
+    const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
+    const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    const RET_ERRNO: u32 = 0x0005_0000;
+    let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    // seccomp_data: nr at 0, args[1] at 24 (its low half: every architecture here is little
+    // endian; the kernel reads the request as 32 bits). Another architecture's calls never get
+    // here: the first filter kills them.
+    Ok(vec![
+        op(LD_W_ABS, 0, 0, 0),
+        op(JEQ_K, 0, 5, libc::SYS_ioctl as u32), // not ioctl: allow
+        op(LD_W_ABS, 0, 0, 24),
+        op(AND_K, 0, 0, 0xff00),
+        op(JEQ_K, 2, 0, IOCTL_TYPES[0] << 8),
+        op(JEQ_K, 1, 0, IOCTL_TYPES[1] << 8),
+        op(RET_K, 0, 0, RET_ERRNO | libc::ENOTTY as u32),
+        op(RET_K, 0, 0, RET_ALLOW),
+    ])
+}
+
 /// x86_64 only: before the filter, refuse every system call numbered with the x32 bit.
 fn with_x32_refused(program: BpfProgram) -> BpfProgram {
     if !cfg!(target_arch = "x86_64") {
@@ -233,9 +369,41 @@ fn with_x32_refused(program: BpfProgram) -> BpfProgram {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     #[test]
     fn the_filter_compiles_for_this_machine() {
         let p = super::seccomp_program().expect("compiles");
         assert!(p.len() > 10);
+        assert!(super::metadata_program().expect("compiles").len() > 10);
+        assert_eq!(super::ioctl_program().expect("compiles").len(), 8);
+    }
+
+    #[test]
+    fn reads_are_granted_around_what_is_hidden() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("home/.ssh")).unwrap();
+        std::fs::create_dir_all(root.join("home/.config/gh")).unwrap();
+        std::fs::create_dir_all(root.join("home/.config/other")).unwrap();
+        std::fs::write(root.join("home/.bashrc"), "").unwrap();
+        std::fs::create_dir_all(root.join("proj")).unwrap();
+        std::fs::write(root.join("proj/.env"), "").unwrap();
+        std::fs::write(root.join("proj/a.txt"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("home/.ssh"), root.join("home/ssh-link")).unwrap();
+        let hidden = [root.join("home/.ssh"), root.join("home/.config/gh"), root.join("proj/.env")];
+        let grants = super::read_grants(&hidden);
+        let covered = |p: &std::path::Path| grants.iter().any(|g| p.starts_with(g));
+        for h in &hidden {
+            assert!(!covered(h), "{} is readable: {grants:?}", h.display());
+        }
+        for p in ["home/.bashrc", "home/.config/other", "proj/a.txt"] {
+            assert!(covered(&root.join(p)), "{p} is not readable: {grants:?}");
+        }
+        assert!(covered(&PathBuf::from("/usr/bin")), "the rest of the machine stays readable");
+        assert!(!grants.contains(&root.join("home/ssh-link")), "a symlink is judged where it leads");
+        // Nothing overlaps, and nothing hidden twice breaks it.
+        let again = super::read_grants(&[hidden[0].clone(), hidden[0].clone()]);
+        assert!(!again.iter().any(|g| hidden[0].starts_with(g)));
     }
 }

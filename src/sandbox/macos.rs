@@ -24,10 +24,12 @@ fn quote(path: &Path) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// The Seatbelt profile for a sandbox writing only under `write` (a canonical path: Seatbelt
-/// matches real paths, `/private/var/...` rather than `/var/...`).
-pub fn profile(write: &Path) -> String {
-    format!(
+/// The Seatbelt profile for a sandbox writing only under `write` and reading nothing of `hide`
+/// (canonical paths: Seatbelt matches real paths, `/private/var/...` rather than `/var/...`).
+/// `file-write*` covers metadata too (`file-write-mode`, `-owner`, `-times`, `-xattr`,
+/// `-flags`), judged at the real path, so a link in the scratch copy changes nothing outside.
+pub fn profile(write: &Path, hide: &[std::path::PathBuf]) -> String {
+    let mut p = format!(
         "(version 1)\n\
          (allow default)\n\
          (deny network*)\n\
@@ -39,13 +41,17 @@ pub fn profile(write: &Path) -> String {
          (allow process-info* (target same-sandbox))\n\
          (deny mach-priv-task-port)\n",
         quote(write)
-    )
+    );
+    for h in hide {
+        p.push_str(&format!("(deny file-read* (subpath {}))\n", quote(h)));
+    }
+    p
 }
 
 /// `sandbox-exec -p PROFILE PROGRAM ARGS...` for the helper's `exec`.
-pub fn wrap(write: &Path, program: &CString, argv: &[CString]) -> (CString, Vec<CString>) {
+pub fn wrap(write: &Path, hide: &[std::path::PathBuf], program: &CString, argv: &[CString]) -> (CString, Vec<CString>) {
     let text = |s: &str| CString::new(s).unwrap_or_default();
-    let mut out = vec![text("sandbox-exec"), text("-p"), text(&profile(write)), program.clone()];
+    let mut out = vec![text("sandbox-exec"), text("-p"), text(&profile(write, hide)), program.clone()];
     out.extend(argv.iter().skip(1).cloned());
     (text(SANDBOX_EXEC), out)
 }

@@ -16,8 +16,10 @@
 //! - **sandbox**, the second session in which probes call tools that are not read-only: no
 //!   network at all (seccomp: every socket family but `AF_UNIX`, `connect`, `io_uring`, ptrace),
 //!   writes only under a scratch folder ([`scratch::Scratch`]: a copy of the project folder with
-//!   its own home, temp and cache folders) and `/dev/null` (Landlock), no signal or ptrace to
-//!   any process outside it, no capability (root included). macOS: `sandbox-exec` with a
+//!   its own home, temp and cache folders) and `/dev/null` (Landlock), no change of any file's
+//!   metadata anywhere and no file-system `ioctl` (seccomp), no read of the home folder's secret
+//!   stores nor of the project's ignored secret files (Landlock), no signal or ptrace to any
+//!   process outside it, no capability (root included). macOS: `sandbox-exec` with a
 //!   profile making the same promises ([`macos`]). Elsewhere there is none ([`available`]).
 //!
 //! See `docs/probes.md` (what the sandbox promises on each platform) and `docs/security.md` (the
@@ -63,8 +65,9 @@ impl Place {
 pub enum Confinement<'a> {
     /// The process boundary only (every stdio server).
     Session,
-    /// The full sandbox: writes only under `write` (and `/dev/null`).
-    Sandbox { write: &'a Path },
+    /// The full sandbox: writes only under `write` (and `/dev/null`), no reads of `hide` (the
+    /// real files a scratch copy withheld: [`scratch::Scratch::withheld`]).
+    Sandbox { write: &'a Path, hide: &'a [PathBuf] },
 }
 
 static HELPER: OnceLock<PathBuf> = OnceLock::new();
@@ -113,12 +116,21 @@ fn platform_available() -> Result<(), String> {
     Err(format!("mcp-pin has no sandbox on {}", std::env::consts::OS))
 }
 
-/// What to execute to start a server under the helper: the helper program and its arguments.
+/// What to execute to start a server under the helper: the helper program and its arguments,
+/// and what the helper reads on descriptor [`ARGV_FD`] (the server's program and command line).
+/// The server's arguments are never on the helper's own command line: a secret expanded into
+/// them would be in the helper's `/proc/PID/cmdline` too, which every process can read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<OsString>,
+    /// PROGRAM, ARGV0, ARGS..., each ended by a NUL byte, for descriptor [`ARGV_FD`].
+    pub argv: Vec<u8>,
 }
+
+/// The descriptor the helper reads the server's program and command line from
+/// ([`Launch::argv`]).
+pub const ARGV_FD: i32 = 3;
 
 /// The helper's command line for starting `command` (resolved as `exec` would, against the
 /// child's `PATH` and working folder) with `args`. `None` when no helper is registered or the
@@ -151,17 +163,27 @@ fn launch_with(
     let mut out: Vec<OsString> = vec![HELPER_ARG.into()];
     match confinement {
         Confinement::Session => out.push("session".into()),
-        Confinement::Sandbox { write } => {
+        Confinement::Sandbox { write, hide } => {
             out.push("sandbox".into());
             out.push("--write".into());
             out.push(write.as_os_str().to_owned());
+            for h in hide {
+                out.push("--hide".into());
+                out.push(h.as_os_str().to_owned());
+            }
         }
     }
-    out.push("--".into());
-    out.push(program.into_os_string());
-    out.push(command.into());
-    out.extend(args.iter().map(OsString::from));
-    Ok(Launch { program: helper.to_path_buf(), args: out })
+    out.push("--argv-fd".into());
+    out.push(ARGV_FD.to_string().into());
+    let mut argv = Vec::new();
+    let program = program.into_os_string();
+    for a in
+        [program.as_os_str(), std::ffi::OsStr::new(command)].into_iter().chain(args.iter().map(std::ffi::OsStr::new))
+    {
+        argv.extend_from_slice(a.as_encoded_bytes());
+        argv.push(0);
+    }
+    Ok(Launch { program: helper.to_path_buf(), args: out, argv })
 }
 
 /// The program `exec` would run for `command`: a name with a `/` as a path (relative to the
@@ -275,19 +297,25 @@ mod tests {
         let l = launch_with(helper, "sh", &args, Some("/usr/bin:/bin"), None, Confinement::Session).unwrap();
         assert_eq!(l.program, helper);
         let sh = resolve("sh", Some("/usr/bin:/bin"), None).unwrap();
-        let want: Vec<OsString> = vec![
-            HELPER_ARG.into(),
-            "session".into(),
-            "--".into(),
-            sh.clone().into(),
-            "sh".into(),
-            "-y".into(),
-            "pkg".into(),
-        ];
+        // The server's command line goes through a descriptor, never on the helper's own.
+        let want: Vec<OsString> = vec![HELPER_ARG.into(), "session".into(), "--argv-fd".into(), "3".into()];
         assert_eq!(l.args, want);
+        assert_eq!(l.argv, format!("{}\0sh\0-y\0pkg\0", sh.display()).into_bytes());
         let scratch = Path::new("/tmp/scratch");
-        let l = launch_with(helper, "sh", &[], Some("/bin"), None, Confinement::Sandbox { write: scratch }).unwrap();
-        assert_eq!(&l.args[1..4], &[OsString::from("sandbox"), "--write".into(), "/tmp/scratch".into()]);
+        let hide = [PathBuf::from("/home/me/.ssh")];
+        let l =
+            launch_with(helper, "sh", &[], Some("/bin"), None, Confinement::Sandbox { write: scratch, hide: &hide })
+                .unwrap();
+        assert_eq!(
+            &l.args[1..6],
+            &[
+                OsString::from("sandbox"),
+                "--write".into(),
+                "/tmp/scratch".into(),
+                "--hide".into(),
+                "/home/me/.ssh".into()
+            ]
+        );
         // A command that cannot start fails here, as starting it directly would.
         let e = launch_with(helper, "no-such-server", &[], Some("/bin"), None, Confinement::Session).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENOENT));

@@ -1,5 +1,10 @@
 //! The scratch folder of a sandboxed session: the only place its server may write.
 //!
+//! **Where.** Where a project could live, never under the system temp folder (some servers take
+//! a folder there for a throwaway and refuse to serve it): `$XDG_CACHE_HOME/mcp-pin/scratch/`,
+//! else `~/.cache/mcp-pin/scratch/`, else beside the project folder (`.mcp-pin-scratch-XXXX` in
+//! its parent); never inside the project ([`bases`]). Removed when the session ends.
+//!
 //! ```text
 //! mcp-pin-sandbox-XXXX/
 //!   project/   a copy of the project folder (the server's working folder)
@@ -16,6 +21,13 @@
 //! real one: readable as before, never writable (the sandbox writes only under the scratch
 //! folder, and a write through a symlink is a write to its target). A server started from
 //! `dist/index.js` therefore starts; a tool that writes into an ignored folder fails inside.
+//! Nor can its metadata be changed through the link: the sandbox makes every metadata call a
+//! no-op, wherever it aims ([`super::linux::metadata_program`]).
+//!
+//! **Secrets stay out.** An ignored file named like a secret ([`is_secret_file`]: `.env*`,
+//! `*.pem`, `*.key`) is neither copied nor linked, and is named in [`Scratch::withheld`] so the
+//! sandbox can refuse reading the real one too; so are the home folder's secret stores
+//! ([`HOME_SECRETS`]).
 //!
 //! **Paths.** Arguments, environment values and tool-call arguments that name the project folder
 //! (or something in it), as a path or a `file://` URI, are rewritten to the copy ([`Scratch::remap`]):
@@ -37,6 +49,36 @@ pub const COPY_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// At most this many files of the project are copied; the rest is linked, read-only.
 pub const COPY_MAX_FILES: usize = 50_000;
 
+/// The home folder's secret stores, relative to the home folder: kept out of a sandboxed
+/// server's reach (never in its own home, and unreadable where the platform can refuse reads).
+pub const HOME_SECRETS: &[&str] =
+    &[".ssh", ".aws", ".config/gh", ".netrc", ".docker", ".gnupg", ".kube", ".git-credentials", ".npmrc", ".pypirc"];
+
+/// Whether an ignored file of the project is, by its name, a secret the sandbox keeps out of
+/// the copy: `.env` and `.env.*` (`.env.example` included: a reviewer can commit it), `*.pem`,
+/// `*.key`. Files only: a folder called `.env` is a Python virtual environment.
+pub fn is_secret_file(name: &std::ffi::OsStr) -> bool {
+    let Some(n) = name.to_str() else { return false };
+    n == ".env" || n.starts_with(".env.") || n.ends_with(".pem") || n.ends_with(".key")
+}
+
+/// Where scratch folders may be made, in order (see the module docs): the user's cache folder,
+/// then beside the project. A place inside the project is left out (the copy would copy itself).
+pub fn bases(project: &Path, own: &dyn Fn(&str) -> Option<String>) -> Vec<(PathBuf, &'static str)> {
+    let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    let mut out = vec![];
+    if let Some(c) = absolute(own("XDG_CACHE_HOME")) {
+        out.push((c.join("mcp-pin/scratch"), "mcp-pin-sandbox-"));
+    } else if let Some(h) = absolute(own("HOME")) {
+        out.push((h.join(".cache/mcp-pin/scratch"), "mcp-pin-sandbox-"));
+    }
+    if let Some(parent) = project.parent() {
+        out.push((parent.to_path_buf(), ".mcp-pin-scratch-"));
+    }
+    out.retain(|(b, _)| !b.starts_with(project));
+    out
+}
+
 /// What the copy of the project did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CopyStats {
@@ -53,6 +95,9 @@ pub struct Scratch {
     /// The project folder as named, and canonical (both are rewritten).
     real: Vec<PathBuf>,
     pub copied: CopyStats,
+    /// Real files kept out of the copy: the project's ignored secret files and the home
+    /// folder's secret stores that exist (canonical paths).
+    pub withheld: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for Scratch {
@@ -62,26 +107,50 @@ impl std::fmt::Debug for Scratch {
 }
 
 impl Scratch {
-    /// A new scratch folder (in the system's temp folder) holding a copy of `project`.
+    /// A new scratch folder (see the module docs for where) holding a copy of `project`.
     pub fn create(project: &Path) -> Result<Scratch, String> {
+        let own = |name: &str| crate::env_vars::get(name);
+        Self::create_with(project, &own)
+    }
+
+    /// [`Scratch::create`] reading `HOME` and `XDG_CACHE_HOME` through `own`.
+    pub fn create_with(project: &Path, own: &dyn Fn(&str) -> Option<String>) -> Result<Scratch, String> {
         let project = std::path::absolute(project).map_err(|e| format!("the project folder: {e}"))?;
         let canonical = project.canonicalize().map_err(|e| format!("the project folder {}: {e}", project.display()))?;
-        let dir = tempfile::Builder::new()
-            .prefix("mcp-pin-sandbox-")
-            .tempdir()
-            .map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+        let mut tried = vec![];
+        let mut made = None;
+        for (base, prefix) in bases(&canonical, own) {
+            let dir =
+                std::fs::create_dir_all(&base).and_then(|()| tempfile::Builder::new().prefix(prefix).tempdir_in(&base));
+            match dir {
+                Ok(d) => {
+                    made = Some(d);
+                    break;
+                }
+                Err(e) => tried.push(format!("{}: {e}", base.display())),
+            }
+        }
+        let dir = made.ok_or_else(|| format!("cannot make a scratch folder ({})", tried.join("; ")))?;
         // Canonical, so the sandbox's rules and the rewritten paths name the same folder.
         let root = dir.path().canonicalize().map_err(|e| format!("the scratch folder: {e}"))?;
         for sub in ["project", "home", "tmp", "cache", "run"] {
             std::fs::create_dir_all(root.join(sub)).map_err(|e| format!("cannot make the scratch folder: {e}"))?;
         }
-        let copied = copy_project(&canonical, &root.join("project"))
+        let mut withheld = vec![];
+        let copied = copy_project(&canonical, &root.join("project"), &mut withheld)
             .map_err(|e| format!("cannot copy the project folder {} to the sandbox: {e}", project.display()))?;
+        if let Some(home) = own("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+            for rel in HOME_SECRETS {
+                if let Ok(p) = home.join(rel).canonicalize() {
+                    withheld.push(p);
+                }
+            }
+        }
         let mut real = vec![project.clone()];
         if canonical != project {
             real.push(canonical);
         }
-        Ok(Scratch { dir: Some(dir), root, real, copied })
+        Ok(Scratch { dir: Some(dir), root, real, copied, withheld })
     }
 
     /// The scratch folder: the sandbox writes under it and nowhere else.
@@ -350,8 +419,9 @@ fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
     mirror(from, to, limits, &mut (0, 0))
 }
 
-/// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest.
-fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
+/// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest,
+/// but for the ignored secret files, which are named in `withheld` instead.
+fn copy_project(from: &Path, to: &Path, withheld: &mut Vec<PathBuf>) -> std::io::Result<CopyStats> {
     let mut stats = CopyStats::default();
     let mut made: Vec<PathBuf> = vec![PathBuf::new()];
     // The walker reads every ignore file itself: each is checked first, so one that is no
@@ -426,6 +496,11 @@ fn copy_project(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
             if std::fs::symlink_metadata(&target).is_ok() {
                 continue;
             }
+            // A file named like a secret (a symlink to one too: it leads to the same bytes).
+            if is_secret_file(&e.file_name()) && !e.path().is_dir() {
+                withheld.push(e.path().canonicalize().unwrap_or_else(|_| e.path()));
+                continue;
+            }
             #[cfg(unix)]
             std::os::unix::fs::symlink(e.path(), &target)?;
             stats.linked += 1;
@@ -452,6 +527,14 @@ mod tests {
         std::fs::write(root.join("node_modules/pkg/index.js"), "x").unwrap();
         std::fs::write(root.join("debug.log"), "log").unwrap();
         std::os::unix::fs::symlink("src/deep/a.txt", root.join("link")).unwrap();
+        // Ignored secrets: neither copied nor linked, named as withheld; a `.env` folder (a
+        // Python virtual environment) is no secret file.
+        std::fs::write(root.join(".gitignore"), "node_modules/\n*.log\n.env*\n*.pem\nvenv/.env/\n").unwrap();
+        std::fs::write(root.join(".env"), "KEY=1").unwrap();
+        std::fs::write(root.join(".env.local"), "KEY=2").unwrap();
+        std::fs::create_dir_all(root.join("src/certs")).unwrap();
+        std::fs::write(root.join("src/certs/server.pem"), "pem").unwrap();
+        std::fs::create_dir_all(root.join("venv/.env/bin")).unwrap();
         let s = Scratch::create(root).unwrap();
         let copy = s.project();
         assert_eq!(std::fs::read_to_string(copy.join("src/deep/a.txt")).unwrap(), "a");
@@ -464,9 +547,42 @@ mod tests {
         assert!(std::fs::symlink_metadata(copy.join("debug.log")).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read_link(copy.join("link")).unwrap(), Path::new("src/deep/a.txt"));
         assert_eq!(s.copied.files, 3, "{:?}", s.copied);
+        for secret in [".env", ".env.local", "src/certs/server.pem"] {
+            assert!(std::fs::symlink_metadata(copy.join(secret)).is_err(), "{secret} reached the copy");
+            assert!(s.withheld.contains(&root.canonicalize().unwrap().join(secret)), "{secret}: {:?}", s.withheld);
+        }
+        assert!(copy.join("venv/.env/bin").is_dir(), "a folder named .env is not a secret file");
+        assert!(!s.root().starts_with(std::env::temp_dir()), "the scratch copy is under the temp folder");
         let root_dir = s.root().to_path_buf();
         drop(s);
         assert!(!root_dir.exists(), "the scratch folder is removed with it");
+    }
+
+    #[test]
+    fn the_scratch_folder_is_where_a_project_could_live() {
+        let env = |home: Option<&'static str>, cache: Option<&'static str>| {
+            move |k: &str| match k {
+                "HOME" => home.map(String::from),
+                "XDG_CACHE_HOME" => cache.map(String::from),
+                _ => None,
+            }
+        };
+        let proj = Path::new("/work/proj");
+        let bases_of = |f: &dyn Fn(&str) -> Option<String>| -> Vec<PathBuf> {
+            bases(proj, f).into_iter().map(|(b, _)| b).collect()
+        };
+        assert_eq!(
+            bases_of(&env(Some("/home/me"), None)),
+            [PathBuf::from("/home/me/.cache/mcp-pin/scratch"), PathBuf::from("/work")]
+        );
+        assert_eq!(
+            bases_of(&env(Some("/home/me"), Some("/c"))),
+            [PathBuf::from("/c/mcp-pin/scratch"), PathBuf::from("/work")]
+        );
+        assert_eq!(bases_of(&env(None, Some("relative"))), [PathBuf::from("/work")], "only absolute folders");
+        // A home folder that is the project: never a scratch folder inside the project.
+        let home_project = |k: &str| (k == "HOME").then(|| "/work/proj".to_string());
+        assert_eq!(bases_of(&home_project), [PathBuf::from("/work")]);
     }
 
     #[test]

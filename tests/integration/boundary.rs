@@ -225,3 +225,72 @@ fn the_helper_line_is_not_a_command_a_person_types() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(Path::new(pin_bin()).is_file());
 }
+
+/// A secret expanded into a server's `args` is in the server's own command line (a program's
+/// arguments are its own), and in no other: the helper it runs under reads them from a pipe
+/// (src/sandbox/helper.rs, `--argv-fd`). `lock` warns once for the server, naming the variable,
+/// never its value. Checked from outside while the server runs: every process whose
+/// `/proc/PID/cmdline` holds the secret is the fixture itself. With the arguments put back on
+/// the helper's command line (`launch_with` writing them after `--`), this fails (tried by hand).
+#[test]
+fn a_secret_in_args_is_on_the_servers_command_line_only_and_lock_warns_once() {
+    let p = Project::new();
+    let secret = format!("argsecret-{}", nonce().replace('-', ""));
+    p.write_json(
+        "s.json",
+        &json!({"tools": [{"name": "look", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}],
+                "calls": {"look": {"delayMs": 1500}}}),
+    );
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.s]\ncommand = {:?}\nargs = [\"--surface\", \"s.json\", \"--note\", \"${{PIN_ARGS_SECRET}}\"]\ntimeout = \"60s\"\n",
+            fixture_bin()
+        ),
+    );
+    let mut child = Command::new(pin_bin())
+        .args(["lock"])
+        .current_dir(p.dir.path())
+        .env_remove("CI")
+        .env("PIN_ARGS_SECRET", &secret)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cmdline = |pid: i32| {
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default()).replace('\0', " ")
+    };
+    let parent = |pid: i32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let after = stat.rfind(')').map(|i| &stat[i + 1..]).unwrap_or("");
+        after.split_whitespace().nth(1).and_then(|p| p.parse::<i32>().ok()).unwrap_or(0)
+    };
+    let mut holders: std::collections::BTreeMap<i32, String> = Default::default();
+    let mut helpers_seen = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        for pid in processes_with(&secret) {
+            holders.insert(pid, cmdline(pid));
+            // The server's parent is its helper, seen while the server runs.
+            if cmdline(parent(pid)).contains(mcp_pin::sandbox::HELPER_ARG) {
+                helpers_seen += 1;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(helpers_seen > 0, "the server ran under no helper");
+    assert!(!holders.is_empty(), "the server was never seen with its argument");
+    let fixture = fixture_bin().to_string();
+    for (pid, line) in &holders {
+        assert!(line.starts_with(&format!("{fixture} ")), "process {pid} holds the secret in its command line: {line}");
+        assert!(!line.contains(mcp_pin::sandbox::HELPER_ARG), "the helper holds the secret: {line}");
+    }
+    let warning =
+        "warning: server `s`: `args` holds the secret `${PIN_ARGS_SECRET}`: any process on this machine can read";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    assert!(!err.contains(&secret), "{err}");
+    assert!(!p.read("mcp.lock").contains(&secret));
+}

@@ -39,6 +39,17 @@ pub struct Escape {
     /// `sh -c 'while :; do sleep 1; done' MARKER` (MARKER shows in its command line).
     #[serde(default)]
     pub daemon: Option<String>,
+    /// Change the metadata of these paths every way there is (relative paths are the scratch
+    /// copy's entries, seen from the server's working folder): `chmod` (0o666), `fchmod` on a
+    /// descriptor opened read-only, `fchmodat`, `chown` to the owner it has, `utimensat` to the
+    /// epoch and to now, `futimens`, `setxattr`/`lsetxattr`/`fsetxattr` of `user.mcp_pin`,
+    /// `removexattr` of `user.keep`, and `FS_IOC_SETFLAGS` (no-dump) on a read-only descriptor.
+    #[serde(default)]
+    pub metadata: Vec<PathBuf>,
+    /// Read these files: a read that succeeds makes the call answer `isError: true` naming the
+    /// file (what a tool read could travel on in its answer).
+    #[serde(default)]
+    pub read: Vec<PathBuf>,
     /// Where to write what happened.
     #[serde(default)]
     pub report: Option<PathBuf>,
@@ -89,6 +100,13 @@ pub fn attempt(e: &Escape) -> Vec<String> {
         let bind: SocketAddr = if a.is_ipv4() { "0.0.0.0:0".parse().unwrap() } else { "[::]:0".parse().unwrap() };
         let r = UdpSocket::bind(bind).and_then(|s| s.send_to(b"escaped\n", a));
         lines.push(format!("udp {a}: {}", outcome(r)));
+    }
+    for p in &e.metadata {
+        lines.extend(metadata(p));
+    }
+    for p in &e.read {
+        let r = std::fs::read(p);
+        lines.push(format!("read {}: {}", p.display(), outcome(r)));
     }
     let up = if e.signal_ancestors || e.read_ancestors { ancestors() } else { vec![] };
     if e.read_ancestors {
@@ -142,6 +160,57 @@ pub fn attempt(e: &Escape) -> Vec<String> {
     }
     for l in &lines {
         eprintln!("mcp-pin-fixture: escape: {l}");
+    }
+    lines
+}
+
+/// The first file of `read` that could be read, from the lines [`attempt`] returned.
+pub fn read_something(lines: &[String]) -> Option<&str> {
+    lines.iter().find(|l| l.starts_with("read ") && l.ends_with(": ok")).map(String::as_str)
+}
+
+/// Every metadata change tried on `p` (see [`Escape::metadata`]), one line each.
+fn metadata(p: &std::path::Path) -> Vec<String> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    let mut lines = vec![];
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else { return lines };
+    let mut note = |what: &str, r: libc::c_int| {
+        // Read errno at once, before the next call.
+        let res = if r >= 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) };
+        lines.push(format!("{what} {}: {}", p.display(), outcome(res)));
+    };
+    let (uid, gid) = std::fs::metadata(p).map(|m| (m.uid(), m.gid())).unwrap_or((u32::MAX, u32::MAX));
+    let epoch = [libc::timespec { tv_sec: 0, tv_nsec: 0 }, libc::timespec { tv_sec: 0, tv_nsec: 0 }];
+    let name = c"user.mcp_pin";
+    let keep = c"user.keep";
+    let value = b"escaped";
+    const FS_IOC_SETFLAGS: libc::c_ulong = 0x4008_6602;
+    // FS_NODUMP_FL
+    let nodump: libc::c_long = 0x40;
+    // SAFETY: libc calls with a valid NUL-terminated path, valid buffers and integer arguments.
+    unsafe {
+        note("chmod", libc::chmod(c.as_ptr(), 0o666));
+        note("fchmodat", libc::fchmodat(libc::AT_FDCWD, c.as_ptr(), 0o666, 0));
+        note("chown", libc::chown(c.as_ptr(), uid, gid));
+        note("lchown", libc::lchown(c.as_ptr(), uid, gid));
+        note("utimensat epoch", libc::utimensat(libc::AT_FDCWD, c.as_ptr(), epoch.as_ptr(), 0));
+        note("utimensat now", libc::utimensat(libc::AT_FDCWD, c.as_ptr(), std::ptr::null(), 0));
+        note("utimes", libc::utimes(c.as_ptr(), std::ptr::null()));
+        note("setxattr", libc::setxattr(c.as_ptr(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0));
+        note("lsetxattr", libc::lsetxattr(c.as_ptr(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0));
+        note("removexattr", libc::removexattr(c.as_ptr(), keep.as_ptr()));
+        let fd = libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        note("open read-only", fd);
+        if fd >= 0 {
+            note("fchmod", libc::fchmod(fd, 0o666));
+            note("fchown", libc::fchown(fd, uid, gid));
+            note("futimens", libc::futimens(fd, epoch.as_ptr()));
+            note("fsetxattr", libc::fsetxattr(fd, name.as_ptr(), value.as_ptr().cast(), value.len(), 0));
+            note("fremovexattr", libc::fremovexattr(fd, keep.as_ptr()));
+            note("FS_IOC_SETFLAGS", libc::ioctl(fd, FS_IOC_SETFLAGS as _, &nodump));
+            libc::close(fd);
+        }
     }
     lines
 }

@@ -290,7 +290,10 @@ impl ServerHandler for Fixture {
         let tool = tool.value();
         let behaviour = s.calls.get(name).cloned().unwrap_or_default();
         if let Some(e) = &behaviour.escape {
-            crate::escape::attempt(e);
+            let lines = crate::escape::attempt(e);
+            if let Some(read) = crate::escape::read_something(&lines) {
+                return Ok(text_result(format!("escape: {read}"), true).into());
+            }
         }
         if behaviour.hang {
             eprintln!("mcp-pin-fixture: tools/call {name}: hanging");
