@@ -256,6 +256,7 @@ fn the_drift_cron_issue_is_mcp_pins_escaped_markdown() {
         message: "argument \"mode\" of tool find now accepts \"<img src=x> | @team\"".into(),
         before: None,
         after: Some(serde_json::json!("<img src=x> | @team")),
+        cues: None,
     });
     let drifted = Report { fail_on: FailOn::Never, servers: vec![s] };
     let (calls, body) = run(&drifted, "");

@@ -33,6 +33,7 @@ fn change(
         message: message.into(),
         before,
         after,
+        cues: None,
     }
 }
 
@@ -144,7 +145,7 @@ fn lock_text() -> String {
 
 fn ctx(verbose: bool) -> RenderContext {
     RenderContext {
-        style: Style { color: false, verbose },
+        style: Style { color: false, verbose, width: 0 },
         lockfile_display: "mcp.lock".into(),
         lock_text: LazyText::text(lock_text()),
         run_url: None,
@@ -628,6 +629,7 @@ fn a_description_that_appears_or_goes_is_shown_as_text() {
         message: "m".into(),
         before,
         after,
+        cues: None,
     };
     let gone = mk("schema-description-changed", Some(json!("Parameters for fetching a URL.")), None);
     assert_eq!(report::textdiff::texts(&gone), Some(("Parameters for fetching a URL.", "")));
