@@ -128,11 +128,13 @@ pub fn defang(text: &str) -> String {
             i += 3;
             continue;
         } else if at_word_start && (rest.starts_with("https://") || rest.starts_with("http://")) {
-            // `http` -> `hxxp`, keeping the letters' case.
+            // `http` -> `hxxp`, keeping the letters' case, and the rest of the scheme as it is.
+            let len = if rest.starts_with("https") { 8 } else { 7 };
             out.push(chars[i]);
             out.push(if chars[i + 1].is_uppercase() { 'X' } else { 'x' });
             out.push(if chars[i + 2].is_uppercase() { 'X' } else { 'x' });
-            i += 3;
+            out.extend(&chars[i + 3..i + len]);
+            i += len;
             continue;
         } else if c == ':' && next == Some('/') && chars.get(i + 2) == Some(&'/') {
             out.push(':');

@@ -132,7 +132,7 @@ fn slots(ranked: &[Annotation<'_>]) -> Vec<bool> {
         }
         let mut left = MAX_PER_LEVEL;
         // A change whose added words carry a cue takes a slot before any round.
-        for (i, a) in ranked.iter().enumerate().filter(|(_, a)| a.worst.level() == level && a.worst.cued) {
+        for (i, _) in ranked.iter().enumerate().filter(|(_, a)| a.worst.level() == level && a.worst.cued) {
             if left > 0 {
                 chosen[i] = true;
                 left -= 1;

@@ -791,7 +791,8 @@ mod tests {
 
     #[test]
     fn escapes_markdown_html_and_mentions() {
-        assert_eq!(text("a|b <img> @x *y*\nz"), "a\\|b \\<img\\> \\@x \\*y\\*<br>z");
+        assert_eq!(text("a|b <img> @x *y*\nz"), "a\\|b \\<img\\> \\@\u{200B}x \\*y\\*<br>z");
+        assert_eq!(text("see #1 and https://e.example"), "see \\#\u{200B}1 and hxxps://e.example");
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
         assert_eq!(code("x\u{200B}"), "`x\\u{200B}`");
         assert_eq!(fenced("```\n", "text"), "````text\n```\n````\n");
