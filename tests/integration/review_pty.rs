@@ -103,10 +103,10 @@ fn review_judges_like_check_and_does_what_each_answer_says() {
 
     // Second review: the rejected fetch is not asked again; search is accepted.
     let mut s = review(&p);
-    let before = strip_ansi(&s.exp_string("accept tool `search` of cat?").unwrap());
-    assert!(before.contains("tool `fetch` of cat: rejected on an earlier review"), "{before}");
+    s.exp_string("accept tool `search` of cat?").unwrap();
     s.send_line("y").unwrap();
     let rest = strip_ansi(&s.exp_eof().unwrap());
+    assert!(rest.contains("tool `fetch` of cat: rejected on an earlier review"), "{rest}");
     assert!(rest.contains("accepted 1 (tool `search` of cat)") && rest.contains("wrote "), "{rest}");
     assert!(rest.contains("1 rejected before and not asked again"), "{rest}");
     assert_eq!(exit_code(&s), 0);
