@@ -94,11 +94,16 @@ impl Cues {
     /// The cues named for a reader, heaviest first, each with its words:
     /// `an instruction to the model ("before any other call"); a path outside the project ("~/.ssh/id_rsa")`.
     pub fn describe(&self) -> String {
-        let mut found: Vec<&Cue> = self.found.iter().collect();
-        found.sort_by_key(|c| std::cmp::Reverse(c.kind.info().weight));
-        found
-            .iter()
-            .map(|c| format!("{} (\"{}\")", c.kind.info().label, clip(&c.at, 60)))
+        CUES.iter()
+            .filter_map(|info| {
+                let ats: Vec<String> = self
+                    .found
+                    .iter()
+                    .filter(|c| c.kind == info.kind)
+                    .map(|c| format!("\"{}\"", clip(&c.at, 60)))
+                    .collect();
+                (!ats.is_empty()).then(|| format!("{} ({})", info.label, ats.join(", ")))
+            })
             .collect::<Vec<_>>()
             .join("; ")
     }
