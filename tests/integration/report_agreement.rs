@@ -309,7 +309,7 @@ fn from_github(text: &str, r: &Report, want: &[Key]) -> [usize; 3] {
                 risk: mcp_pin::rules::lookup(&k.1).unwrap().risk,
             })
         };
-        let worst = findings.iter().max_by_key(|k| rank(*k)).unwrap();
+        let worst = findings.iter().max_by_key(|k| rank(k)).unwrap();
         assert_eq!((worst.1.as_str(), worst.2.as_str()), (rule, class), "{line}");
         let more = line.rsplit("(+").next().and_then(|m| m.split(' ').next()?.parse::<usize>().ok()).unwrap_or(0);
         assert_eq!(more + 1, findings.len(), "{line}");
