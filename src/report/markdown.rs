@@ -532,17 +532,22 @@ fn read_first(report: &Report, verbose: bool) -> Option<String> {
                 Some(t) => code(t),
                 None => code(server),
             };
-            let cue = c.cues.as_ref().map(|q| q.found.iter().map(|f| f.kind.info().label).collect::<Vec<_>>());
-            format!("{what} ({}, {})", cue.map(|l| l.join(", ")).unwrap_or_default(), c.class)
+            let mut labels: Vec<&str> = Vec::new();
+            for f in c.cues.iter().flat_map(|q| &q.found) {
+                if !labels.contains(&f.kind.info().label) {
+                    labels.push(f.kind.info().label);
+                }
+            }
+            format!("{what} ({}, {})", labels.join(", "), c.class)
         })
         .collect();
     let more = if cued.len() > 5 { format!(" and {} more", cued.len() - 5) } else { String::new() };
     Some(format!(
-        "> ⚠️ **Read first: {}** the model will read that carry a cue (a URL, a path outside the project, an instruction, another tool's name, hidden characters): {}{more}. {} the first rows of {}.\n\n",
+        "> ⚠️ **Read first: {}** the model will read that carry a cue (a URL, a path outside the project, an instruction, another tool's name, hidden characters): {}{more}. {} the first {}.\n\n",
         plural(cued.len(), "change adds words", "changes add words"),
         names.join(", "),
         if cued.len() == 1 { "It is" } else { "They are" },
-        if cued.len() == 1 { "its table" } else { "their tables" }
+        if cued.len() == 1 { "row of its table" } else { "rows of their tables" }
     ))
 }
 
