@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::rules::cues::{self, Cues, Rank};
 use crate::rules::{Class, RuleId};
 
 /// One classified change.
@@ -22,4 +23,26 @@ pub struct Change {
     pub before: Option<Value>,
     /// The value after, where one applies.
     pub after: Option<Value>,
+    /// The cues the words it adds for the model carry (a URL, a path outside the project, an
+    /// instruction, another tool's name, hidden characters): they rank it above every change
+    /// without one, never move its class (RULES.md, "Risk within a rule").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cues: Option<Cues>,
+}
+
+impl Change {
+    /// Its risk: the rule's own, or a cued change's ([`cues::risk`]).
+    pub fn risk(&self) -> u8 {
+        cues::risk(self.rule, self.cues.as_ref())
+    }
+
+    /// Whether the words it adds carry a cue.
+    pub fn cued(&self) -> bool {
+        self.cues.as_ref().is_some_and(|c| !c.found.is_empty())
+    }
+
+    /// Its place in every report's order, highest first ([`Rank`]).
+    pub fn rank(&self) -> Rank {
+        Rank { cued: self.cued(), class: self.class, risk: self.risk() }
+    }
 }

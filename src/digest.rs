@@ -92,6 +92,7 @@ pub fn mismatches<'a>(tools: impl IntoIterator<Item = (&'a String, &'a Value)>) 
                     ),
                     before: Some(Value::String(claim)),
                     after: Some(Value::String(actual.clone())),
+                    cues: None,
                 });
             }
         }

@@ -96,6 +96,82 @@ fn is_own_annotation(line: &str) -> bool {
     ["::error ", "::warning ", "::notice "].iter().any(|p| line.starts_with(p))
 }
 
+/// The zero-width space [`defang`] inserts.
+pub const ZWSP: char = '\u{200B}';
+
+/// Foreign text (what a server wrote) for a GitHub-bound output (the pull-request comment, the
+/// step summary, the drift issue, annotations), so that GitHub makes nothing of it: GitHub links
+/// `@user`, `@org/team`, `#123`, `GH-123`, `owner/repo#1`, commit SHAs and URLs after Markdown
+/// is rendered, where a backslash escape is already gone (github/markup#1168). As Renovate's
+/// `sanitizeMarkdown` does, a zero-width space goes after `@` and after `#` before a digit (and
+/// after `GH-`); a URL's scheme is broken (`hxxps://`, `ftp:\u{200B}//`) and `www.` split, so no
+/// address is ever a link; a run of 7 or more hex digits (a commit SHA) is split every 6. The
+/// reader sees the same words.
+pub fn defang(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let prev = if i > 0 { Some(chars[i - 1]) } else { None };
+        let at_word_start = !prev.is_some_and(word);
+        let rest: String = chars[i..chars.len().min(i + 8)].iter().collect::<String>().to_ascii_lowercase();
+        if c == '@' && next.is_some_and(|n| n.is_alphanumeric() || n == '-' || n == '_') {
+            out.push_str("@\u{200B}");
+        } else if c == '#' && next.is_some_and(|n| n.is_ascii_digit()) {
+            out.push_str("#\u{200B}");
+        } else if at_word_start && rest.starts_with("gh-") && chars.get(i + 3).is_some_and(char::is_ascii_digit) {
+            out.extend(&chars[i..i + 3]);
+            out.push(ZWSP);
+            i += 3;
+            continue;
+        } else if at_word_start && (rest.starts_with("https://") || rest.starts_with("http://")) {
+            // `http` -> `hxxp`, keeping the letters' case, and the rest of the scheme as it is.
+            let len = if rest.starts_with("https") { 8 } else { 7 };
+            out.push(chars[i]);
+            out.push(if chars[i + 1].is_uppercase() { 'X' } else { 'x' });
+            out.push(if chars[i + 2].is_uppercase() { 'X' } else { 'x' });
+            out.extend(&chars[i + 3..i + len]);
+            i += len;
+            continue;
+        } else if c == ':' && next == Some('/') && chars.get(i + 2) == Some(&'/') {
+            out.push(':');
+            out.push(ZWSP);
+        } else if at_word_start && rest.starts_with("www.") {
+            out.extend(&chars[i..i + 3]);
+            out.push(ZWSP);
+            i += 3;
+            continue;
+        } else if at_word_start && c.is_ascii_hexdigit() {
+            let len = chars[i..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let run = &chars[i..i + len];
+            let ends_word = !chars.get(i + len).copied().is_some_and(word);
+            if len >= 7
+                && ends_word
+                && run.iter().any(char::is_ascii_digit)
+                && run.iter().any(|c| c.is_ascii_alphabetic())
+            {
+                for (k, h) in run.iter().enumerate() {
+                    if k > 0 && k % 6 == 0 {
+                        out.push(ZWSP);
+                    }
+                    out.push(*h);
+                }
+            } else {
+                out.extend(run);
+            }
+            i += len;
+            continue;
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Masked, terminal-safe text, as every stream write gets it.
 fn for_stream(text: &str) -> String {
     terminal(&crate::secrets::mask(text))
@@ -214,6 +290,23 @@ macro_rules! tell_raw {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defang_leaves_github_nothing_to_link() {
+        let z = ZWSP;
+        assert_eq!(defang("ping @octocat and @org/team"), format!("ping @{z}octocat and @{z}org/team"));
+        assert_eq!(defang("see #12, GH-34 and owner/repo#5"), format!("see #{z}12, GH-{z}34 and owner/repo#{z}5"));
+        assert_eq!(defang("send to https://evil.example/x"), "send to hxxps://evil.example/x");
+        assert_eq!(defang("HTTP://A.example ftp://b.example"), format!("HXXP://A.example ftp:{z}//b.example"));
+        assert_eq!(defang("www.evil.example"), format!("www{z}.evil.example"));
+        assert_eq!(defang("commit 0123456789abcdef"), format!("commit 012345{z}6789ab{z}cdef"));
+        // What GitHub does not link is left alone: a heading `#`, an address without a scheme,
+        // a word of hex letters, a short number, an e-mail's @ is split too.
+        for plain in ["# title", "C# and #tag", "evil.example", "deadbeef", "v1.2.3", "1234567"] {
+            assert_eq!(defang(plain), plain);
+        }
+        assert_eq!(defang("x@evil.example"), format!("x@{z}evil.example"));
+    }
 
     #[test]
     fn neutralises_both_forms_at_any_line_start() {

@@ -22,7 +22,7 @@ fn review_item(tool: &Option<String>) -> String {
 const REVIEW_HELP: &str = "  y  accept: the lock takes the live definition (written when the review ends)
   n  reject: the lock keeps the pinned definition, and review does not ask again while the live one stays as it is
   s  skip: decide later; the next review asks again
-  a  accept this and every remaining item
+  a  accept this and every remaining item (one whose added words carry a cue is asked again)
   q  quit: ask nothing more; what was accepted so far is written
   ?  this help
 ";
@@ -188,7 +188,12 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             crate::tell!("{}: no pending changes", server.name);
             continue;
         }
-        for (tool, changes) in groups {
+        // Asked in risk order (RULES.md, "Risk within a rule"): the item whose highest-ranked
+        // change is highest first (a change whose added words carry a cue before any other).
+        let mut items: Vec<(Option<String>, Vec<Change>)> = groups.into_iter().collect();
+        items.sort_by_key(|(_, cs)| std::cmp::Reverse(cs.iter().map(Change::rank).max()));
+        for (tool, changes) in items {
+            let cued = changes.iter().find(|c| c.cued()).and_then(|c| c.cues.as_ref()).map(|q| q.describe());
             let what = review_item(&tool);
             let label = format!("{what} of {}", server.name);
             let digest = live_digest(&live, &tool);
@@ -206,10 +211,20 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             let body = without_verdict(&report::human::render(&sub, &report::human::Style { verbose: true, ..*style }));
             crate::tell_raw!("{body}");
             let answer = loop {
-                if accept_all {
+                // `a` accepts the rest, but a change whose added words carry a cue is asked
+                // again, one by one.
+                let again = accept_all && cued.is_some();
+                if accept_all && !again {
                     break "y".to_string();
                 }
-                crate::tell_raw!("accept {label}? [y]es [n]o (reject) [s]kip [a]ll [q]uit [?]help: ");
+                if let Some(cue) = &cued {
+                    crate::tell!("  read first: it carries {}", crate::json::escape_line(cue));
+                }
+                if again {
+                    crate::tell_raw!("`a` accepts the rest, but this one carries a cue: accept {label} too? [y]es [n]o (reject) [s]kip [q]uit: ");
+                } else {
+                    crate::tell_raw!("accept {label}? [y]es [n]o (reject) [s]kip [a]ll [q]uit [?]help: ");
+                }
                 let _ = std::io::stderr().flush();
                 let a = match lines.next() {
                     Some(Ok(l)) => l.trim().to_lowercase(),
@@ -221,8 +236,12 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
                 };
                 match a.as_str() {
                     "y" | "yes" | "n" | "no" | "s" | "skip" | "q" | "quit" => break a,
-                    "a" | "all" => {
+                    "a" | "all" if !again => {
                         accept_all = true;
+                        if cued.is_some() {
+                            // This very item carries a cue: asked again before it is taken.
+                            continue;
+                        }
                         break "y".into();
                     }
                     "?" | "h" | "help" => crate::tell_raw!("{REVIEW_HELP}"),

@@ -65,7 +65,8 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
         crate::env_vars::in_ci(),
         g.allow_env.iter().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
     ));
-    let style = report::human::Style { color: use_color(g.color), verbose: g.verbose };
+    let style =
+        report::human::Style { color: use_color(g.color), verbose: g.verbose, width: report::human::terminal_width() };
     let base = Options { config: g.config.clone(), lockfile: g.lockfile.clone(), ..Options::default() };
     let select = |s: &Selection, no_probe: bool| {
         if let Some(n) = s.max_children {
@@ -341,6 +342,26 @@ fn print_lock(outcome: &LockOutcome, style: &report::human::Style, quiet: bool) 
         match &r.outcome {
             Ok(entry) => {
                 let accepted: Vec<&Change> = r.accepted.iter().collect();
+                // A first pin is not trusted silently: the words a new tool (or server) puts
+                // before the model are held to the same cues as a change (RULES.md, "Risk within
+                // a rule"). A warning; the lock is written all the same.
+                let mut cued: Vec<&Change> = accepted.iter().copied().filter(|c| c.cued()).collect();
+                cued.sort_by_key(|c| std::cmp::Reverse(c.rank()));
+                for c in cued {
+                    let what = match &c.tool {
+                        Some(t) if c.rule == crate::rules::RuleId::ToolAdded => {
+                            format!("new tool `{}`", crate::json::escape_line(t))
+                        }
+                        Some(t) => format!("tool `{}` ({})", crate::json::escape_line(t), c.rule),
+                        None => format!("the server ({})", c.rule),
+                    };
+                    let cues = c.cues.as_ref().map(|q| q.describe()).unwrap_or_default();
+                    crate::tell!(
+                        "warning: server `{}`: {what} puts words before the model that carry {}; read them before committing the lock",
+                        r.name,
+                        crate::json::escape_line(&cues)
+                    );
+                }
                 if !quiet {
                     let verb = if r.previous { "updated" } else { "pinned" };
                     out.push_str(&format!(

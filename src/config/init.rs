@@ -90,20 +90,24 @@ pub fn init_toml_keeping(loaded: &super::Loaded, source: &Path, kept: &BTreeMap<
 # probe = "all"    # per-tool override of the server's `probe`
 
 # Move a rule to another class ("silent" fails the gate, "loud" is reported, "cosmetic" is
-# shown with --verbose). `mcp-pin explain` lists the rule ids.
+# shown with --verbose). `mcp-pin explain` lists the rule ids. A class is never an order: a
+# change whose added words carry a cue (a URL, a path outside the project, an instruction to
+# the model, another tool's name, hidden characters) is listed first whatever its class.
 # [rules]
-# description-changed = "loud"
+# {reworded} = "loud"
 
 # Accept one known change, with a reason (and optionally an end date).
 # [[ignore]]
-# rule = "schema-description-changed"
+# rule = "{reworded_schema}"
 # server = "{s}"    # optional
 # tool = "TOOL_NAME"    # optional
 # pointer = "/inputSchema/properties/city"    # optional JSON pointer prefix
 # reason = "upstream rewrites descriptions weekly"
 # until = "2027-01-31"    # optional YYYY-MM-DD: the ignore stops applying after this day
 "#,
-        s = example_server
+        s = example_server,
+        reworded = crate::rules::RuleId::DescriptionChanged,
+        reworded_schema = crate::rules::RuleId::SchemaDescriptionChanged,
     );
     out
 }

@@ -44,7 +44,7 @@ pub(crate) fn tool_change(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Change {
-    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after }
+    Change { rule, class: rule.class(), tool: Some(tool.to_string()), pointer, message, before, after, cues: None }
 }
 
 /// How deep the walker follows nested schemas before it stops (`schema-too-deep`).
@@ -95,6 +95,7 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
             ),
             before: Some(Value::String((*o).clone())),
             after: Some(Value::String((*n).clone())),
+            cues: None,
         });
         out.extend(diff_canonical(n, &gone[*o], &came[*n]));
     }
@@ -110,6 +111,7 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
             ),
             before: None,
             after: None,
+            cues: None,
         });
     }
     for name in added.iter().filter(|n| !renamed_new.contains(*n)) {
@@ -121,11 +123,73 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
             message: format!("tool {} was added", text::escape_hidden(name)),
             before: None,
             after: None,
+            cues: None,
         });
         out.extend(tool::hidden_changes(name, None, &came[*name]));
     }
+    mark_cues(&mut out, old, new);
     finish(&mut out);
     out
+}
+
+/// The cues the words each change adds for the model carry (RULES.md, "Risk within a rule"): in
+/// a changed description or instructions, a new tool's descriptions, hidden characters. The
+/// other tools' names are those of both surfaces (a surface that holds only the changed tools
+/// names only those).
+fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface) {
+    use rules::cues;
+    let names: BTreeSet<&str> = old.tools.keys().chain(new.tools.keys()).map(String::as_str).collect();
+    let text = |v: &Option<Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    for c in out.iter_mut().filter(|c| cues::applies(c.rule)) {
+        let others: Vec<&str> = names.iter().copied().filter(|n| Some(*n) != c.tool.as_deref()).collect();
+        c.cues = match c.rule {
+            RuleId::HiddenCharacters => {
+                let at = text(&c.after);
+                Some(cues::Cues {
+                    found: vec![cues::Cue { kind: cues::CueKind::Hidden, at: at.clone() }],
+                    added: at.chars().take(cues::ADDED_MAX).collect(),
+                })
+            }
+            RuleId::ToolAdded => {
+                let Some(tool) = c.tool.as_deref().and_then(|t| new.tools.get(t)) else { continue };
+                cues::added("", &model_text(tool), &others)
+            }
+            _ => cues::added(&text(&c.before), &text(&c.after), &others),
+        };
+    }
+}
+
+/// What a new tool puts before the model: its description and every description in its input
+/// schema, one per line.
+fn model_text(tool: &Value) -> String {
+    fn walk(v: &Value, out: &mut Vec<String>, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("description", Value::String(s)) => out.push(s.clone()),
+                        _ => walk(x, out, depth + 1),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(Value::String(d)) = tool.get("description") {
+        out.push(d.clone());
+    }
+    if let Some(schema) = tool.get("inputSchema") {
+        walk(schema, &mut out, 0);
+    }
+    out.join("\n")
 }
 
 /// When a server that had `pinned` tools now lists none (`live` is 0), its per-tool
@@ -148,6 +212,7 @@ pub fn every_tool_gone(changes: &mut Vec<Change>, pinned: usize, live: usize) {
         ),
         before: Some(Value::from(pinned)),
         after: Some(Value::from(0)),
+        cues: None,
     });
     finish(changes);
 }
@@ -247,6 +312,7 @@ fn server_changes(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
         message,
         before,
         after,
+        cues: None,
     };
     // instructions
     let (io, inew) = (old.instructions.as_deref(), new.instructions.as_deref());

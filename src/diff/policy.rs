@@ -72,6 +72,7 @@ mod tests {
             message: String::new(),
             before: None,
             after: None,
+            cues: None,
         }
     }
 

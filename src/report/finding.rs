@@ -4,6 +4,7 @@
 //! probe finding is loud everywhere.
 
 use std::cmp::Reverse;
+use std::fmt::Write;
 
 use sha2::Digest;
 
@@ -17,6 +18,23 @@ pub use crate::rules::{PROBE_FAILED_RULE, SERVER_ERROR_RULE};
 pub const SERVER_ERROR_RISK: u8 = 100;
 /// Risk rank of a failing probe call that names no rule.
 pub const PROBE_FAILED_RISK: u8 = 70;
+
+/// Characters of the added words an annotation (and JUnit's message) quotes.
+pub const WORDS_MAX: usize = 120;
+
+/// The words a finding's change adds and its cue, for a headline: ` — now adds "…" (carries an
+/// instruction to the model ("before any other call"))`; empty for a finding that adds none.
+pub fn words_note(f: &Finding<'_>) -> String {
+    let Some(c) = f.change() else { return String::new() };
+    let mut s = match super::textdiff::added_words(c, WORDS_MAX) {
+        Some(w) => format!(" — now adds \"{w}\""),
+        None => String::new(),
+    };
+    if let Some(cues) = c.cues.as_ref().filter(|_| c.cued()) {
+        let _ = write!(s, " (carries {})", crate::json::escape_for_display(&cues.describe()));
+    }
+    s
+}
 
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy)]
@@ -37,8 +55,11 @@ pub struct Finding<'a> {
     pub class: Class,
     /// Whether this finding alone fails the gate.
     pub fails_gate: bool,
-    /// The rule's risk rank ([`crate::rules::RuleInfo::risk`]).
+    /// Its risk: the rule's rank ([`crate::rules::RuleInfo::risk`]), or a change's whose added
+    /// words carry a cue ([`Change::risk`]).
     pub risk: u8,
+    /// Whether the words it adds for the model carry a cue.
+    pub cued: bool,
     pub message: &'a str,
     /// JSON pointer of a change (empty otherwise).
     pub pointer: &'a str,
@@ -73,10 +94,19 @@ impl Level {
 }
 
 impl Finding<'_> {
-    /// Sort key, most severe last: gate-failing first, a server that could not be checked first
-    /// among those, then by class, then by the rule's risk.
-    pub fn severity(&self) -> (bool, bool, Class, u8) {
-        (self.fails_gate, matches!(self.source, Source::ServerError), self.class, self.risk)
+    /// Sort key, most severe last: a server that could not be checked first, then a change whose
+    /// added words carry a cue (whatever its class: RULES.md, "Risk within a rule"), then what
+    /// fails the gate, then by class, then by risk.
+    pub fn severity(&self) -> (bool, bool, bool, Class, u8) {
+        (matches!(self.source, Source::ServerError), self.cued, self.fails_gate, self.class, self.risk)
+    }
+
+    /// The change behind it, if it is one.
+    pub fn change(&self) -> Option<&Change> {
+        match self.source {
+            Source::Change(c) => Some(c),
+            _ => None,
+        }
     }
 
     /// Level as the gate sees it: error when it fails the gate, warning for the rest of silent
@@ -133,6 +163,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 class: Class::Silent,
                 fails_gate: true,
                 risk: SERVER_ERROR_RISK,
+                cued: false,
                 message: s.error.as_deref().unwrap_or("the server could not be checked"),
                 pointer: "",
                 source: Source::ServerError,
@@ -148,7 +179,8 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 rule: c.rule.as_str(),
                 class: c.class,
                 fails_gate: report.fail_on.fails(c.class),
-                risk: c.rule.risk(),
+                risk: c.risk(),
+                cued: c.cued(),
                 message: &c.message,
                 pointer: &c.pointer,
                 source: Source::Change(c),
@@ -166,6 +198,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 class,
                 fails_gate: report.fail_on.fails(class),
                 risk: p.rule.map_or(PROBE_FAILED_RISK, crate::rules::RuleId::risk),
+                cued: false,
                 message: &p.message,
                 pointer: "",
                 source: Source::Probe(p.kind),

@@ -2,17 +2,20 @@
 //! the lockfile.
 //!
 //! `::error` for what fails the gate, `::warning` for the rest of silent and loud; cosmetic
-//! changes are left out. One annotation per tool (its highest-risk finding, `+N more` in the
+//! changes are left out. One annotation per tool (its highest-ranked finding, `+N more` in the
 //! message), most severe first. GitHub shows at most 10 errors and 10 warnings per step, so the
-//! slots go by risk, every rule once before any rule twice (a removed tool, a required argument
+//! slots go by risk: a change whose added words carry a cue first (RULES.md, "Risk within a
+//! rule"), then every rule once before any rule twice (a removed tool, a required argument
 //! dropped on 20 tools and a removed enum value each get one however many descriptions were
 //! reworded); a closing `::notice::` carries the outcome and the counts by class, and how many
-//! tools were not annotated.
+//! tools were not annotated. A change of text says what the words now are (the first
+//! [`super::finding::WORDS_MAX`] characters added, and the cue), and whatever the server wrote is defanged
+//! ([`crate::sink::defang`]): no mention, reference or link.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::finding::{findings, sort_by_severity, Finding, Level, Source};
+use super::finding::{findings, sort_by_severity, words_note, Finding, Level, Source};
 use super::story::{self, Tally};
 use super::Report;
 use crate::json::escape_for_display;
@@ -20,7 +23,6 @@ use crate::rules::Class;
 
 /// GitHub's per-step limit for each of errors and warnings.
 pub const MAX_PER_LEVEL: usize = 10;
-
 /// Escape the data part of a workflow command.
 pub fn escape_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
@@ -83,10 +85,12 @@ pub fn render(report: &Report, lock_path: &str, lock_text: Option<&str>) -> Stri
             what,
             f.message
         );
+        message.push_str(&words_note(f));
         if a.more > 0 {
             let _ = write!(message, " (+{} more in the step summary)", a.more);
         }
-        let _ = writeln!(out, "::{command} {props}::{}", escape_data(&escape_for_display(&message)));
+        let message = crate::sink::defang(&escape_for_display(&message));
+        let _ = writeln!(out, "::{command} {props}::{}", escape_data(&message));
     }
     let hidden = chosen.iter().filter(|c| !**c).count();
     let t = Tally::of(report);
@@ -127,6 +131,16 @@ fn slots(ranked: &[Annotation<'_>]) -> Vec<bool> {
             }
         }
         let mut left = MAX_PER_LEVEL;
+        // A change whose added words carry a cue takes a slot before any round.
+        for (i, _) in ranked.iter().enumerate().filter(|(_, a)| a.worst.level() == level && a.worst.cued) {
+            if left > 0 {
+                chosen[i] = true;
+                left -= 1;
+            }
+        }
+        for (_, v) in by_rule.iter_mut() {
+            v.retain(|i| !chosen[*i]);
+        }
         let rounds = by_rule.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
         for round in 0..rounds {
             for (_, v) in &by_rule {

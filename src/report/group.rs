@@ -26,11 +26,24 @@ pub struct Group<'a> {
     pub message: String,
     /// The tools, sorted (server-level changes are never grouped: none).
     pub tools: Vec<&'a str>,
+    /// For the same edit of several texts (the same words appended to each tool's description,
+    /// whatever each said before): what the edit is, `appended 'Results are cached.'` (the
+    /// group's `before` and `after` are then none: each tool's are its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<String>,
     #[serde(skip)]
     pub changes: Vec<&'a Change>,
 }
 
 impl Group<'_> {
+    /// The group's message, with its edit when it is one: `description changed: appended '…'`.
+    pub fn headline(&self) -> String {
+        match &self.edit {
+            Some(e) => format!("{}: {e}", self.message),
+            None => self.message.clone(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.changes.len()
     }
@@ -51,19 +64,32 @@ pub fn message_without_tool(c: &Change) -> String {
     }
 }
 
-/// The groups of `changes`, in the deterministic order of the reports: by class (silent
-/// first), then the rule's risk (highest first), then rule, then first tool, then pointer.
+/// The groups of `changes`, in the deterministic order of the reports ([`rank`]): a change
+/// whose added words carry a cue first, then by class (silent first), then risk (highest
+/// first), then rule, then first tool, then pointer. Changes of prose the model reads group by
+/// their edit (the words removed and added), so the same clause appended to eleven descriptions
+/// is one group and the twelfth, which added something else, stands alone.
 pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
-    type Key = (Reverse<Class>, String, String, String, String);
+    // (cued, class, rule, pointer, before, after), or for an edit (cued, class, rule, pointer,
+    // "edit", the changed words).
+    type Key = (bool, Reverse<Class>, String, String, String, String);
     let canon = |v: &Option<Value>| v.as_ref().map(crate::json::to_canonical_string).unwrap_or_default();
     let mut by_key: BTreeMap<Key, Vec<&'a Change>> = BTreeMap::new();
     let mut singles: Vec<&'a Change> = Vec::new();
+    let mut edits: std::collections::HashSet<*const Change> = std::collections::HashSet::new();
     for c in changes {
         if c.tool.is_none() {
             singles.push(c);
             continue;
         }
-        let key = (Reverse(c.class), c.rule.to_string(), c.pointer.clone(), canon(&c.before), canon(&c.after));
+        let base = (c.cued(), Reverse(c.class), c.rule.to_string(), c.pointer.clone());
+        let key = match edit_key(c) {
+            Some(words) => {
+                edits.insert(*c as *const Change);
+                (base.0, base.1, base.2, base.3, "edit".to_string(), words)
+            }
+            None => (base.0, base.1, base.2, base.3, canon(&c.before), canon(&c.after)),
+        };
         by_key.entry(key).or_default().push(c);
     }
     let mut out: Vec<Group<'a>> = singles.into_iter().map(|c| group_of(vec![c])).collect();
@@ -73,7 +99,17 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
         // (the message quotes something the key does not hold): keep those apart.
         let first = message_without_tool(cs[0]);
         if cs.iter().all(|c| message_without_tool(c) == first) {
-            out.push(group_of(cs));
+            let edit = cs.len() > 1 && edits.contains(&(cs[0] as *const Change));
+            let mut g = group_of(cs);
+            if edit {
+                if let Some((b, a)) = super::textdiff::shown_texts(g.changes[0]) {
+                    g.edit = Some(super::textdiff::edit_summary(&super::textdiff::pieces(b, a)));
+                }
+                if g.changes.iter().any(|c| c.before != g.changes[0].before || c.after != g.changes[0].after) {
+                    (g.before, g.after) = (None, None);
+                }
+            }
+            out.push(g);
         } else {
             out.extend(cs.into_iter().map(|c| group_of(vec![c])));
         }
@@ -82,10 +118,26 @@ pub fn groups<'a>(changes: &[&'a Change]) -> Vec<Group<'a>> {
     out
 }
 
-/// The order of groups in a report: class (silent first), risk (highest first), rule, first
-/// tool, pointer.
-fn rank<'a>(g: &Group<'a>) -> (Reverse<Class>, Reverse<u8>, &'a str, Option<&'a str>, &'a str) {
-    (Reverse(g.class), Reverse(g.changes[0].rule.risk()), g.rule, g.tools.first().copied(), g.pointer)
+/// The order of groups in a report: the first change's [`Change::rank`] (a cue first, then
+/// class, then risk; highest first), then rule, first tool, pointer.
+fn rank<'a>(g: &Group<'a>) -> (Reverse<crate::rules::cues::Rank>, &'a str, Option<&'a str>, &'a str) {
+    (Reverse(g.changes[0].rank()), g.rule, g.tools.first().copied(), g.pointer)
+}
+
+/// The words a change of prose removes and adds, as a grouping key (none for other changes).
+fn edit_key(c: &Change) -> Option<String> {
+    if !c.rule.is_prose() {
+        return None;
+    }
+    let (b, a) = super::textdiff::shown_texts(c)?;
+    let pieces = super::textdiff::pieces(b, a);
+    let mut key = String::new();
+    for p in pieces.iter().filter(|p| p.is_change()) {
+        key.push(if matches!(p, super::textdiff::Piece::Added(_)) { '+' } else { '-' });
+        key.push_str(p.text().trim());
+        key.push('\u{0}');
+    }
+    Some(key)
 }
 
 fn group_of(changes: Vec<&Change>) -> Group<'_> {
@@ -98,6 +150,7 @@ fn group_of(changes: Vec<&Change>) -> Group<'_> {
         after: c.after.as_ref(),
         message: if changes.len() == 1 { c.message.clone() } else { message_without_tool(c) },
         tools: changes.iter().filter_map(|c| c.tool.as_deref()).collect(),
+        edit: None,
         changes,
     }
 }
@@ -166,6 +219,7 @@ mod tests {
             message: msg.into(),
             before: Some(before),
             after: Some(after),
+            cues: None,
         }
     }
 

@@ -13,6 +13,81 @@ use crate::rules::Class;
 pub struct Style {
     pub color: bool,
     pub verbose: bool,
+    /// The terminal's width in columns: long lines wrap under their message's own indent
+    /// ([`wrap`]); 0 (not a terminal) never wraps.
+    pub width: usize,
+}
+
+/// The width of the terminal stdout is, or 0 when it is not one.
+pub fn terminal_width() -> usize {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return 0;
+    }
+    terminal_size::terminal_size().map_or(0, |(w, _)| usize::from(w.0))
+}
+
+/// Where a line's continuation starts: under the message of a finding line (`    silent   RULE
+/// message`, the column after the rule), else under the line's own first character.
+fn hanging_indent(plain: &str) -> usize {
+    let lead = plain.len() - plain.trim_start_matches(' ').len();
+    if lead == 4 {
+        let label = plain.get(4..12).unwrap_or("").trim();
+        if Class::parse(label).is_some() || label == "pass" || label == "skipped" {
+            // The rule column is padded to 28 and followed by one space.
+            let rest = plain.get(13..).unwrap_or("");
+            let rule = rest.split(' ').next().unwrap_or("");
+            let column = 13 + rule.len().max(28) + 1;
+            if plain.len() > column {
+                return column;
+            }
+        }
+    }
+    lead
+}
+
+/// `text` with every line longer than `width` columns broken at spaces, each continuation
+/// under the line's own indent ([`hanging_indent`]), colour codes kept and not counted.
+pub fn wrap(text: &str, width: usize) -> String {
+    if width < 40 {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let plain = strip_ansi(body);
+        if plain.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let mut indent = hanging_indent(&plain);
+        if indent + 20 > width {
+            indent = 4;
+        }
+        let lead = body.len() - body.trim_start_matches(' ').len();
+        out.push_str(&body[..lead]);
+        let mut col = lead;
+        let mut first = true;
+        for word in body[lead..].trim_end().split(' ') {
+            let w = strip_ansi(word).chars().count();
+            if !first && col + 1 + w > width {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                col = indent;
+            } else if !first {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(word);
+            col += w;
+            first = false;
+        }
+        out.push_str(nl);
+    }
+    out
 }
 
 fn paint(style: &Style, code: &str, text: &str) -> String {
@@ -38,9 +113,18 @@ pub const MAX_LINES: usize = 30;
 /// How many tool names a grouped line shows before `… (+N)`.
 pub const NAMES_SHOWN: usize = 3;
 
-/// One change line with its word diff (and, verbose, its pointer).
+/// One change line with its word diff (and, verbose, its pointer); a change whose added words
+/// carry a cue says which under it.
 fn change_lines(out: &mut String, style: &Style, c: &Change, message: &str) {
     let _ = writeln!(out, "    {} {:<28} {}", class_label(style, c.class), c.rule, escape_for_display(message));
+    if let Some(cues) = c.cues.as_ref().filter(|_| c.cued()) {
+        let _ = writeln!(
+            out,
+            "             {} {}",
+            paint(style, "1;31", "read first: carries"),
+            escape_line(&cues.describe())
+        );
+    }
     if let Some((b, a)) = shown_texts(c) {
         let mut diff = text_diff(b, a, style.color);
         if !style.verbose {
@@ -53,15 +137,20 @@ fn change_lines(out: &mut String, style: &Style, c: &Change, message: &str) {
     }
 }
 
-/// Changes under their tool's heading (server-level ones first), tools in the diff's order and
-/// each tool's changes silent before loud, highest risk first.
+/// Changes under their tool's heading, tools by their highest-ranked change (a cue first, then
+/// class, then risk: [`Change::rank`]) and then in the diff's order, each tool's changes in
+/// that order too.
 fn by_tool(out: &mut String, style: &Style, changes: &[&Change]) {
-    let mut first_seen: std::collections::HashMap<Option<&str>, usize> = std::collections::HashMap::new();
+    use std::cmp::Reverse;
+    let mut first_seen: std::collections::HashMap<Option<&str>, (Reverse<crate::rules::cues::Rank>, usize)> =
+        std::collections::HashMap::new();
     for (i, c) in changes.iter().enumerate() {
-        first_seen.entry(c.tool.as_deref()).or_insert(i);
+        let e = first_seen.entry(c.tool.as_deref()).or_insert((Reverse(c.rank()), i));
+        e.0 = e.0.min(Reverse(c.rank()));
     }
-    let mut keyed: Vec<(usize, &Change)> = changes.iter().map(|c| (first_seen[&c.tool.as_deref()], *c)).collect();
-    keyed.sort_by_key(|(tool, c)| (*tool, std::cmp::Reverse(c.class), std::cmp::Reverse(c.rule.risk())));
+    let mut keyed: Vec<((Reverse<crate::rules::cues::Rank>, usize), &Change)> =
+        changes.iter().map(|c| (first_seen[&c.tool.as_deref()], *c)).collect();
+    keyed.sort_by_key(|(tool, c)| (*tool, Reverse(c.rank())));
     let mut current_tool: Option<Option<&str>> = None;
     for (_, c) in keyed {
         let tool = c.tool.as_deref();
@@ -94,7 +183,8 @@ fn grouped(out: &mut String, style: &Style, changes: &[&Change]) {
     }
     let _ = writeln!(out, "  across tools");
     for g in many {
-        let message = format!("{} on {} tools: {}", g.message, g.len(), super::group::name_list(&g.tools, NAMES_SHOWN));
+        let message =
+            format!("{} on {} tools: {}", g.headline(), g.len(), super::group::name_list(&g.tools, NAMES_SHOWN));
         change_lines(out, style, g.changes[0], &message);
     }
 }
@@ -200,6 +290,15 @@ fn error_lines(out: &mut String, style: &Style, server: &ServerReport) {
 }
 
 pub fn render(report: &Report, style: &Style) -> String {
+    let out = render_unwrapped(report, style);
+    if style.width > 0 {
+        wrap(&out, style.width)
+    } else {
+        out
+    }
+}
+
+fn render_unwrapped(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     for server in &report.servers {
         server_line(&mut out, style, server);
@@ -240,6 +339,17 @@ pub fn render(report: &Report, style: &Style) -> String {
     }
     if let Some(cmd) = story::accept_command(report).filter(|_| Outcome::of(report) != Outcome::Pass) {
         let _ = writeln!(out, "accept after review: {cmd}, then commit the lockfile");
+        let hold = story::version_bumps(report)
+            .iter()
+            .map(|(s, from, to)| {
+                format!(" {} at {} (it now serves {})", escape_line(s), escape_line(from), escape_line(to))
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let _ = writeln!(
+            out,
+            "not wanted? keep the gate red (do not lock), hold the server{hold} where its launch command names the version, and report the change upstream"
+        );
     }
     out.push_str(&verdict_line(report, style));
     out
@@ -314,4 +424,28 @@ pub fn strip_ansi(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_under_their_message_at_the_width() {
+        let finding = format!("    silent   {:<28} {}\n", "description-changed", "word ".repeat(30));
+        let diff = format!("             {}\n", "{+added+} ".repeat(20));
+        let wrapped = wrap(&format!("{finding}{diff}short\n"), 80);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{wrapped}");
+        assert!(lines[0].starts_with("    silent   description-changed"), "{wrapped}");
+        // Continuations start under the message (column 42), not at column 0.
+        assert!(lines[1].starts_with(&format!("{}word", " ".repeat(42))), "{wrapped}");
+        let diff_lines: Vec<&&str> = lines.iter().filter(|l| l.contains("{+added+}")).collect();
+        assert!(diff_lines.iter().all(|l| l.starts_with(&format!("{}{{+", " ".repeat(13)))), "{wrapped}");
+        assert_eq!(lines.last(), Some(&"short"));
+        // Colour codes are not counted; no width (not a terminal) never wraps.
+        let red = format!("    {} {:<28} {}\n", "\x1b[1;31msilent  \x1b[0m", "x", "w ".repeat(19));
+        assert_eq!(wrap(&red, 80).lines().count(), 1);
+        assert_eq!(wrap(&finding, 0), finding);
+    }
 }

@@ -31,7 +31,7 @@ fn xml_text(s: &str) -> String {
 /// One finding as a line: `[silent] required-removed: message [at /pointer]`, with its before
 /// and after for a change.
 fn line(f: &Finding<'_>) -> String {
-    let mut s = format!("[{}] {}: {}", f.class, f.rule, f.message);
+    let mut s = format!("[{}] {}: {}{}", f.class, f.rule, f.message, super::finding::words_note(f));
     if !f.pointer.is_empty() {
         let _ = write!(s, " [at {}]", f.pointer);
     }
@@ -56,7 +56,13 @@ fn test_case(server: &str, tool: Option<&str>, mut fs: Vec<&Finding<'_>>) -> Tes
         None => TestCaseStatus::success(),
         Some(worst) => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            st.set_message(xml_text(&format!("{} {}: {}", worst.class, worst.rule, worst.message)));
+            st.set_message(xml_text(&format!(
+                "{} {}: {}{}",
+                worst.class,
+                worst.rule,
+                worst.message,
+                super::finding::words_note(worst)
+            )));
             st.set_type(worst.rule);
             st.set_description(xml_text(&failing.iter().map(|f| line(f)).collect::<Vec<_>>().join("\n")));
             st

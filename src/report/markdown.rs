@@ -35,7 +35,8 @@ const VALUE_MAX: usize = 2_000;
 
 /// The whole report, uncapped.
 pub fn render(report: &Report, verbose: bool) -> String {
-    let ctx = RenderContext { style: super::human::Style { color: false, verbose }, ..RenderContext::default() };
+    let ctx =
+        RenderContext { style: super::human::Style { color: false, verbose, width: 0 }, ..RenderContext::default() };
     render_limited(report, &ctx, &prepare(report, verbose), None).0
 }
 
@@ -75,11 +76,12 @@ pub fn render_capped(report: &Report, ctx: &RenderContext, max_bytes: usize) -> 
     s
 }
 
-/// Text for a table cell or a paragraph: hidden characters spelled out, Markdown and HTML
-/// punctuation escaped, newlines as `<br>`.
+/// Text for a table cell or a paragraph: hidden characters spelled out, defanged for GitHub
+/// ([`crate::sink::defang`]: no mention, reference or link), Markdown and HTML punctuation
+/// escaped, newlines as `<br>`.
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in escape_for_display(s).chars() {
+    for c in crate::sink::defang(&escape_for_display(s)).chars() {
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#' | '@' | '!' | '&' | '$' => {
                 out.push('\\');
@@ -107,7 +109,7 @@ pub fn code(s: &str) -> String {
 
 /// HTML text (inside `<summary>`).
 pub fn html(s: &str) -> String {
-    escape_for_display(s)
+    crate::sink::defang(&escape_for_display(s))
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -204,7 +206,8 @@ fn tool_list(tools: &[&str]) -> String {
 /// One table row: a group of changes or a failing probe call.
 struct Row<'a> {
     class: Class,
-    risk: u8,
+    /// Its place in the report ([`crate::rules::cues::Rank`]).
+    rank: crate::rules::cues::Rank,
     rule: &'a str,
     /// The tools (none: the server).
     tools: Vec<&'a str>,
@@ -227,13 +230,19 @@ impl Row<'_> {
 fn group_row<'a>(g: &Group<'a>) -> Row<'a> {
     let c = g.changes[0];
     let mut what = text(&super::group::message_without_tool(c));
+    if let Some(edit) = &g.edit {
+        let _ = write!(what, ": {}", text(edit));
+    }
     if g.len() > 1 {
         let _ = write!(what, " (on {} tools)", g.len());
     }
+    if let Some(cues) = c.cues.as_ref().filter(|_| c.cued()) {
+        what = format!("⚠️ **carries {}** · {what}", text(&cues.describe()));
+    }
     Row {
-        detail: change_detail(c),
+        detail: if g.edit.is_some() { String::new() } else { change_detail(c) },
         class: g.class,
-        risk: c.rule.risk(),
+        rank: c.rank(),
         rule: g.rule,
         tools: if c.tool.is_some() { g.tools.clone() } else { vec![] },
         what,
@@ -329,7 +338,11 @@ fn probe_row(p: &super::Probe) -> Row<'_> {
     };
     Row {
         class: p.effective_class(),
-        risk: p.rule.map_or(super::finding::PROBE_FAILED_RISK, crate::rules::RuleId::risk),
+        rank: crate::rules::cues::Rank {
+            cued: false,
+            class: p.effective_class(),
+            risk: p.rule.map_or(super::finding::PROBE_FAILED_RISK, crate::rules::RuleId::risk),
+        },
         rule: p.rule.map_or(super::finding::PROBE_FAILED_RULE, |r| r.as_str()),
         tools: vec![&p.tool],
         what: format!("{kind}: {}", text(&p.message)),
@@ -349,7 +362,7 @@ fn rows_of(s: &ServerReport, verbose: bool) -> [Vec<Row<'_>>; 3] {
             .map(probe_row),
     );
     // Stable: groups keep their order (rule, tool, pointer) within a risk.
-    rows.sort_by_key(|r| (Reverse(r.class), Reverse(r.risk)));
+    rows.sort_by_key(|r| Reverse(r.rank));
     let mut by_class: [Vec<Row<'_>>; 3] = [vec![], vec![], vec![]];
     for r in rows {
         by_class[class_index(r.class)].push(r);
@@ -457,8 +470,85 @@ fn what_now(report: &Report) -> Option<String> {
             }
         }
     }
+    if let Some(no) = say_no(report) {
+        let _ = write!(s, "\n>\n> **Not wanted?** {no}");
+    }
     s.push_str("\n\n");
     Some(s)
+}
+
+/// What to do when a change is not wanted (markdown): keep the gate red, hold the server at the
+/// reviewed version (where its version changed: which one, and where to pin it), report it
+/// upstream. None when nothing blocks.
+fn say_no(report: &Report) -> Option<String> {
+    let bumps = story::version_bumps(report);
+    if Outcome::of(report) != Outcome::Fail && bumps.is_empty() {
+        return None;
+    }
+    let mut s = String::from(if Outcome::of(report) == Outcome::Fail {
+        "Keep this check red (do not run `mcp-pin lock`) and "
+    } else {
+        "Do not run `mcp-pin lock`; "
+    });
+    if bumps.is_empty() {
+        s.push_str("hold the server at the version that was reviewed (the version its launch command names: `pkg@1.2.3` for npx, `pkg==1.2.3` for uvx, an image tag for docker)");
+    } else {
+        let each: Vec<String> = bumps
+            .iter()
+            .map(|(name, from, to)| format!("{} at {} (it now serves {})", code(name), code(from), code(to)))
+            .collect();
+        let _ = write!(
+            s,
+            "hold {} where its launch command names the version ({} for npx, {} for uvx, an image tag for docker)",
+            each.join(", "),
+            code(&format!("pkg@{}", bumps[0].1)),
+            code(&format!("pkg=={}", bumps[0].1))
+        );
+    }
+    s.push_str("; then report the change to the server's maintainers, quoting the rows below.");
+    Some(s)
+}
+
+/// The callout above the tables when changes add words that carry a cue: which, and that they
+/// are the first rows. None without one.
+fn read_first(report: &Report, verbose: bool) -> Option<String> {
+    let mut cued: Vec<(&str, &Change)> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.changes.iter().map(move |c| (s.name.as_str(), c)))
+        .filter(|(_, c)| c.cued() && (verbose || c.class != Class::Cosmetic))
+        .collect();
+    if cued.is_empty() {
+        return None;
+    }
+    cued.sort_by_key(|(_, c)| Reverse(c.rank()));
+    let several = report.servers.len() > 1;
+    let names: Vec<String> = cued
+        .iter()
+        .take(5)
+        .map(|(server, c)| {
+            let what = match &c.tool {
+                Some(t) if several => code(&format!("{server}/{t}")),
+                Some(t) => code(t),
+                None => code(server),
+            };
+            let mut labels: Vec<&str> = Vec::new();
+            for f in c.cues.iter().flat_map(|q| &q.found) {
+                if !labels.contains(&f.kind.info().label) {
+                    labels.push(f.kind.info().label);
+                }
+            }
+            format!("{what} ({}, {})", labels.join(", "), c.class)
+        })
+        .collect();
+    let more = if cued.len() > 5 { format!(" and {} more", cued.len() - 5) } else { String::new() };
+    Some(format!(
+        "> ⚠️ **Read first: {}** the model will read that carry a cue (a URL, a path outside the project, an instruction, another tool's name, hidden characters): {}{more}. {} the first {}.\n\n",
+        plural(cued.len(), "change adds words", "changes add words"),
+        names.join(", "),
+        if cued.len() == 1 { "It is" } else { "They are" },
+        if cued.len() == 1 { "row of its table" } else { "rows of their tables" }
+    ))
 }
 
 /// How many rows of each server and class a limit of `limit` rows lets through: silent rows of
@@ -514,6 +604,9 @@ fn render_limited(
         plural(report.servers.len(), "server", "servers"),
         fail_on_name(report.fail_on)
     );
+    if let Some(w) = read_first(report, verbose) {
+        out.push_str(&w);
+    }
     if let Some(w) = what_now(report) {
         out.push_str(&w);
     }
@@ -703,7 +796,8 @@ mod tests {
 
     #[test]
     fn escapes_markdown_html_and_mentions() {
-        assert_eq!(text("a|b <img> @x *y*\nz"), "a\\|b \\<img\\> \\@x \\*y\\*<br>z");
+        assert_eq!(text("a|b <img> @x *y*\nz"), "a\\|b \\<img\\> \\@\u{200B}x \\*y\\*<br>z");
+        assert_eq!(text("see #1 and https://e.example"), "see \\#\u{200B}1 and hxxps://e.example");
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
         assert_eq!(code("x\u{200B}"), "`x\\u{200B}`");
         assert_eq!(fenced("```\n", "text"), "````text\n```\n````\n");

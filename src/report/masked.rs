@@ -39,10 +39,14 @@ fn server(s: &mut ServerReport) {
 }
 
 fn change(c: &mut Change) {
-    let Change { rule: _, class: _, tool, pointer, message, before, after } = c;
+    let Change { rule: _, class: _, tool, pointer, message, before, after, cues } = c;
     tool.iter_mut().for_each(text);
     text(pointer);
     text(message);
+    if let Some(cues) = cues {
+        text(&mut cues.added);
+        cues.found.iter_mut().for_each(|c| text(&mut c.at));
+    }
     for v in [before, after].into_iter().flatten() {
         mask_json(v);
     }

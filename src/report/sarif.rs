@@ -175,6 +175,9 @@ pub fn uri_reference(path: &str) -> String {
 /// words added and removed (`[-removed-]{+added+}`).
 fn message(f: &Finding<'_>) -> String {
     let mut s = format!("{}: {}", f.subject(), escape_for_display(f.message));
+    if let Some(cues) = f.change().and_then(|c| c.cues.as_ref()).filter(|c| !c.found.is_empty()) {
+        s.push_str(&format!(" (carries {})", escape_for_display(&cues.describe())));
+    }
     if let Source::Change(c) = f.source {
         if let Some((b, a)) = shown_texts(c) {
             let (cut, _) = excerpt(&pieces(b, a), ROW);
@@ -213,6 +216,12 @@ fn result(f: &Finding<'_>, rule_index: usize, fingerprint: String, ctx: &RenderC
     props.insert("class".into(), json!(f.class.as_str()));
     props.insert("failsGate".into(), json!(f.fails_gate));
     props.insert("risk".into(), json!(f.risk));
+    // The finding's own severity: a change whose added words carry a cue ranks above its rule
+    // (RULES.md, "Risk within a rule"); the rule's descriptor keeps the rule's.
+    props.insert("security-severity".into(), json!(security_severity(f.risk)));
+    if let Some(cues) = f.change().and_then(|c| c.cues.as_ref()).filter(|c| !c.found.is_empty()) {
+        props.insert("cues".into(), json!(cues.found));
+    }
     if !f.pointer.is_empty() {
         props.insert("pointer".into(), json!(f.pointer));
     }

@@ -216,6 +216,25 @@ fn shell_word(s: &str) -> String {
     }
 }
 
+/// Each server whose `serverInfo.version` changed: (server, reviewed version, version now).
+pub fn version_bumps(report: &Report) -> Vec<(&str, String, String)> {
+    let shown = |v: &Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => crate::json::to_canonical_string(v),
+        None => "(none)".into(),
+    };
+    report
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.changes
+                .iter()
+                .filter(|c| c.rule == RuleId::ServerVersionChanged)
+                .map(move |c| (s.name.as_str(), shown(&c.before), shown(&c.after)))
+        })
+        .collect()
+}
+
 /// How many tools are gone and how many remain, for a server whose tool counts are known and
 /// that lost tools: `37 of 44 tools removed, 7 remain`.
 pub fn removed_line(s: &ServerReport) -> Option<String> {

@@ -137,6 +137,77 @@ pub fn plain(pieces: &[Piece], color: bool) -> String {
     out
 }
 
+/// What an edit did, in a few words for a line about many tools: `appended 'Results are
+/// cached.'`, `removed '…'`, `replaced 'a' with 'b'` (each quote at most 60 characters, the
+/// further changes counted).
+pub fn edit_summary(pieces: &[Piece]) -> String {
+    let q = |t: &str| {
+        let t = escape_for_display(&t.split_whitespace().collect::<Vec<_>>().join(" "));
+        match t.char_indices().nth(60) {
+            Some((i, _)) => format!("'{}…'", &t[..i]),
+            None => format!("'{t}'"),
+        }
+    };
+    let changed: Vec<&Piece> = pieces.iter().filter(|p| p.is_change()).collect();
+    let solid: Vec<&Piece> = pieces.iter().filter(|p| !p.text().trim().is_empty()).collect();
+    let more = |n: usize| if n > 1 { format!(" (+{} more)", n - 1) } else { String::new() };
+    match changed.as_slice() {
+        [] => "reflowed".into(),
+        [Piece::Added(t)] if solid.last().is_some_and(|p| p.is_change()) && solid.len() > 1 => {
+            format!("appended {}", q(t))
+        }
+        [Piece::Added(t)] if solid.first().is_some_and(|p| p.is_change()) && solid.len() > 1 => {
+            format!("prepended {}", q(t))
+        }
+        _ if changed.iter().all(|p| matches!(p, Piece::Added(_))) => {
+            format!("added {}{}", q(changed[0].text()), more(changed.len()))
+        }
+        _ if changed.iter().all(|p| matches!(p, Piece::Removed(_))) => {
+            format!("removed {}{}", q(changed[0].text()), more(changed.len()))
+        }
+        [Piece::Removed(r), Piece::Added(a), ..] => {
+            let edits = pieces
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| match p {
+                    Piece::Removed(_) => true,
+                    Piece::Added(_) => !(*i > 0 && matches!(pieces[i - 1], Piece::Removed(_))),
+                    Piece::Same(_) => false,
+                })
+                .count();
+            format!("replaced {} with {}{}", q(r), q(a), more(edits))
+        }
+        _ => format!("changed {}{}", q(changed[0].text()), more(changed.len())),
+    }
+}
+
+/// The words a change adds for the model, one line, for a headline (an annotation, JUnit's
+/// message): the added words its cues keep, or the added runs of a text's word diff. At most
+/// `max` characters, hidden characters spelled out.
+pub fn added_words(c: &Change, max: usize) -> Option<String> {
+    let words = match &c.cues {
+        Some(cues) if !cues.added.is_empty() => cues.added.clone(),
+        _ => {
+            let (b, a) = shown_texts(c)?;
+            pieces(b, a)
+                .iter()
+                .filter(|p| matches!(p, Piece::Added(_)))
+                .map(|p| p.text().trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join(" … ")
+        }
+    };
+    let flat = escape_for_display(&words.split_whitespace().collect::<Vec<_>>().join(" "));
+    if flat.is_empty() {
+        return None;
+    }
+    Some(match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    })
+}
+
 /// A word-level diff of two texts as [`plain`] text.
 pub fn word_diff(before: &str, after: &str, color: bool) -> String {
     plain(&pieces(before, after), color)

@@ -112,6 +112,7 @@ fn sample() -> Report {
             message: "`status` is no longer required".into(),
             before: Some(json!(["query", "status"])),
             after: Some(json!(["query"])),
+            cues: None,
         },
         Change {
             rule: mcp_pin::rules::RuleId::PropertyAdded,
@@ -121,6 +122,7 @@ fn sample() -> Report {
             message: "new optional property `cursor`".into(),
             before: None,
             after: Some(json!({"type": "string"})),
+            cues: None,
         },
     ];
     s.probes = vec![Probe::new(

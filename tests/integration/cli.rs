@@ -394,7 +394,7 @@ fn review_accepts_and_rejects_tool_by_tool() {
     let p = project();
     assert_eq!(p.run(&["lock", "--no-probe"]).status.code(), Some(0));
     drift_both_tools(&p);
-    // Tools come in name order: fetch (yes), then search (no).
+    // Tools come in risk order: search's dropped requirement (no), then fetch's rewording (yes).
     let mut child = std::process::Command::new(pin_bin())
         .args(["review", "--no-probe"])
         .current_dir(p.dir.path())
@@ -406,7 +406,7 @@ fn review_accepts_and_rejects_tool_by_tool() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"y\nn\n").unwrap();
+    child.stdin.take().unwrap().write_all(b"n\ny\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let (_, report) = p.check_json(&["--no-probe"]);

@@ -258,7 +258,7 @@ fn report() {
         server.tools = Some(mcp_pin::report::ToolCounts { pinned: old.tools.len(), live: new.tools.len() });
         let r = Report { fail_on: FailOn::Silent, servers: vec![server] };
         let ctx = |verbose| RenderContext {
-            style: Style { color: false, verbose },
+            style: Style { color: false, verbose, width: 0 },
             lockfile_display: "mcp.lock".into(),
             lock_text: LazyText::text(""),
             run_url: None,

@@ -256,12 +256,17 @@ fn the_drift_cron_issue_is_mcp_pins_escaped_markdown() {
         message: "argument \"mode\" of tool find now accepts \"<img src=x> | @team\"".into(),
         before: None,
         after: Some(serde_json::json!("<img src=x> | @team")),
+        cues: None,
     });
     let drifted = Report { fail_on: FailOn::Never, servers: vec![s] };
     let (calls, body) = run(&drifted, "");
     assert!(calls.starts_with("issue create --title MCP drift: search --body-file body.md"), "{calls}");
     assert!(body.starts_with("## ❌ mcp-pin: FAIL"), "{body}");
-    assert!(body.contains("\\<img src=x\\> \\| \\@team") && !body.replace("\\<", "").contains("<img"), "{body}");
+    // `@team` is defanged: a zero-width space after `@`, so GitHub pings nobody.
+    assert!(
+        body.contains("\\<img src=x\\> \\| \\@\u{200B}team") && !body.replace("\\<", "").contains("<img"),
+        "{body}"
+    );
     assert!(body.trim_end().ends_with("Found by [this run](https://github.com/o/r/actions/runs/7)."), "{body}");
     let quiet = Report { fail_on: FailOn::Never, servers: vec![ServerReport::ok("search")] };
     let (calls, _) = run(&quiet, "12");

@@ -44,6 +44,7 @@ mod report_agreement;
 mod report_formats;
 #[cfg(unix)]
 mod review_pty;
+mod risk;
 #[cfg(target_os = "linux")]
 mod sandbox;
 mod secret_text;

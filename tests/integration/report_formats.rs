@@ -33,6 +33,7 @@ fn change(
         message: message.into(),
         before,
         after,
+        cues: None,
     }
 }
 
@@ -136,7 +137,7 @@ fn lock_text() -> String {
 
 fn ctx(verbose: bool) -> RenderContext {
     RenderContext {
-        style: Style { color: false, verbose },
+        style: Style { color: false, verbose, width: 0 },
         lockfile_display: "mcp.lock".into(),
         lock_text: LazyText::text(lock_text()),
         run_url: None,
@@ -199,7 +200,9 @@ fn markdown_escapes_what_the_server_wrote() {
     let md = markdown::render(&sample(FailOn::Silent), false);
     assert!(!md.contains("<b>"), "HTML from a server is escaped");
     assert!(!md.contains(" @someone"), "no mentions from a server's text");
-    assert!(!md.contains('\u{200B}'));
+    // The only zero-width spaces are the defang's, after `@` (a hidden one is spelled out).
+    assert!(md.contains("\\@\u{200B}someone"), "{md}");
+    assert!(!md.replace("@\u{200B}", "").contains('\u{200B}'), "{md}");
     assert!(md.contains("\\<b\\>silently\\</b\\>"));
 }
 
@@ -213,9 +216,9 @@ fn markdown_is_capped_with_a_line_saying_how_much_is_left_out() {
             Some(&format!("tool-{i:04}")),
             "/description",
             "description changed",
-            // Distinct changes (identical ones would be one grouped row).
+            // Distinct edits (the same edit on many tools would be one grouped row).
             Some(json!(format!("{i} {}", "x ".repeat(50)))),
-            Some(json!(format!("{i} {}", "y ".repeat(50)))),
+            Some(json!(format!("{i} {}", format!("y{i} ").repeat(50)))),
         ));
     }
     let full = markdown::render(&r, false);
@@ -396,7 +399,9 @@ fn github_error_slots_go_by_risk_every_rule_once_first() {
         "{out}"
     );
     assert_eq!(rules[0], "tool-removed", "{out}");
-    assert_eq!(rules[9], "enum-value-removed", "{out}");
+    // A rewording without a cue ranks below the structural silent rules.
+    assert_eq!(rules[5], "enum-value-removed", "{out}");
+    assert_eq!(rules[9], "description-changed", "{out}");
 }
 
 #[test]
@@ -620,6 +625,7 @@ fn a_description_that_appears_or_goes_is_shown_as_text() {
         message: "m".into(),
         before,
         after,
+        cues: None,
     };
     let gone = mk("schema-description-changed", Some(json!("Parameters for fetching a URL.")), None);
     assert_eq!(report::textdiff::texts(&gone), Some(("Parameters for fetching a URL.", "")));

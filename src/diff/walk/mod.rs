@@ -157,6 +157,7 @@ impl<'a> Walker<'a> {
             message,
             before,
             after,
+            cues: None,
         });
     }
 }
