@@ -45,6 +45,7 @@ pub fn launch_changes(pinned: Option<&Launch>, live: Option<&Launch>) -> Vec<Cha
         ),
         before: Some(a),
         after: Some(b),
+        cues: None,
     }];
     super::finish(&mut out);
     out
