@@ -779,9 +779,12 @@ fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
                 if variant == "duplicate-key" {
                     let Some(first) = before.tools.keys().next() else { return };
                     // Tools are keyed by name in the lock: a key twice inside the first one.
-                    let key = format!("{}: {{", serde_json::to_string(first).unwrap());
-                    let tools = text.rfind("\"tools\": {").expect("the server's tools in the lock");
-                    let at = tools + text[tools..].find(&key).expect("the tool in the lock") + key.len();
+                    let mut key = String::from("\n        ");
+                    mcp_pin::json::write_string(&mut key, first);
+                    key.push_str(": {");
+                    let tools = text.find("\n      \"tools\": {").expect("the server's tools in the lock");
+                    let Some(found) = text[tools..].find(&key) else { panic!("{what}: no {key} in\n{text}") };
+                    let at = tools + found + key.len();
                     let empty = text[at..].trim_start().starts_with('}');
                     text.insert_str(at, if empty { r#""x": 1, "x": 2"# } else { r#""x": 1, "x": 2, "# });
                 }
