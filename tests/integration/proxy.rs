@@ -724,10 +724,10 @@ fn init_wrap_prints_the_client_config_run_through_the_proxy() {
 /// in every description, and a lock whose first tool holds a key twice. Each front end runs its
 /// own entry point: `check`'s judgement of a taken (masked) surface (`app::check::judge_live`)
 /// and the proxy's of a listing as the server sends it (`proxy::judge::judge`); both settle
-/// through `settle::settle`. Checked by hand: with the live side not masked in `settle` (the
-/// proxy's own pipeline did not mask it), every masked variant disagreed (the proxy quarantined
-/// the tools `check` passed); the proxy's own plain JSON reader let a duplicate key through
-/// where `check` refused the lock.
+/// through `settle::settle`. Checked by hand: with the live side not masked in `settle` (as the
+/// proxy's own pipeline did not mask it), the masked variants disagreed (the proxy reported
+/// changes `check` did not). The duplicate-key variant holds each front end to the
+/// duplicate-key-checking reader (the proxy used to read pinned tools with a plain one).
 #[test]
 fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
     use mcp_pin::config::{Config, ProxyPolicy};

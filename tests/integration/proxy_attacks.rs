@@ -9,6 +9,11 @@
 //! Each server first plays fair for `mcp-pin lock`, then changes its instructions silently
 //! (served as pinned by the proxy) and answers a call with a result that contradicts its own
 //! `outputSchema` (blocked by the proxy), and tries to get either past the proxy unjudged.
+//!
+//! Each test was run once with its mechanism taken out (in one build, with the relay as it was
+//! before: ids compared as text, an answer to nothing relayed, a server batch passed on whole, a
+//! method beside a result read as a request): each failed, the forged or unjudged bytes reaching
+//! the client, as its comment says.
 
 use crate::common::*;
 
