@@ -272,6 +272,27 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_keyed_by_value() {
+        let key = |raw: &str| id_key(raw).unwrap();
+        for same in ["3", "3.0", "3e0", "0.3e1", "30e-1", "3.000E+0"] {
+            assert_eq!(key(same).as_deref(), Some("3"), "{same}");
+        }
+        assert_eq!(key("-0.0").as_deref(), Some("0"));
+        assert_eq!(key("1.5").as_deref(), Some("15e-1"));
+        assert_eq!(key("1e50").as_deref(), Some("1e50"));
+        // Exact: a big id is not rounded onto another.
+        assert_ne!(key("9007199254740993"), key("9007199254740992"));
+        assert_eq!(key(r#""\u0072eq-3""#).as_deref(), Some(r#""req-3""#));
+        assert_ne!(key(r#""3""#), key("3"));
+        assert_eq!(key("null"), None);
+        assert!(id_key("true").is_err() && id_key("{}").is_err() && id_key("01").is_err());
+        // A method beside a result is neither a request nor an answer.
+        let both = r#"{"jsonrpc":"2.0","id":1,"method":"m","result":null}"#;
+        assert!(matches!(parse(both), Err(Unreadable::Ambiguous { .. })));
+        assert_eq!(parse(r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#).unwrap().id.as_deref(), Some("1"));
+    }
+
+    #[test]
     fn own_lines_are_json_and_escaped() {
         let l = error_line(Some("3"), -32603, "bad \"x\"\n::error::y ##[z]");
         let v: serde_json::Value = serde_json::from_str(&l).unwrap();
