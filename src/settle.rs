@@ -11,6 +11,11 @@
 //!
 //! The listing it settles is taken by the one loop of [`crate::client::listing`], which both
 //! front ends run (rmcp's session for the commands, the proxy's own requests at run time).
+//!
+//! Note: `lockfile.rs` still holds the lock's reading (`ScannedLock`), the pinned-text reader
+//! settling uses (`PendingEntry::resolve`) and the writing; splitting it into one module per job
+//! (reading, settling, writing) is left until the edits under way in it (the server entry's
+//! launch fields, key masking) have landed.
 
 use std::collections::BTreeSet;
 
