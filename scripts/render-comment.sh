@@ -6,7 +6,8 @@
 # headless Chromium. Look at the picture, not the source.
 #
 # Usage: scripts/render-comment.sh [CASE] [OUT.png]
-#   CASE  a folder of tests/cases/ (default: real-server-everything-2025.11.25-to-2026.8.31)
+#   CASE  a folder of tests/cases/ (default: real-server-everything-2025.11.25-to-2026.8.31), or
+#         the path of any folder holding before.json and after.json
 #   OUT   default: docs/img/pr-comment.png (the picture docs/github-action.md shows)
 # Needs: cargo, node and npm (the npm registry), chromium and a colour emoji font (Debian:
 # apt-get install chromium fonts-noto-color-emoji).
@@ -15,7 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case_name=${1:-real-server-everything-2025.11.25-to-2026.8.31}
 out=${2:-docs/img/pr-comment.png}
-case_dir="tests/cases/$case_name"
+# A folder path (holding before.json and after.json) works as well as a case name.
+if [[ -d "$case_name" ]]; then case_dir=$case_name; case_name=$(basename "$case_name"); else case_dir="tests/cases/$case_name"; fi
 [[ -f "$case_dir/before.json" && -f "$case_dir/after.json" ]] || { echo "error: no release pair in $case_dir" >&2; exit 2; }
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [[ -n "$chromium" ]] || { echo "error: no chromium (Debian: apt-get install chromium; or set CHROMIUM)" >&2; exit 2; }

@@ -27,6 +27,7 @@ pub mod report;
 pub mod rules;
 pub mod sandbox;
 pub mod secrets;
+pub mod settle;
 pub mod sink;
 pub mod spelling;
 pub mod stop;

@@ -493,33 +493,6 @@ impl PendingEntry {
     }
 }
 
-impl PendingEntry {
-    /// [`PendingEntry::resolve`] without consuming either side (the proxy judges the same pin
-    /// against every fresh listing): the pinned entry with every tool whose text differs from
-    /// `live` parsed, and the names of the live tools whose canonical text is the pinned text.
-    pub fn split(
-        &self,
-        live: &BTreeMap<String, Value>,
-    ) -> Result<(ServerEntry, std::collections::BTreeSet<String>), LockfileError> {
-        let mut entry = self.entry.clone();
-        let mut equal = std::collections::BTreeSet::new();
-        for (name, text) in &self.tools {
-            if let Some(v) = live.get(name) {
-                if crate::json::to_canonical_string_at(v, TOOL_LEVEL) == *text {
-                    equal.insert(name.clone());
-                    continue;
-                }
-            }
-            let v: Value = serde_json::from_str(text).map_err(|e| LockfileError::Invalid {
-                path: self.path.clone(),
-                message: format!("tool `{name}`: {e}"),
-            })?;
-            entry.surface.tools.insert(name.clone(), v);
-        }
-        Ok((entry, equal))
-    }
-}
-
 /// An object parsed as `T`, or a note that the value was something else, so the scan says
 /// which part of a hand-broken lock is wrong instead of serde's generic message.
 enum ObjectOr<T> {

@@ -52,7 +52,7 @@ async fn judge_server(
     };
     let presented = super::as_pinned(server, &pending.entry);
     let server = presented.server.as_ref();
-    let (mut surface, session) = match take(server).await {
+    let (surface, session) = match take(server).await {
         Ok(x) => x,
         Err(e) => return Err(ServerReport::error(&server.name, e)),
     };
@@ -68,10 +68,14 @@ async fn judge_server(
         session.close().await;
     }
     let (pinned_tools, live_tools) = (pending.tools.len(), surface.tools.len());
-    let entry = match pending.resolve(&mut surface) {
-        Ok(e) => e,
+    let policy = Policy { server: &server.name, rules: &config.rules, ignores: &config.ignores, today };
+    // The program the config starts now against the one the lock vouches for.
+    let launch = Some(server.transport.launch());
+    let (settled, judged) = match judge_live_beside(pending, surface, launch, &policy) {
+        Ok(x) => x,
         Err(e) => return Err(ServerReport::error(&server.name, e.to_string())),
     };
+    let entry = &settled.entry;
     // tools/list may vary with the request's authorization (2026-07-28): the lock records which
     // credential names (header or env names, never values) produced the pinned surface.
     let names = |source: &serde_json::Value| -> Vec<String> {
@@ -101,16 +105,36 @@ async fn judge_server(
         ));
     }
     report.tools = Some(crate::report::ToolCounts { pinned: pinned_tools, live: live_tools });
-    let policy = Policy { server: &server.name, rules: &config.rules, ignores: &config.ignores, today };
-    // The program the config starts now against the one the lock vouches for.
-    let launch = crate::diff::launch::launch_changes(entry.launch.as_ref(), Some(server.transport.launch()));
-    let judged =
-        crate::diff::verdict::judge_beside(&entry.surface, &surface, (pinned_tools, live_tools), launch, &policy);
-    record_policy(&mut report, judged, config);
-    if let Some(note) = other_server_note(&entry.surface, &surface) {
+    if let Some(note) = other_server_note(&entry.surface, &settled.live) {
         report.notes.insert(0, note);
     }
+    record_policy(&mut report, judged, config);
     Ok(report)
+}
+
+/// The judgement of one live surface (taken, masked) against its lock entry: settled
+/// ([`crate::settle`]) and judged under `policy`, exactly as the proxy settles and judges a
+/// listing.
+pub fn judge_live(
+    pending: PendingEntry,
+    surface: ServerSurface,
+    policy: &Policy<'_>,
+) -> Result<(crate::settle::Settled, crate::diff::policy::PolicyOutcome), crate::lockfile::LockfileError> {
+    judge_live_beside(pending, surface, None, policy)
+}
+
+/// [`judge_live`] with the launch the config gives now (`server-launch-changed`, judged beside
+/// the surfaces under the same policy).
+pub fn judge_live_beside(
+    pending: PendingEntry,
+    surface: ServerSurface,
+    launch: Option<&crate::config::Launch>,
+    policy: &Policy<'_>,
+) -> Result<(crate::settle::Settled, crate::diff::policy::PolicyOutcome), crate::lockfile::LockfileError> {
+    let settled = crate::settle::settle(pending, surface)?;
+    let beside = crate::diff::launch::launch_changes(settled.entry.launch.as_ref(), launch);
+    let judged = crate::diff::verdict::judge_beside(&settled, beside, policy);
+    Ok((settled, judged))
 }
 
 /// When the live server calls itself by another `serverInfo.name` than the pinned one, the

@@ -13,7 +13,7 @@ use crate::lockfile::LockfileError;
 use crate::report::ServerReport;
 use crate::surface::ServerSurface;
 
-mod check;
+pub mod check;
 pub mod conformance;
 mod diff;
 pub mod init;

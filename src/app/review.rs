@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{apply_policy, load_config, selected, take, today, write_guard, AppError, Options};
+use super::{load_config, record_policy, selected, take, today, write_guard, AppError, Options};
 use crate::change::Change;
 use crate::exit::ExitStatus;
 use crate::lockfile::{accept_server_level, accept_tools, source_of, Lockfile, ServerEntry};
@@ -169,14 +169,18 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             probes: shapes,
         };
         // Judged exactly as `check` judges: `[rules]` moves classes, `[[ignore]]` removes changes.
-        let mut judged = ServerReport {
-            changes: crate::diff::diff_surfaces(&prev.surface, &live.surface),
-            ..ServerReport::ok(&server.name)
+        // Settled as `check` and the proxy settle (the live side masked as the lock is written).
+        let settled = crate::settle::settle_whole(prev.clone(), live.surface.clone());
+        let policy = crate::diff::verdict::Policy {
+            server: &server.name,
+            rules: &config.rules,
+            ignores: &config.ignores,
+            today: &today,
         };
-        crate::diff::every_tool_gone(&mut judged.changes, prev.surface.tools.len(), live.surface.tools.len());
-        judged.changes.extend(crate::diff::launch::launch_changes(prev.launch.as_ref(), live.launch.as_ref()));
-        crate::diff::sort_changes(&mut judged.changes);
-        apply_policy(&mut judged, &config, &today);
+        let mut judged = ServerReport::ok(&server.name);
+        // The program the config starts now against the one the lock vouches for.
+        let beside = crate::diff::launch::launch_changes(prev.launch.as_ref(), live.launch.as_ref());
+        record_policy(&mut judged, crate::diff::verdict::judge_beside(&settled, beside, &policy), &config);
         for note in &judged.notes {
             crate::tell!("{}: note: {note}", server.name);
         }

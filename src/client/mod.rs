@@ -5,6 +5,7 @@ pub mod body;
 pub mod capture;
 pub mod http;
 pub mod identity;
+pub mod listing;
 pub mod oauth;
 pub mod roots;
 mod sandboxed;
@@ -42,6 +43,7 @@ const AUTO_DISCOVER_WAIT: Duration = Duration::from_secs(10);
 /// At most this many `tools/list` pages are followed.
 pub const MAX_PAGES: usize = 10_000;
 /// What a listing may hold, and how much of it the pages so far used.
+#[derive(Debug, Clone, Copy)]
 pub struct Allowance {
     max_tools: usize,
     max_values: usize,
@@ -427,67 +429,38 @@ impl Session {
     }
 
     async fn list_pages(&self) -> Result<BTreeMap<String, Value>, ClientError> {
-        let mut tools = BTreeMap::new();
-        let mut allowance = Allowance { max_tools: self.max_tools, max_values: self.max_values, values: 0 };
-        let mut cursor: Option<String> = None;
-        let mut seen = std::collections::HashSet::new();
-        let mut pages_seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
-        // One deadline for the whole listing: pages answered just inside a per-page timeout
-        // could otherwise go on for hours.
-        let deadline = tokio::time::Instant::now() + self.timeout;
-        for page in 0..MAX_PAGES {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if left.is_zero() {
-                return Err(ClientError::Timeout {
-                    what: format!("tools/list (the whole listing; {page} pages read so far)"),
-                    after: self.timeout,
-                });
-            }
-            let mut params = PaginatedRequestParams::default();
-            params.cursor = cursor.clone();
-            let req = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest {
-                method: Default::default(),
-                params: Some(params),
-                extensions: Default::default(),
-            });
-            let raw = match self.raw_request(req, "tools/list", left).await? {
-                Ok(raw) => raw,
-                Err(ServiceError::Timeout { .. }) => {
-                    return Err(ClientError::Timeout {
-                        what: with_context(
-                            format!("tools/list (the whole listing, at page {})", page + 1),
-                            &self.capture,
-                            self.stderr.as_ref(),
-                        ),
-                        after: self.timeout,
-                    })
-                }
-                Err(e) => return Err(self.transport_error("tools/list", &e)),
-            };
-            // A page identical to an earlier one means the cursor led back: pagination loops.
-            let digest = page_digest(&raw);
-            if let Some(earlier) = pages_seen.insert(digest, page + 1) {
-                return Err(ClientError::Protocol(format!(
-                    "tools/list pagination loops: page {} repeats page {earlier}; the server's nextCursor leads back to a page already read",
-                    page + 1
-                )));
-            }
-            let page_tools = parse_tools_page(&raw, page + 1, &mut tools, &mut allowance, None)?;
-            match page_tools {
-                Some(next) => {
-                    if !seen.insert(next.clone()) {
-                        return Err(ClientError::Protocol(format!(
-                            "tools/list pagination loops: cursor {} came back on page {}; the server's pagination is broken",
-                            capture::excerpt(&next),
-                            page + 1
-                        )));
-                    }
-                    cursor = Some(next);
-                }
-                None => return Ok(tools),
-            }
+        let bounds = listing::Bounds {
+            allowance: Allowance { max_tools: self.max_tools, max_values: self.max_values, values: 0 },
+            timeout: self.timeout,
+            // The capture counts every byte the server sends against `max_listing_bytes`.
+            max_bytes: None,
+            keep_raw: false,
+        };
+        let listed = listing::list_all(bounds, |cursor, left, page| self.list_page(cursor, left, page)).await?;
+        Ok(listed.tools)
+    }
+
+    /// One `tools/list` page, its response's text.
+    async fn list_page(&self, cursor: Option<String>, left: Duration, page: usize) -> Result<String, ClientError> {
+        let mut params = PaginatedRequestParams::default();
+        params.cursor = cursor;
+        let req = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest {
+            method: Default::default(),
+            params: Some(params),
+            extensions: Default::default(),
+        });
+        match self.raw_request(req, "tools/list", left).await? {
+            Ok(raw) => Ok(raw),
+            Err(ServiceError::Timeout { .. }) => Err(ClientError::Timeout {
+                what: with_context(
+                    format!("tools/list (the whole listing, at page {page})"),
+                    &self.capture,
+                    self.stderr.as_ref(),
+                ),
+                after: self.timeout,
+            }),
+            Err(e) => Err(self.transport_error("tools/list", &e)),
         }
-        Err(ClientError::Protocol(format!("tools/list returned more than {MAX_PAGES} pages")))
     }
 
     /// The surface: handshake facts plus every tool.

@@ -12,7 +12,7 @@ use crate::change::Change;
 use crate::config::Ignore;
 use crate::rules::Class;
 use crate::rules::RuleId;
-use crate::surface::ServerSurface;
+use crate::settle::Settled;
 
 use super::policy::{self, PolicyOutcome};
 
@@ -28,29 +28,18 @@ pub struct Policy<'a> {
     pub today: &'a str,
 }
 
-/// Every change between `pinned` and `live` after `policy`. The surfaces may hold only the tools
-/// whose text differs ([`crate::lockfile::PendingEntry::resolve`] drops the equal ones);
-/// `counts` are the whole surfaces' tool counts (pinned, live), for "every tool is gone".
-pub fn judge(
-    pinned: &ServerSurface,
-    live: &ServerSurface,
-    counts: (usize, usize),
-    policy: &Policy<'_>,
-) -> PolicyOutcome {
-    judge_beside(pinned, live, counts, Vec::new(), policy)
+/// Every change between a settled pin and live surface ([`crate::settle`]: the live side masked,
+/// the equal tools dropped from both sides) after `policy`.
+pub fn judge(settled: &Settled, policy: &Policy<'_>) -> PolicyOutcome {
+    judge_beside(settled, Vec::new(), policy)
 }
 
 /// [`judge`] with `beside`: changes found outside the surfaces (`server-launch-changed`, the
 /// config against the pin), judged under the same policy and in the same order.
-pub fn judge_beside(
-    pinned: &ServerSurface,
-    live: &ServerSurface,
-    counts: (usize, usize),
-    beside: Vec<Change>,
-    policy: &Policy<'_>,
-) -> PolicyOutcome {
-    let mut changes = super::diff_surfaces_partial(pinned, live);
-    super::every_tool_gone(&mut changes, counts.0, counts.1);
+pub fn judge_beside(settled: &Settled, beside: Vec<Change>, policy: &Policy<'_>) -> PolicyOutcome {
+    let mut changes = super::diff_surfaces_partial(settled.pinned(), &settled.live);
+    let (pinned, live) = settled.counts();
+    super::every_tool_gone(&mut changes, pinned, live);
     if !beside.is_empty() {
         changes.extend(beside);
         super::sort_changes(&mut changes);
@@ -82,14 +71,11 @@ impl ToolVerdict {
 }
 
 /// The verdict for every tool that has a change, from `changes` after policy (what [`judge`]
-/// returns). `pinned` and `live`: every tool name of each side (whole surfaces), so a tool gone
-/// by rename or with every other tool ("every tool is gone") is known as removed. A tool in
-/// neither map entry is unchanged: [`ToolVerdict::Serve`].
-pub fn tool_verdicts<'a>(
-    changes: &[Change],
-    pinned: impl IntoIterator<Item = &'a String>,
-    live: &BTreeSet<String>,
-) -> BTreeMap<String, ToolVerdict> {
+/// returns for `settled`), whose every tool name of each side says which tool is gone by rename
+/// or with every other tool ("every tool is gone"). A tool in neither map entry is unchanged:
+/// [`ToolVerdict::Serve`].
+pub fn tool_verdicts(changes: &[Change], settled: &Settled) -> BTreeMap<String, ToolVerdict> {
+    let (pinned, live) = (&settled.pinned_names, &settled.live_names);
     let mut out: BTreeMap<String, ToolVerdict> = BTreeMap::new();
     // A rename's change names the new tool; the old name is its `before`.
     let renamed_from: BTreeSet<&str> = changes
@@ -131,6 +117,7 @@ pub fn silent_server_rules(changes: &[Change]) -> Vec<RuleId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::surface::ServerSurface;
     use serde_json::json;
 
     fn surface(tools: serde_json::Value) -> ServerSurface {
@@ -143,9 +130,10 @@ mod tests {
         rules: &BTreeMap<RuleId, Class>,
     ) -> BTreeMap<String, ToolVerdict> {
         let policy = Policy { server: "s", rules, ignores: &[], today: "2026-12-02" };
-        let judged = judge(before, after, (before.tools.len(), after.tools.len()), &policy);
-        let live: BTreeSet<String> = after.tools.keys().cloned().collect();
-        tool_verdicts(&judged.changes, before.tools.keys(), &live)
+        let pinned = crate::lockfile::ServerEntry { surface: before.clone(), ..Default::default() };
+        let settled = crate::settle::settle_whole(pinned, after.clone());
+        let judged = judge(&settled, &policy);
+        tool_verdicts(&judged.changes, &settled)
     }
 
     #[test]

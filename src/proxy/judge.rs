@@ -2,7 +2,7 @@
 //! [`crate::diff::verdict::judge`] (the function `check` gates on), and each tool gets an
 //! [`Action`]: what the client is shown and whether a call may pass.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -138,33 +138,20 @@ impl Verdict {
 }
 
 /// Judge a listing against the pin. `handshake`: the live server-level facts (protocol
-/// revision, serverInfo, instructions, capabilities) from the handshake the client made.
+/// revision, serverInfo, instructions, capabilities) from the handshake the client made. The
+/// listing is settled as `check` settles it ([`crate::settle`]: masked, the pinned tools read
+/// with the duplicate-key-checking reader) and judged by the function `check` gates on.
 pub fn judge(pin: &Pin, listing: Listing, handshake: &ServerSurface, today: &str) -> Result<Verdict, JudgeError> {
-    let live_names: BTreeSet<String> = listing.tools.keys().cloned().collect();
-    let (pinned, equal) = match &pin.entry {
-        Some(e) => e.split(&listing.tools).map_err(|e| JudgeError::Lock(e.to_string()))?,
-        None => (Default::default(), BTreeSet::new()),
-    };
-    let mut live = ServerSurface { tools: BTreeMap::new(), ..handshake.clone() };
-    for (name, def) in &listing.tools {
-        if !equal.contains(name) {
-            live.tools.insert(name.clone(), def.clone());
-        }
-    }
-    // An unpinned server: the handshake is judged against itself (nothing server-level to say).
-    let pinned_surface = match &pin.entry {
-        Some(_) => pinned.surface,
-        None => ServerSurface { tools: BTreeMap::new(), ..handshake.clone() },
-    };
-    let pinned_names: Vec<&String> = match &pin.entry {
-        Some(e) => e.tools.keys().collect(),
-        None => vec![],
+    let live = ServerSurface { tools: listing.tools.clone(), ..handshake.clone() };
+    let settled = match &pin.entry {
+        Some(e) => crate::settle::settle(e.clone(), live).map_err(|e| JudgeError::Lock(e.to_string()))?,
+        None => crate::settle::settle_unpinned(live),
     };
     let policy = Policy { server: &pin.server.name, rules: &pin.rules, ignores: &pin.ignores, today };
-    let judged = verdict::judge(&pinned_surface, &live, (pinned_names.len(), live_names.len()), &policy);
-    let per_tool = verdict::tool_verdicts(&judged.changes, pinned_names.iter().copied(), &live_names);
+    let judged = verdict::judge(&settled, &policy);
+    let per_tool = verdict::tool_verdicts(&judged.changes, &settled);
     let mut actions = BTreeMap::new();
-    for name in live_names.iter().chain(pinned_names.iter().copied()) {
+    for name in settled.live_names.iter().chain(settled.pinned_names.iter()) {
         let v = per_tool.get(name).copied().unwrap_or(ToolVerdict::Serve);
         let action = match v {
             ToolVerdict::Serve => Action::Serve,

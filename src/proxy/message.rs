@@ -23,7 +23,9 @@ pub enum Kind {
 #[derive(Debug)]
 pub struct Message<'a> {
     pub kind: Kind,
-    /// The id's JSON text (`3`, `"abc"`), the key requests and responses are matched by.
+    /// The id by value ([`id_key`]): its canonical JSON text (`3` for `3`, `3.0` and `3e0`;
+    /// `"abc"` for `"\u0061bc"`), so two ids are the same id exactly when these texts are equal.
+    /// The key requests and answers are matched by.
     pub id: Option<String>,
     pub method: Option<Cow<'a, str>>,
     pub params: Option<&'a RawValue>,
@@ -39,10 +41,15 @@ struct Envelope<'a> {
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     error: Option<&'a RawValue>,
+}
+
+/// A member that is there, even as `null` (serde reads a `null` `Option` as absent).
+fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'a RawValue>, D::Error> {
+    <&'a RawValue>::deserialize(d).map(Some)
 }
 
 /// Why a line is not a message the relay can route.
@@ -50,9 +57,12 @@ struct Envelope<'a> {
 pub enum Unreadable {
     /// Not JSON, or not a JSON-RPC object.
     NotJson(String),
-    /// Nested deeper than serde_json reads (128 levels): only the top-level `id`, and whether
-    /// there is a `method`, are known (found by scanning bytes).
+    /// Nested deeper than serde_json reads (128 levels): only the top-level `id` (by value, as
+    /// [`id_key`]), and whether there is a `method`, are known (found by scanning bytes).
     TooDeep { id: Option<String>, has_method: bool },
+    /// A `method` beside a `result` or an `error`: a request to one peer and an answer to another
+    /// (SDKs that check the answer's members first take it for an answer), so neither.
+    Ambiguous { id: Option<String> },
 }
 
 /// Read the envelope of `text` (one message, no line break).
@@ -66,7 +76,14 @@ pub fn parse(text: &str) -> Result<Message<'_>, Unreadable> {
     }
     match serde_json::from_str::<Envelope<'_>>(trimmed) {
         Ok(e) => {
-            let id = e.id.map(|r| r.get().trim().to_string()).filter(|i| i != "null");
+            let id = match e.id.map(|r| id_key(r.get())) {
+                None | Some(Ok(None)) => None,
+                Some(Ok(Some(k))) => Some(k),
+                Some(Err(why)) => return Err(Unreadable::NotJson(why)),
+            };
+            if e.method.is_some() && (e.result.is_some() || e.error.is_some()) {
+                return Err(Unreadable::Ambiguous { id });
+            }
             let kind = match (&e.method, &id) {
                 (Some(_), Some(_)) => Kind::Request,
                 (Some(_), None) => Kind::Notification,
@@ -76,7 +93,7 @@ pub fn parse(text: &str) -> Result<Message<'_>, Unreadable> {
         }
         Err(e) if trimmed.starts_with('{') && e.to_string().contains("recursion limit") => {
             let (id, has_method) = crate::client::capture::scan_envelope(trimmed);
-            Err(Unreadable::TooDeep { id: id.map(|i| i.trim().to_string()), has_method })
+            Err(Unreadable::TooDeep { id: id.and_then(|i| id_key(&i).ok().flatten()), has_method })
         }
         Err(e) => Err(Unreadable::NotJson(e.to_string())),
     }
@@ -109,6 +126,12 @@ impl Message<'_> {
         p.name.map(Cow::into_owned)
     }
 
+    /// A string member of `params` (`level` of `logging/setLevel`).
+    pub fn param_str(&self, key: &str) -> Option<String> {
+        let p: serde_json::Map<String, serde_json::Value> = serde_json::from_str(self.params?.get()).ok()?;
+        p.get(key)?.as_str().map(str::to_string)
+    }
+
     /// `params.requestId` of a `notifications/cancelled`, as id text.
     pub fn cancelled_id(&self) -> Option<String> {
         #[derive(Deserialize)]
@@ -117,15 +140,76 @@ impl Message<'_> {
             request_id: Option<&'a RawValue>,
         }
         let p: P<'_> = serde_json::from_str(self.params?.get()).ok()?;
-        p.request_id.map(|r| r.get().trim().to_string())
+        id_key(p.request_id?.get()).ok().flatten()
     }
 
     /// The subscription id a notification carries in `params._meta`
     /// (`io.modelcontextprotocol/subscriptionId`, 2026-07-28), as id text.
     pub fn subscription_id(&self) -> Option<String> {
         let meta: serde_json::Map<String, serde_json::Value> = serde_json::from_str(self.meta()?.get()).ok()?;
-        meta.get(SUBSCRIPTION_ID).map(|v| v.to_string())
+        id_key(&meta.get(SUBSCRIPTION_ID)?.to_string()).ok().flatten()
     }
+}
+
+/// A JSON-RPC id by value, as every SDK compares ids (TypeScript's `Number(id)`, Python's
+/// `1 == 1.0`, string escapes decoded): its canonical JSON text, the one key every map of the
+/// relay is keyed by. A number is written by its exact decimal value (`3`, `3.0`, `3e0` and
+/// `0.3e1` are all `3`; no rounding, so two ids that differ in any digit stay two ids); a string
+/// is written as serde_json writes it (escapes decoded, then only what JSON requires escaped).
+/// `Ok(None)` for `null`; an error for an id that is neither a string nor a number.
+pub fn id_key(raw: &str) -> Result<Option<String>, String> {
+    let raw = raw.trim();
+    match raw.as_bytes().first() {
+        Some(b'"') => {
+            let s: String = serde_json::from_str(raw).map_err(|e| format!("the id is not a JSON string: {e}"))?;
+            let mut out = String::with_capacity(s.len() + 2);
+            crate::json::write_string(&mut out, &s);
+            Ok(Some(out))
+        }
+        Some(b'-' | b'0'..=b'9') => number_key(raw).map(Some).ok_or_else(|| "the id is not a JSON number".to_string()),
+        _ if raw == "null" => Ok(None),
+        _ => Err("the id is neither a string nor a number".to_string()),
+    }
+}
+
+/// A JSON number's exact value, written canonically: an integer as its digits, anything else as
+/// `DIGITSe-N` (digits without leading or trailing zeros). `None` when `raw` is not a JSON number.
+fn number_key(raw: &str) -> Option<String> {
+    let (negative, body) = match raw.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, raw),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => (i, f),
+        Some(_) => return None,
+        None => (mantissa, ""),
+    };
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || (int.len() > 1 && int.starts_with('0')) {
+        return None;
+    }
+    // value = digits * 10^(exp - frac.len())
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some("0".into());
+    }
+    let trimmed = digits.trim_end_matches('0');
+    let mut exp = exp.checked_sub(frac.len() as i64)?.checked_add((digits.len() - trimmed.len()) as i64)?;
+    let sign = if negative { "-" } else { "" };
+    // An integer of a sane size is written out, as a client writes it.
+    if (0..=40).contains(&exp) {
+        let mut out = format!("{sign}{trimmed}");
+        while exp > 0 {
+            out.push('0');
+            exp -= 1;
+        }
+        return Some(out);
+    }
+    Some(format!("{sign}{trimmed}e{exp}"))
 }
 
 /// The `_meta` key a 2026-07-28 notification names its subscription with.
@@ -141,6 +225,16 @@ pub fn error_line(id: Option<&str>, code: i64, message: &str) -> String {
     crate::sink::jsonrpc_own(format!(
         r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":{code},"message":{text}}}}}"#,
         id.unwrap_or("null")
+    ))
+}
+
+/// A `notifications/message` line (level `warning`, logger `mcp-pin`) with mcp-pin's own text:
+/// what the proxy keeps from the client, said to the client.
+pub fn warning_line(message: &str) -> String {
+    let mut text = String::new();
+    crate::json::write_string(&mut text, message);
+    crate::sink::jsonrpc_own(format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"warning","logger":"mcp-pin","data":{text}}}}}"#
     ))
 }
 
@@ -175,6 +269,27 @@ mod tests {
         let deep = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{}1{}}}"#, "[".repeat(200), "]".repeat(200));
         let d = parse(&deep).unwrap();
         assert_eq!((d.kind, d.id.as_deref()), (Kind::Response, Some("9")));
+    }
+
+    #[test]
+    fn ids_are_keyed_by_value() {
+        let key = |raw: &str| id_key(raw).unwrap();
+        for same in ["3", "3.0", "3e0", "0.3e1", "30e-1", "3.000E+0"] {
+            assert_eq!(key(same).as_deref(), Some("3"), "{same}");
+        }
+        assert_eq!(key("-0.0").as_deref(), Some("0"));
+        assert_eq!(key("1.5").as_deref(), Some("15e-1"));
+        assert_eq!(key("1e50").as_deref(), Some("1e50"));
+        // Exact: a big id is not rounded onto another.
+        assert_ne!(key("9007199254740993"), key("9007199254740992"));
+        assert_eq!(key(r#""\u0072eq-3""#).as_deref(), Some(r#""req-3""#));
+        assert_ne!(key(r#""3""#), key("3"));
+        assert_eq!(key("null"), None);
+        assert!(id_key("true").is_err() && id_key("{}").is_err() && id_key("01").is_err());
+        // A method beside a result is neither a request nor an answer.
+        let both = r#"{"jsonrpc":"2.0","id":1,"method":"m","result":null}"#;
+        assert!(matches!(parse(both), Err(Unreadable::Ambiguous { .. })));
+        assert_eq!(parse(r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#).unwrap().id.as_deref(), Some("1"));
     }
 
     #[test]

@@ -5,13 +5,17 @@
 //! transports, judges with [`crate::diff::verdict`] (the function `check` gates on) and
 //! [`crate::probe::judge_call`] (how `check` judges a probe's result), and says every decision
 //! through [`crate::sink`]. One module per job:
-//! - [`relay`]: the two directions and the one place that owns request ids and the verdict;
+//! - [`relay`]: the two directions and the one place that owns request ids and the verdict
+//!   (`Relay::claim`: every answer matched to the request in flight by the id's value, or
+//!   dropped; no byte reaches the client that the judge has not seen, whatever its framing);
 //! - [`requests`]: the proxy's own requests to the server (ids no client uses);
 //! - [`upstream`]: the server end (stdio or Streamable HTTP), raw text both ways;
 //! - [`client_io`]: the client's end (the proxy's stdin and stdout);
-//! - [`message`]: a message's envelope, read in place;
-//! - [`list`]: `tools/list` taken page by page and served judged;
-//! - [`judge`]: the verdict on one listing, per tool an [`judge::Action`];
+//! - [`message`]: a message's envelope, read in place, its id by value;
+//! - [`list`]: `tools/list` taken by the listing loop `check` runs ([`crate::client::listing`])
+//!   and served judged;
+//! - [`judge`]: the verdict on one listing, settled as `check` settles it ([`crate::settle`]),
+//!   per tool an [`judge::Action`];
 //! - [`call`]: a call decided, a result judged;
 //! - [`log`]: the decisions, on stderr and in `--log FILE`.
 //!

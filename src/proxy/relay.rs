@@ -28,10 +28,26 @@ const INTERNAL: i64 = -32603;
 /// The client's stdout, buffered (a line is flushed as soon as it is written).
 type ClientOut = tokio::io::BufWriter<std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>>;
 
-/// A client request forwarded to the server and not answered yet.
-struct Inflight {
-    /// `Some(tool)` for a `tools/call` whose result is judged.
-    call: Option<String>,
+/// A client request forwarded to the server and not answered yet: what its answer is judged as.
+enum Inflight {
+    /// The client's handshake (`initialize` or `server/discover`): its server-level facts.
+    Handshake,
+    /// A `tools/call` of this tool: its result.
+    Call(String),
+    /// Any other request: its answer passes as it came.
+    Plain,
+}
+
+/// Whose an answer from the server is: [`Relay::claim`] decides, by value, once per request.
+enum Owner {
+    /// One of the proxy's own requests (a listing's page, its subscription), waiting for it.
+    /// `None`: its waiter is gone (a timed-out page, the subscription's acknowledgement).
+    Own(Option<tokio::sync::oneshot::Sender<Text>>),
+    Handshake,
+    Call(String),
+    Plain,
+    /// Nothing in flight has this id: an answer to a request never sent (or answered already).
+    Nothing,
 }
 
 #[derive(Default)]
@@ -39,8 +55,6 @@ struct State {
     inflight: HashMap<String, Inflight>,
     /// Calls waiting for a verdict (a cancel for one drops it).
     held: HashSet<String>,
-    /// The id of the client's handshake request (`initialize` or `server/discover`).
-    handshake_id: Option<String>,
     /// Server-level facts from that handshake's answer.
     handshake: Option<ServerSurface>,
     /// The server can be asked for tools (legacy: `notifications/initialized` was sent;
@@ -70,6 +84,18 @@ pub struct Relay {
     client: tokio::sync::Mutex<Option<ClientOut>>,
     state: Mutex<State>,
     slot: Mutex<Slot>,
+    notify: Notify,
+}
+
+/// What the client was told (`notifications/message`), and how it wants to be told.
+#[derive(Default)]
+struct Notify {
+    /// The change last told per tool (`""`: the server's instructions).
+    told: Mutex<HashMap<String, RuleId>>,
+    /// The proxy declared `logging` itself (the server has none): it answers `logging/setLevel`.
+    own_logging: std::sync::atomic::AtomicBool,
+    /// The client asked for errors only (`logging/setLevel` above `warning`).
+    quiet: std::sync::atomic::AtomicBool,
 }
 
 impl Relay {
@@ -119,6 +145,52 @@ impl Relay {
             out.headers = upstream::http::mirror_headers(&method, params.as_ref(), def.as_ref());
         }
         self.req.up.send(out).await;
+    }
+
+    /// The one place an answer from the server is matched to a request: by value (every id the
+    /// relay holds is [`message::id_key`] text, so `1`, `1.0` and `1e0` are one id, and a string
+    /// is compared with its escapes decoded), and each request is claimed once. Every route an
+    /// answer can take (a single message, an element of a batch, one too deep to read, a late
+    /// one, HTTP's own error for a failed POST) goes through here; what nothing claims is dropped.
+    fn claim(&self, id: Option<&str>) -> Owner {
+        let Some(id) = id else { return Owner::Nothing };
+        if self.req.is_own(id) {
+            return Owner::Own(self.req.waiter(id));
+        }
+        match self.state.lock().unwrap().inflight.remove(id) {
+            Some(Inflight::Handshake) => Owner::Handshake,
+            Some(Inflight::Call(tool)) => Owner::Call(tool),
+            Some(Inflight::Plain) => Owner::Plain,
+            None => Owner::Nothing,
+        }
+    }
+
+    /// A client request the server is to answer, kept until [`Relay::claim`] takes its answer.
+    /// `false` when a request with the same id (by value) is still waiting: ids of requests in
+    /// flight are unique (JSON-RPC), and a second one would let one answer pass as the other's.
+    fn track(&self, id: &str, what: Inflight) -> bool {
+        let mut st = self.state.lock().unwrap();
+        if st.inflight.contains_key(id) {
+            return false;
+        }
+        st.inflight.insert(id.to_string(), what);
+        true
+    }
+
+    /// A request whose id is still in flight: refused, not forwarded.
+    async fn duplicate(&self, id: &str) {
+        let m = "mcp-pin proxy: a request with this id is still waiting for its answer; ids of requests in flight must be unique";
+        self.say_client(message::error_line(Some(id), -32600, m)).await;
+    }
+
+    /// A message from the server that nothing may pass on: dropped, and said in the log.
+    fn dropped(&self, why: &str) {
+        self.log.decide(&Logged {
+            event: Event::Proxy,
+            tool: None,
+            rule: None,
+            action: &format!("a message from the server was dropped, never relayed: {why}"),
+        });
     }
 
     /// The verdict if it is current (no `list_changed` since it was made).
@@ -206,6 +278,18 @@ impl Relay {
                     action: action.word(),
                 });
             }
+            let name = crate::json::escape_line(tool);
+            match *action {
+                Action::Quarantined(rule) => {
+                    let what = format!("tool `{name}` changed since its contract was reviewed, in a way calls do not notice, so it is quarantined: not listed, and calls to it are refused");
+                    self.tell_client(tool, rule, &what).await;
+                }
+                Action::PinnedHints => {
+                    let what = format!("a safety hint of tool `{name}` moved toward safety since it was reviewed; the tool is served with its reviewed hints");
+                    self.tell_client(tool, RuleId::AnnotationRelaxed, &what).await;
+                }
+                _ => self.forget_told(tool),
+            }
         }
         Ok(Arc::new(verdict))
     }
@@ -222,6 +306,14 @@ impl Relay {
     // ------------------------------------------------------------------ client -> server
 
     async fn on_client_line(self: &Arc<Self>, text: Text) {
+        if text.trim_start().starts_with('[') {
+            return self.on_client_batch(&text).await;
+        }
+        self.on_client_message(text).await
+    }
+
+    /// One message from the client (alone, or an element of a batch).
+    async fn on_client_message(self: &Arc<Self>, text: Text) {
         match message::parse(&text) {
             Ok(msg) => match msg.kind {
                 Kind::Request => self.on_client_request(&msg, text.clone()).await,
@@ -242,10 +334,17 @@ impl Relay {
                     self.forward(&msg, text.clone()).await;
                 }
                 Kind::Response => self.forward(&msg, text.clone()).await,
-                Kind::Batch => self.on_client_batch(&text).await,
+                Kind::Batch => {
+                    let m = "mcp-pin proxy: a batch inside a batch is not JSON-RPC";
+                    self.say_client(message::error_line(None, -32600, m)).await;
+                }
             },
             Err(Unreadable::NotJson(e)) => {
                 self.say_client(message::error_line(None, -32700, &format!("mcp-pin proxy: not JSON-RPC: {e}"))).await;
+            }
+            Err(Unreadable::Ambiguous { id }) => {
+                let m = "mcp-pin proxy: a message with a `method` and a `result` or `error` is neither a request nor an answer; it was not forwarded";
+                self.say_client(message::error_line(id.as_deref(), -32600, m)).await;
             }
             Err(Unreadable::TooDeep { id, has_method }) => match (id, has_method) {
                 (Some(id), true) => {
@@ -261,29 +360,24 @@ impl Relay {
         }
     }
 
-    /// A batch (2025-03-26 only) is passed on unless it holds a request the proxy judges; such
-    /// a batch is refused whole (batching was removed from the protocol in 2025-06-18).
-    async fn on_client_batch(&self, text: &str) {
-        let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).unwrap_or_default();
-        let parsed: Vec<Message<'_>> = items.iter().filter_map(|i| message::parse(i.get()).ok()).collect();
-        if parsed.iter().any(|m| matches!(m.method(), "tools/list" | "tools/call")) {
-            let errors: Vec<String> = parsed
-                .iter()
-                .filter(|m| m.kind == Kind::Request)
-                .map(|m| message::error_line(m.id.as_deref(), -32600, "mcp-pin proxy: a JSON-RPC batch holding tools/list or tools/call is not relayed (batching was removed in protocol revision 2025-06-18); send the requests one by one"))
-                .collect();
-            if !errors.is_empty() {
-                self.say_client(format!("[{}]", errors.join(","))).await;
+    /// A batch (2025-03-26 only; batching was removed in 2025-06-18) is taken apart: each
+    /// element is handled as if it came alone (a request tracked and judged, a `tools/list`
+    /// answered by the proxy), and the answers reach the client one by one.
+    async fn on_client_batch(self: &Arc<Self>, text: &str) {
+        let items: Vec<&serde_json::value::RawValue> = match serde_json::from_str(text) {
+            Ok(items) => items,
+            Err(e) => {
+                let m = format!("mcp-pin proxy: not JSON-RPC: {}", e);
+                return self.say_client(message::error_line(None, -32700, &m)).await;
             }
-            return;
-        }
-        let out = Outgoing {
-            text: Text::new(text.to_string()),
-            id: None,
-            version: self.req.version.lock().unwrap().clone(),
-            headers: vec![],
         };
-        self.req.up.send(out).await;
+        if items.is_empty() {
+            let m = "mcp-pin proxy: an empty batch is not JSON-RPC";
+            return self.say_client(message::error_line(None, -32600, m)).await;
+        }
+        for item in items {
+            self.on_client_message(Text::new(item.get().to_string())).await;
+        }
     }
 
     async fn on_client_request(self: &Arc<Self>, msg: &Message<'_>, text: Text) {
@@ -291,8 +385,17 @@ impl Relay {
         self.note_meta(msg);
         match msg.method() {
             "initialize" | "server/discover" => {
-                self.state.lock().unwrap().handshake_id = Some(id.clone());
+                if !self.track(&id, Inflight::Handshake) {
+                    return self.duplicate(&id).await;
+                }
                 self.forward(msg, text).await;
+            }
+            "logging/setLevel" if self.notify.own_logging.load(std::sync::atomic::Ordering::Relaxed) => {
+                // The server has no logging: the level is the proxy's own warnings'.
+                let level = msg.param_str("level").unwrap_or_default();
+                let quiet = matches!(level.as_str(), "error" | "critical" | "alert" | "emergency");
+                self.notify.quiet.store(quiet, std::sync::atomic::Ordering::Relaxed);
+                self.say_client(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)).await;
             }
             "tools/list" if !self.dry_run => {
                 let me = self.clone();
@@ -306,9 +409,9 @@ impl Relay {
             }
             "tools/call" => {
                 let Some(tool) = msg.param_name() else {
-                    // Malformed: the server says what is wrong with it.
-                    self.forward(msg, text).await;
-                    return;
+                    // Malformed: no tool to judge its result against, so not forwarded.
+                    let m = "mcp-pin proxy: tools/call names no tool (`params.name`)";
+                    return self.say_client(message::error_line(Some(&id), -32602, m)).await;
                 };
                 match self.current() {
                     Some(v) => self.dispatch_call(Ok(v), msg, id, tool, text).await,
@@ -333,7 +436,9 @@ impl Relay {
                     let fut = self.fresh();
                     tokio::spawn(fut);
                 }
-                self.state.lock().unwrap().inflight.insert(id, Inflight { call: None });
+                if !self.track(&id, Inflight::Plain) {
+                    return self.duplicate(&id).await;
+                }
                 self.forward(msg, text).await;
             }
         }
@@ -403,13 +508,17 @@ impl Relay {
                         action: "call passed",
                     });
                 }
-                self.state.lock().unwrap().inflight.insert(id, Inflight { call: Some(tool) });
+                if !self.track(&id, Inflight::Call(tool)) {
+                    return self.duplicate(&id).await;
+                }
                 self.forward(msg, text).await;
             }
             Decision::Refuse { rule, message: why, .. } => {
                 self.log.decide(&Logged { event: Event::Call, tool: Some(&tool), rule, action: "call refused" });
                 if self.dry_run {
-                    self.state.lock().unwrap().inflight.insert(id, Inflight { call: Some(tool) });
+                    if !self.track(&id, Inflight::Call(tool)) {
+                        return self.duplicate(&id).await;
+                    }
                     self.forward(msg, text).await;
                 } else {
                     self.say_client(message::tool_error_line(&id, &why)).await;
@@ -420,57 +529,102 @@ impl Relay {
 
     // ------------------------------------------------------------------ server -> client
 
+    /// A message from the server. A batch is taken apart and each element routed as if it came
+    /// alone (the client gets them one by one): no element reaches the client unjudged.
     async fn on_server_message(self: &Arc<Self>, text: Text) {
+        if !text.trim_start().starts_with('[') {
+            return self.on_server_one(text).await;
+        }
+        match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(&text) {
+            Ok(items) if !items.is_empty() => {
+                for item in items {
+                    self.on_server_one(Text::new(item.get().to_string())).await;
+                }
+            }
+            Ok(_) => self.dropped("an empty batch"),
+            Err(_) => self.dropped("a batch that cannot be read element by element"),
+        }
+    }
+
+    /// One message from the server (alone, or an element of a batch).
+    async fn on_server_one(self: &Arc<Self>, text: Text) {
         let msg = match message::parse(&text) {
             Ok(m) => m,
-            Err(Unreadable::TooDeep { id: Some(id), has_method: false }) => {
-                let judged = self.state.lock().unwrap().inflight.remove(&id).and_then(|i| i.call);
-                if self.req.is_own(&id) {
-                    let _ = self.req.deliver(&id, text);
-                } else if let (Some(tool), false) = (judged, self.dry_run) {
-                    let why = vec![(
-                        RuleId::ResultPayloadInvalid,
-                        "it nests JSON deeper than 128 levels, which mcp-pin cannot judge".to_string(),
-                    )];
-                    self.log.decide(&Logged {
-                        event: Event::Result,
-                        tool: Some(&tool),
-                        rule: Some(RuleId::ResultPayloadInvalid),
-                        action: "result blocked",
-                    });
-                    self.say_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why)))
-                        .await;
-                } else {
-                    self.send_client(text).await;
+            Err(Unreadable::TooDeep { id, has_method: false }) => {
+                // Too deep to read: only its id is known (scanned), so it cannot be judged.
+                let why = "it nests JSON deeper than 128 levels, which mcp-pin cannot judge";
+                match self.claim(id.as_deref()) {
+                    Owner::Own(waiter) => {
+                        // The proxy's own reader says what is wrong with it.
+                        if let Some(tx) = waiter {
+                            let _ = tx.send(text);
+                        }
+                    }
+                    Owner::Call(tool) if !self.dry_run => {
+                        let id = id.unwrap_or_default();
+                        let why = vec![(RuleId::ResultPayloadInvalid, why.to_string())];
+                        self.log.decide(&Logged {
+                            event: Event::Result,
+                            tool: Some(&tool),
+                            rule: Some(RuleId::ResultPayloadInvalid),
+                            action: "result blocked",
+                        });
+                        self.say_client(message::tool_error_line(&id, &call::blocked_message(&self.pin, &tool, &why)))
+                            .await;
+                    }
+                    Owner::Call(_) | Owner::Handshake | Owner::Plain => {
+                        let id = id.unwrap_or_default();
+                        let m = format!("mcp-pin proxy: the server's answer was not relayed: {why}");
+                        self.say_client(message::error_line(Some(&id), INTERNAL, &m)).await;
+                    }
+                    Owner::Nothing => self.dropped(&format!("an answer to no request in flight ({why})")),
                 }
                 return;
             }
-            // Too deep to read and not an answer: not judged, passed on.
-            Err(Unreadable::TooDeep { .. }) => return self.send_client(text).await,
+            Err(Unreadable::TooDeep { .. }) => {
+                return self
+                    .dropped("a request or notification nested deeper than 128 levels, which mcp-pin cannot judge")
+            }
+            Err(Unreadable::Ambiguous { .. }) => {
+                return self
+                    .dropped("a message with a `method` and a `result` or `error`, neither a request nor an answer")
+            }
             Err(Unreadable::NotJson(_)) => return,
         };
         match msg.kind {
-            Kind::Response => {
-                let id = msg.id.clone().unwrap_or_default();
-                if self.req.is_own(&id) {
-                    let _ = self.req.deliver(&id, text);
-                    return;
-                }
-                let handshake = self.state.lock().unwrap().handshake_id.as_deref() == Some(id.as_str());
-                if handshake {
-                    let line = self.on_handshake(&msg);
-                    self.send_client(line.map(Text::new).unwrap_or(text)).await;
-                    return;
-                }
-                let call = self.state.lock().unwrap().inflight.remove(&id).and_then(|i| i.call);
-                match (call, msg.result, msg.error) {
-                    (Some(tool), Some(result), _) => self.on_result(&id, &tool, result, text.clone()).await,
-                    (Some(tool), None, None) if !self.dry_run => {
-                        self.broken(&id, &tool, "the answer to tools/call has neither a result nor an error").await
+            Kind::Response => match self.claim(msg.id.as_deref()) {
+                Owner::Own(waiter) => {
+                    if let Some(tx) = waiter {
+                        let _ = tx.send(text);
                     }
-                    _ => self.send_client(text).await,
                 }
-            }
+                Owner::Handshake => {
+                    let (line, pinned_instructions) = self.on_handshake(&msg);
+                    self.send_client(line.map(Text::new).unwrap_or(text)).await;
+                    if pinned_instructions {
+                        let what = format!(
+                            "the instructions of server `{}` changed since they were reviewed; the reviewed instructions are served",
+                            self.pin.server.name
+                        );
+                        self.tell_client("", RuleId::InstructionsChanged, &what).await;
+                    }
+                }
+                Owner::Call(tool) => {
+                    let id = msg.id.clone().unwrap_or_default();
+                    match (msg.result, msg.error) {
+                        (Some(result), _) => self.on_result(&id, &tool, result, text.clone()).await,
+                        (None, None) if !self.dry_run => {
+                            self.broken(&id, &tool, "the answer to tools/call has neither a result nor an error").await
+                        }
+                        _ => self.send_client(text).await,
+                    }
+                }
+                Owner::Plain => self.send_client(text).await,
+                Owner::Nothing => self.dropped(&format!(
+                    "an answer to no request in flight (id {})",
+                    msg.id.as_deref().map_or("null".into(), crate::client::capture::excerpt)
+                )),
+            },
             Kind::Notification => {
                 if msg.method() == "notifications/tools/list_changed" {
                     self.invalidate();
@@ -482,12 +636,7 @@ impl Relay {
                 }
             }
             Kind::Request => self.send_client(text).await,
-            Kind::Batch => {
-                if text.contains("notifications/tools/list_changed") {
-                    self.invalidate();
-                }
-                self.send_client(text).await;
-            }
+            Kind::Batch => self.dropped("a batch inside a batch"),
         }
     }
 
@@ -495,6 +644,7 @@ impl Relay {
         let verdict =
             match self.current().or_else(|| self.slot.lock().unwrap().current.as_ref().map(|(_, v)| v.clone())) {
                 Some(v) => v,
+                None if !self.dry_run => return self.broken(id, tool, "no verdict to judge its result by").await,
                 None => return self.send_client(text).await,
             };
         let pin = self.pin.clone();
@@ -546,9 +696,13 @@ impl Relay {
 
     /// The answer to the client's handshake: its server-level facts are kept for the verdict,
     /// and when its instructions changed silently (after policy) they are replaced by the pinned
-    /// ones (or removed, when none were pinned). `Some(line)` when the answer was rewritten.
-    fn on_handshake(&self, msg: &Message<'_>) -> Option<String> {
-        let result: Value = serde_json::from_str(msg.result?.get()).ok()?;
+    /// ones (or removed, when none were pinned). The `logging` capability is declared when the
+    /// server has none (the proxy's own warnings to the client are `notifications/message`).
+    /// `Some(line)` when the answer was rewritten; and whether the pinned instructions are served.
+    fn on_handshake(&self, msg: &Message<'_>) -> (Option<String>, bool) {
+        let Some(Ok(mut result)) = msg.result.map(|r| serde_json::from_str::<Value>(r.get())) else {
+            return (None, false);
+        };
         let version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
         let pinned = self.pinned_handshake();
         let live = ServerSurface {
@@ -566,37 +720,84 @@ impl Relay {
             }
         }
         self.state.lock().unwrap().handshake = Some(live.clone());
-        self.pin.entry.as_ref()?;
-        let policy = crate::diff::verdict::Policy {
-            server: &self.pin.server.name,
-            rules: &self.pin.rules,
-            ignores: &self.pin.ignores,
-            today: &crate::calendar::today(),
-        };
-        let judged = crate::diff::verdict::judge(&pinned, &live, (0, 0), &policy);
-        let silent = crate::diff::verdict::silent_server_rules(&judged.changes);
-        for c in judged.changes.iter().filter(|c| c.tool.is_none()) {
-            let action = if c.rule == RuleId::InstructionsChanged && silent.contains(&c.rule) {
-                "the pinned instructions are served"
-            } else {
-                "flagged, passed on"
+        let mut pinned_instructions = false;
+        if let Some(entry) = &self.pin.entry {
+            let policy = crate::diff::verdict::Policy {
+                server: &self.pin.server.name,
+                rules: &self.pin.rules,
+                ignores: &self.pin.ignores,
+                today: &crate::calendar::today(),
             };
-            self.log.decide(&Logged { event: Event::Server, tool: None, rule: Some(c.rule), action });
-        }
-        if self.dry_run || !silent.contains(&RuleId::InstructionsChanged) {
-            return None;
-        }
-        let mut result = result;
-        let obj = result.as_object_mut()?;
-        match self.pin.pinned_instructions() {
-            Some(i) => {
-                obj.insert("instructions".into(), Value::String(i.to_string()));
+            // Settled as `check` settles it: the live facts masked as the lock holds them.
+            let settled = crate::settle::settle_server_level(&entry.entry, &live);
+            let judged = crate::diff::verdict::judge(&settled, &policy);
+            let silent = crate::diff::verdict::silent_server_rules(&judged.changes);
+            for c in judged.changes.iter().filter(|c| c.tool.is_none()) {
+                let action = if c.rule == RuleId::InstructionsChanged && silent.contains(&c.rule) {
+                    "the pinned instructions are served"
+                } else {
+                    "flagged, passed on"
+                };
+                self.log.decide(&Logged { event: Event::Server, tool: None, rule: Some(c.rule), action });
             }
-            None => {
-                obj.remove("instructions");
+            pinned_instructions = silent.contains(&RuleId::InstructionsChanged);
+        }
+        if self.dry_run {
+            return (None, false);
+        }
+        let Some(obj) = result.as_object_mut() else { return (None, false) };
+        let mut rewritten = false;
+        if pinned_instructions {
+            match self.pin.pinned_instructions() {
+                Some(i) => {
+                    obj.insert("instructions".into(), Value::String(i.to_string()));
+                }
+                None => {
+                    obj.remove("instructions");
+                }
+            }
+            rewritten = true;
+        }
+        if let Some(caps) = obj.get_mut("capabilities").and_then(Value::as_object_mut) {
+            if !caps.contains_key("logging") {
+                caps.insert("logging".into(), Value::Object(Default::default()));
+                self.notify.own_logging.store(true, std::sync::atomic::Ordering::Relaxed);
+                rewritten = true;
             }
         }
-        Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, msg.id.as_deref().unwrap_or("null"), result))
+        let line = rewritten.then(|| {
+            format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, msg.id.as_deref().unwrap_or("null"), result)
+        });
+        (line, pinned_instructions)
+    }
+
+    /// Tell the client what the proxy keeps from it (a quarantined tool, something served as
+    /// pinned): a `notifications/message` (level `warning`, logger `mcp-pin`) naming the tool,
+    /// the rule and the command that shows the change; once per change per session (`key`: the
+    /// tool, or the empty string for the server; `rule`: the change). Nothing in a dry run, nor
+    /// when the client asked for errors only.
+    async fn tell_client(&self, key: &str, rule: RuleId, what: &str) {
+        if self.dry_run || self.notify.quiet.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        {
+            let mut told = self.notify.told.lock().unwrap();
+            if told.get(key) == Some(&rule) {
+                return;
+            }
+            told.insert(key.to_string(), rule);
+        }
+        let name = &self.pin.server.name;
+        let text = format!(
+            "mcp-pin proxy: {what} ({rule}, {}: `mcp-pin explain {rule}`); `mcp-pin check --server {name}` shows the change, `mcp-pin review` accepts it once reviewed",
+            rule.class()
+        );
+        self.say_client(message::warning_line(&text)).await;
+    }
+
+    /// A tool is told about again only when its verdict changes.
+    fn forget_told(&self, key: &str) {
+        self.notify.told.lock().unwrap().remove(key);
     }
 
     /// The server is gone: every request still waiting gets a clear error.
@@ -605,6 +806,8 @@ impl Relay {
             let mut st = self.state.lock().unwrap();
             let mut ids: Vec<String> = st.inflight.drain().map(|(k, _)| k).collect();
             ids.extend(st.held.drain());
+            ids.sort();
+            ids.dedup();
             ids
         };
         self.req.own.lock().unwrap().clear();
@@ -632,6 +835,7 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
         client: tokio::sync::Mutex::new(Some(tokio::io::BufWriter::with_capacity(1 << 16, super::client_io::output()))),
         state: Mutex::new(State::default()),
         slot: Mutex::new(Slot::default()),
+        notify: Notify::default(),
     });
     // server -> client
     let me = relay.clone();
@@ -640,14 +844,19 @@ pub async fn run(pin: Pin, log: Log, dry_run: bool) -> ExitStatus {
             match inc {
                 Incoming::Message(text) => me.on_server_message(text).await,
                 Incoming::Failed { id, message } => {
-                    let line = message::error_line(
+                    let line = Text::new(message::error_line(
                         Some(&id),
                         INTERNAL,
                         &format!("mcp-pin proxy: the request did not reach the server: {message}"),
-                    );
-                    if let Err(line) = me.req.deliver(&id, Text::new(line)) {
-                        me.state.lock().unwrap().inflight.remove(&id);
-                        me.send_client(line).await;
+                    ));
+                    match me.claim(Some(&id)) {
+                        Owner::Own(waiter) => {
+                            if let Some(tx) = waiter {
+                                let _ = tx.send(line);
+                            }
+                        }
+                        Owner::Nothing => {}
+                        _ => me.send_client(line).await,
                     }
                 }
                 Incoming::Closed(why) => return why,

@@ -100,15 +100,9 @@ impl Requester {
         (id, out)
     }
 
-    /// Hand an answer to the own request waiting for it; `Err(text)` when `id` is not one.
-    pub(super) fn deliver(&self, id: &str, text: Text) -> Result<(), Text> {
-        match self.own.lock().unwrap().remove(id) {
-            Some(tx) => {
-                let _ = tx.send(text);
-                Ok(())
-            }
-            None => Err(text),
-        }
+    /// The own request waiting for the answer with id `id` (taken: an answer is had once).
+    pub(super) fn waiter(&self, id: &str) -> Option<oneshot::Sender<Text>> {
+        self.own.lock().unwrap().remove(id)
     }
 
     pub(super) fn is_own(&self, id: &str) -> bool {

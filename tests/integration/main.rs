@@ -37,6 +37,7 @@ mod probe_search;
 mod probe_servers;
 mod probes_cli;
 mod proxy;
+mod proxy_attacks;
 mod real_probes;
 mod real_servers;
 mod renames;

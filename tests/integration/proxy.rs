@@ -308,6 +308,45 @@ async fn each_rule_class_is_listed_and_called_as_its_verdict_says() {
     assert_eq!(silent, ["gone", "silent"].map(String::from).into());
 }
 
+/// The client is told what the proxy keeps from it: a `notifications/message` (level `warning`,
+/// logger `mcp-pin`) per quarantined tool, tool served with its pinned hints and instructions
+/// served as pinned, naming the rule and `mcp-pin check --server NAME`, once per change however
+/// often the tools are listed; the proxy declares `logging` for a server that does not.
+#[tokio::test]
+async fn the_client_is_told_once_per_change_what_the_proxy_keeps_from_it() {
+    let p = project(&classes_before());
+    lock(&p);
+    p.write_json("s.json", &classes_after());
+    let px = start(p.dir.path(), &["--server", "fx"]).await.unwrap();
+    for _ in 0..3 {
+        px.names().await;
+    }
+    let r = px.call("silent", json!({"q": "x"})).await.unwrap();
+    assert!(is_error(&r), "{r}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let raw = px.raw.lock().unwrap().clone();
+    let told: Vec<Value> = raw
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "notifications/message" && m["params"]["logger"] == "mcp-pin")
+        .collect();
+    for m in &told {
+        assert_eq!(m["params"]["level"], "warning", "{m}");
+        assert!(m["params"]["data"].as_str().unwrap().contains("`mcp-pin check --server fx`"), "{m}");
+    }
+    let about = |needle: &str| told.iter().filter(|m| m["params"]["data"].as_str().unwrap().contains(needle)).count();
+    assert_eq!(about("tool `silent`"), 1, "{told:#?}");
+    assert_eq!(about("required-removed"), 1, "{told:#?}");
+    assert_eq!(about("tool `relaxed`"), 1, "{told:#?}");
+    assert_eq!(about("instructions-changed"), 1, "{told:#?}");
+    assert_eq!(told.len(), 3, "{told:#?}");
+    // The server declares no `logging`; the client is told it may expect log messages.
+    let init = raw.iter().find(|l| l.contains("\"protocolVersion\"")).unwrap();
+    let init: Value = serde_json::from_str(init).unwrap();
+    assert!(init["result"]["capabilities"]["logging"].is_object(), "{init}");
+    px.close().await;
+}
+
 #[tokio::test]
 async fn new_tools_hidden_and_unpinned_servers_refused_unless_configured() {
     let p = project(&classes_before());
@@ -682,50 +721,121 @@ fn init_wrap_prints_the_client_config_run_through_the_proxy() {
     assert!(text(&out).contains("mcp-pin init"), "{}", text(&out));
 }
 
-/// `check` and the proxy decide with one function: over the whole diff corpus, the tools a
-/// check report fails on (a silent change) are exactly the tools the proxy quarantines or
-/// refuses as removed, and a tool `check` reports nothing silent on is callable.
+/// `check` and the proxy reach the same verdict for every tool, over the whole diff corpus and
+/// two variants of each case: a configured value (8+ characters, so the lock holds it as `***`)
+/// in every description, and a lock whose first tool holds a key twice. Each front end runs its
+/// own entry point: `check`'s judgement of a taken (masked) surface (`app::check::judge_live`)
+/// and the proxy's of a listing as the server sends it (`proxy::judge::judge`); both settle
+/// through `settle::settle`. Checked by hand: with the live side not masked in `settle` (as the
+/// proxy's own pipeline did not mask it), the masked variants disagreed (the proxy reported
+/// changes `check` did not). The duplicate-key variant holds each front end to the
+/// duplicate-key-checking reader (the proxy used to read pinned tools with a plain one).
 #[test]
 fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
-    use mcp_pin::diff::verdict::{judge, tool_verdicts, Policy, ToolVerdict};
+    use mcp_pin::config::{Config, ProxyPolicy};
+    use mcp_pin::diff::verdict::{tool_verdicts, Policy, ToolVerdict};
+    use mcp_pin::lockfile::{Lockfile, ScannedLock, ServerEntry};
+    use mcp_pin::proxy::judge::{judge, Action, Listing, Pin};
+    use mcp_pin::rules::{Class, RuleId};
+    use mcp_pin::surface::ServerSurface;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// A configured value, long enough to be masked wherever it appears.
+    const TENANT: &str = "tenant-8f3a9c21Zq";
+    let lock_path = Path::new("/project/mcp.lock");
+    let config = Config::parse_with("[servers.s]\ncommand = \"true\"\n", Path::new("/project/mcp-pin.toml"), None)
+        .unwrap()
+        .config;
+    let server = config.servers["s"].clone();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut cases = 0;
+    let (mut cases, mut compared) = (0, 0);
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        let read =
-            |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(path.join(f)).unwrap()).unwrap() };
         if !path.join("before.json").is_file() {
             continue;
         }
-        let (before, after) = (
-            mcp_pin::diff::surface_from_json(&read("before.json")),
-            mcp_pin::diff::surface_from_json(&read("after.json")),
-        );
-        let rules = Default::default();
-        let policy = Policy { server: "s", rules: &rules, ignores: &[], today: "2026-12-02" };
-        // What `check` reports is the same engine's diff (the corpus's own test pins it).
-        let report = mcp_pin::diff::diff_surfaces(&before, &after);
-        let judged = judge(&before, &after, (before.tools.len(), after.tools.len()), &policy);
-        assert_eq!(judged.changes, report, "{}", path.display());
-        let live: std::collections::BTreeSet<String> = after.tools.keys().cloned().collect();
-        let verdicts = tool_verdicts(&judged.changes, before.tools.keys(), &live);
-        let silent: std::collections::BTreeSet<&str> = report
-            .iter()
-            .filter(|c| c.class == mcp_pin::rules::Class::Silent)
-            .filter_map(|c| c.tool.as_deref())
-            .collect();
-        for name in after.tools.keys() {
-            let v = verdicts.get(name).copied().unwrap_or(ToolVerdict::Serve);
-            let quarantined = matches!(v, ToolVerdict::Quarantine(_));
-            assert_eq!(silent.contains(name.as_str()), quarantined, "{}: tool {name}: {v:?}", path.display());
-            assert_eq!(v.callable(), !quarantined, "{}: tool {name}: {v:?}", path.display());
-        }
-        // A pinned tool the server no longer lists is never called through the proxy.
-        for name in before.tools.keys().filter(|n| !after.tools.contains_key(*n)) {
-            let v = verdicts.get(name).copied().unwrap_or(ToolVerdict::Serve);
-            assert!(matches!(v, ToolVerdict::Removed(_)), "{}: tool {name}: {v:?}", path.display());
+        let read =
+            |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(path.join(f)).unwrap()).unwrap() };
+        for variant in ["plain", "masked", "duplicate-key"] {
+            let (mut before, mut after) = (read("before.json"), read("after.json"));
+            if variant == "masked" {
+                for side in [&mut before, &mut after] {
+                    for t in side["tools"].as_array_mut().into_iter().flatten() {
+                        if let Some(d) = t.get("description").and_then(Value::as_str) {
+                            t["description"] = json!(format!("{d} Workspace {TENANT}."));
+                        }
+                    }
+                }
+            }
+            let what = format!("{} ({variant})", path.display());
+            mcp_pin::secrets::scoped(|| {
+                if variant == "masked" {
+                    mcp_pin::secrets::register(TENANT);
+                }
+                let (before, after) =
+                    (mcp_pin::diff::surface_from_json(&before), mcp_pin::diff::surface_from_json(&after));
+                // The lock as `lock` writes it (masked).
+                let mut lock = Lockfile::new();
+                lock.servers.insert("s".into(), ServerEntry { surface: before.clone(), ..ServerEntry::default() });
+                let mut text = lock.written_text();
+                if variant == "duplicate-key" {
+                    let Some(first) = before.tools.keys().next() else { return };
+                    // Tools are keyed by name in the lock: a key twice inside the first one.
+                    let mut key = String::from("\n        ");
+                    mcp_pin::json::write_string(&mut key, first);
+                    key.push_str(": {");
+                    let tools = text.find("\n      \"tools\": {").expect("the server's tools in the lock");
+                    let Some(found) = text[tools..].find(&key) else { panic!("{what}: no {key} in\n{text}") };
+                    let at = tools + found + key.len();
+                    let empty = text[at..].trim_start().starts_with('}');
+                    text.insert_str(at, if empty { r#""x": 1, "x": 2"# } else { r#""x": 1, "x": 2, "# });
+                }
+                let scanned = ScannedLock::scan(&text, lock_path).unwrap();
+                let pending = scanned.pending(&|_| true).unwrap().remove("s").unwrap();
+                let rules = BTreeMap::new();
+                let policy = Policy { server: "s", rules: &rules, ignores: &[], today: "2026-12-02" };
+
+                // `check`: the surface as `take` hands it over, masked.
+                let mut taken = after.clone();
+                taken.mask_secrets();
+                let check = mcp_pin::app::check::judge_live(pending.clone(), taken, &policy)
+                    .map(|(settled, judged)| (tool_verdicts(&judged.changes, &settled), judged.changes));
+                // The proxy: the listing as the server sends it; the revision is the client's.
+                let pin = Pin::new(server.clone(), Some(pending), &config, ProxyPolicy::default());
+                let listing = Listing { tools: after.tools.clone(), ..Listing::default() };
+                let handshake = ServerSurface {
+                    tools: Default::default(),
+                    protocol_version: before.protocol_version.clone(),
+                    ..after.clone()
+                };
+                let proxy = judge(&pin, listing, &handshake, "2026-12-02").map(|v| (v.actions, v.changes));
+                let (check, proxy) = match (check, proxy) {
+                    (Ok(c), Ok(p)) => (c, p),
+                    (Err(_), Err(_)) => return,
+                    (c, p) => panic!("{what}: check {:?}, the proxy {:?}", c.err(), p.err()),
+                };
+                let key = |c: &mcp_pin::change::Change| (c.rule, c.tool.clone(), c.pointer.clone());
+                let changes = |v: &[mcp_pin::change::Change]| -> Vec<_> {
+                    v.iter().filter(|c| c.rule != RuleId::ProtocolVersionChanged).map(key).collect()
+                };
+                assert_eq!(changes(&check.1), changes(&proxy.1), "{what}");
+                // The tools `check` fails on are the tools the proxy keeps from the client.
+                let silent: BTreeSet<&str> =
+                    check.1.iter().filter(|c| c.class == Class::Silent).filter_map(|c| c.tool.as_deref()).collect();
+                for name in after.tools.keys() {
+                    let v = check.0.get(name).copied().unwrap_or(ToolVerdict::Serve);
+                    let action = proxy.0.get(name).copied().unwrap_or(Action::Serve);
+                    assert_eq!(silent.contains(name.as_str()), !action.listed(), "{what}: tool {name}: {action:?}");
+                    assert_eq!(v.callable(), action.listed(), "{what}: tool {name}: {v:?} / {action:?}");
+                }
+                for name in before.tools.keys().filter(|n| !after.tools.contains_key(*n)) {
+                    let action = proxy.0.get(name).copied();
+                    assert!(matches!(action, Some(Action::Removed(_))), "{what}: tool {name}: {action:?}");
+                }
+                compared += 1;
+            });
         }
         cases += 1;
     }
-    assert!(cases > 200, "{cases} cases");
+    assert!(cases > 200 && compared >= 2 * cases, "{cases} cases, {compared} compared");
 }

@@ -1,0 +1,91 @@
+//! Settling: a lock entry and a live surface turned into what the judge compares, the one step
+//! `check`, `review` and the proxy (its listing and its handshake) all take, so that no front end
+//! compares anything another front end would not.
+//!
+//! Settling masks the live side as the lock is written ([`ServerSurface::mask_secrets`]: a
+//! configured value pinned as `***` is `***` on both sides, never drift), reads the pinned tools
+//! with the duplicate-key-checking reader ([`crate::json_read`], through
+//! [`PendingEntry::resolve`]), and drops every tool whose canonical text is the pinned text from
+//! both sides (it cannot differ, so it is never parsed nor diffed). The result, [`Settled`], is
+//! what [`crate::diff::verdict::judge`] takes.
+//!
+//! The listing it settles is taken by the one loop of [`crate::client::listing`], which both
+//! front ends run (rmcp's session for the commands, the proxy's own requests at run time).
+//!
+//! Note: `lockfile.rs` still holds the lock's reading (`ScannedLock`), the pinned-text reader
+//! settling uses (`PendingEntry::resolve`) and the writing; splitting it into one module per job
+//! (reading, settling, writing) is left until the edits under way in it (the server entry's
+//! launch fields, key masking) have landed.
+
+use std::collections::BTreeSet;
+
+use crate::lockfile::{LockfileError, PendingEntry, ServerEntry};
+use crate::surface::{SecretName, ServerSurface};
+
+/// A pinned surface and a live one, ready to be judged.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    /// The lock entry, its surface holding only the pinned tools whose text differs from the
+    /// live tool of that name (or that are not listed now).
+    pub entry: ServerEntry,
+    /// The live surface, masked, holding only the tools whose text differs from the pinned one.
+    pub live: ServerSurface,
+    /// Every pinned tool's name.
+    pub pinned_names: BTreeSet<String>,
+    /// Every live tool's name.
+    pub live_names: BTreeSet<String>,
+    /// Names (tools', keys') in the live surface that hold a configured secret's value: names
+    /// are never masked, so `check` refuses such a surface (the proxy judges it as it is).
+    pub secret_names: Vec<SecretName>,
+}
+
+impl Settled {
+    /// The pinned side, as the judge compares it.
+    pub fn pinned(&self) -> &ServerSurface {
+        &self.entry.surface
+    }
+
+    /// The whole surfaces' tool counts (pinned, live), for "every tool is gone".
+    pub fn counts(&self) -> (usize, usize) {
+        (self.pinned_names.len(), self.live_names.len())
+    }
+}
+
+/// Settle `live` against the lock entry `pending` (its tools still the lock's text).
+pub fn settle(pending: PendingEntry, mut live: ServerSurface) -> Result<Settled, LockfileError> {
+    let pinned_names = pending.tools.keys().cloned().collect();
+    let live_names = live.tools.keys().cloned().collect();
+    let secret_names = live.mask_secrets();
+    let entry = pending.resolve(&mut live)?;
+    Ok(Settled { entry, live, pinned_names, live_names, secret_names })
+}
+
+/// Settle two whole surfaces (`review`, which reads the whole lock; `mcp-pin diff`'s corpus):
+/// the live side masked, every tool kept.
+pub fn settle_whole(pinned: ServerEntry, mut live: ServerSurface) -> Settled {
+    let pinned_names = pinned.surface.tools.keys().cloned().collect();
+    let live_names = live.tools.keys().cloned().collect();
+    let secret_names = live.mask_secrets();
+    Settled { entry: pinned, live, pinned_names, live_names, secret_names }
+}
+
+/// Settle the server-level facts alone (the proxy's handshake, before any listing): the pinned
+/// entry's, without its tools, against `live`'s (its tools ignored), masked.
+pub fn settle_server_level(pinned: &ServerEntry, live: &ServerSurface) -> Settled {
+    let entry = ServerEntry {
+        surface: ServerSurface { tools: Default::default(), ..pinned.surface.clone() },
+        ..ServerEntry::default()
+    };
+    settle_whole(entry, ServerSurface { tools: Default::default(), ..live.clone() })
+}
+
+/// A server the lock does not pin, relayed with every tool new (`[proxy] unpinned = "serve"`):
+/// its own server-level facts on both sides (nothing server-level to say), no pinned tool.
+pub fn settle_unpinned(live: ServerSurface) -> Settled {
+    let entry =
+        ServerEntry { surface: ServerSurface { tools: Default::default(), ..live.clone() }, ..ServerEntry::default() };
+    let mut settled = settle_whole(entry, live);
+    // Both sides masked alike.
+    settled.entry.surface.mask_secrets();
+    settled
+}
