@@ -213,7 +213,9 @@ pub fn scan(text: &str, names: &[&str]) -> Vec<Cue> {
 }
 
 /// Phrases aimed at the model rather than describing the tool, matched case-insensitively on
-/// text whose runs of whitespace are one space.
+/// text whose runs of whitespace are one space. Phrases ordinary descriptions use ("Read the
+/// contents of multiple files", "Paths must always be absolute", "you must use a full path")
+/// are not here: server-filesystem's own descriptions carry them.
 pub const INSTRUCTION_PHRASES: &[&str] = &[
     "ignore previous",
     "ignore all previous",
@@ -252,19 +254,15 @@ pub const INSTRUCTION_PHRASES: &[&str] = &[
     "without asking the user",
     "hide this from",
     "always call",
-    "must always",
     "must first call",
     "always use this tool",
     "call this tool first",
     "you must call",
-    "you must use",
     "you must send",
     "<important>",
     "pass its contents",
     "pass the contents",
-    "include the contents",
     "send the contents",
-    "read the contents of",
 ];
 
 fn instructions(text: &str) -> Vec<String> {

@@ -244,7 +244,11 @@ fn server_filesystem_init_lock_check_passes_out_of_the_box() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("warning:"), "{err}");
+    // No warning but the cues a first pin reports (RULES.md, "Risk within a rule": `read_file`'s
+    // description names `read_text_file`, another tool); no instruction cue in its plain words.
+    let warnings: Vec<&str> =
+        err.lines().filter(|l| l.contains("warning:") && !l.contains("carry another tool's name")).collect();
+    assert!(warnings.is_empty(), "{err}");
     assert!(err.contains("probe of `read_text_file` passed"), "{err}");
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
