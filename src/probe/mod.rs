@@ -665,13 +665,10 @@ pub fn judge(tool: &str, ctx: &Context<'_>, outcome: &Result<CallOutcome, Client
 /// answer not flagged as an error reads as a failure ([`answer::failure`]): a passing call
 /// that did is counted apart ([`probe_summary`]) and its line says so.
 fn mark_answer(probes: &mut [Probe], outcome: &Result<CallOutcome, ClientError>, secrets: &[String]) {
-    let (answered, failure) = match outcome {
-        Ok(CallOutcome::Result(r)) => {
-            let soft = !shape::is_error(r) && incomplete_result_type(r).is_none();
-            (answer::head(r).map(|h| excerpt(&h, secrets)), if soft { answer::failure(r) } else { None })
-        }
-        Ok(CallOutcome::RpcError { message, .. }) => (Some(excerpt(message, secrets)), None),
-        _ => (None, None),
+    let answered = answered_of(outcome, secrets);
+    let failure = match outcome {
+        Ok(CallOutcome::Result(r)) if !shape::is_error(r) && incomplete_result_type(r).is_none() => answer::failure(r),
+        _ => None,
     };
     for p in probes.iter_mut().filter(|p| !p.reason.is_some_and(SkipReason::not_made)) {
         p.answered.clone_from(&answered);
@@ -679,6 +676,16 @@ fn mark_answer(probes: &mut [Probe], outcome: &Result<CallOutcome, ClientError>,
             p.answered_failure = true;
             p.message.push_str(&format!("; it answered with a failure ({})", excerpt(why, secrets)));
         }
+    }
+}
+
+/// What a call answered, masked ([`Probe::answered`]): the head of its result, or its JSON-RPC
+/// error's message; `None` when it got no answer.
+fn answered_of(outcome: &Result<CallOutcome, ClientError>, secrets: &[String]) -> Option<String> {
+    match outcome {
+        Ok(CallOutcome::Result(r)) => answer::head(r).map(|h| excerpt(&h, secrets)),
+        Ok(CallOutcome::RpcError { message, .. }) => Some(excerpt(message, secrets)),
+        _ => None,
     }
 }
 
@@ -870,26 +877,6 @@ pub fn judge_incomplete(
     timeout: Duration,
     secrets: &[String],
 ) -> Probe {
-    let mut p = judge_incomplete_outcome(tool, left_out, outcome, valid_succeeded, timeout, secrets);
-    let answered = match outcome {
-        Ok(CallOutcome::Result(r)) => answer::head(r).map(|h| excerpt(&h, secrets)),
-        Ok(CallOutcome::RpcError { message, .. }) => Some(excerpt(message, secrets)),
-        _ => None,
-    };
-    if !p.reason.is_some_and(SkipReason::not_made) {
-        p.answered = answered;
-    }
-    p
-}
-
-fn judge_incomplete_outcome(
-    tool: &str,
-    left_out: &str,
-    outcome: &Result<CallOutcome, ClientError>,
-    valid_succeeded: bool,
-    timeout: Duration,
-    secrets: &[String],
-) -> Probe {
     let k = ProbeKind::Incomplete;
     let pass = |m: String| probe(tool, k, ProbeOutcome::Pass, None, m);
     let rejected = |how: String, text: &str| -> Probe {
@@ -908,7 +895,7 @@ fn judge_incomplete_outcome(
             )
         }
     };
-    match outcome {
+    let mut p = match outcome {
         Err(e) => fail(
             tool,
             k,
@@ -940,7 +927,11 @@ fn judge_incomplete_outcome(
             INCOMPLETE_CALL_ACCEPTED,
             format!("the call without required argument `{left_out}` succeeded: the server does not enforce its inputSchema"),
         ),
+    };
+    if !p.reason.is_some_and(SkipReason::not_made) {
+        p.answered = answered_of(outcome, secrets);
     }
+    p
 }
 
 /// JSON-RPC's invalid-params error code.

@@ -42,27 +42,9 @@ pub fn examples(desc: &str) -> Vec<String> {
             out.push(s.to_string());
         }
     };
-    let lower = desc.to_lowercase();
-    // Only where lower-casing kept every byte offset (ASCII text, in practice).
-    if lower.len() == desc.len() {
-        for m in MARKERS {
-            let mut from = 0;
-            while let Some(i) = lower[from..].find(m) {
-                let start = from + i;
-                from = start + m.len();
-                // A marker starts a word (`like` inside `likely` is not one).
-                if start > 0 && desc[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
-                    continue;
-                }
-                if m.chars().last().is_some_and(char::is_alphabetic)
-                    && desc[from..].chars().next().is_some_and(char::is_alphanumeric)
-                {
-                    continue;
-                }
-                for piece in after_marker(&desc[from..]) {
-                    push(&piece);
-                }
-            }
+    for rest in after_phrases(desc, MARKERS) {
+        for piece in after_marker(rest) {
+            push(&piece);
         }
     }
     for q in quoted(desc) {
@@ -72,6 +54,35 @@ pub fn examples(desc: &str) -> Vec<String> {
         push(&t);
     }
     out.truncate(MAX_EXAMPLES);
+    out
+}
+
+/// The text after each whole-word occurrence of one of `phrases` in `text` (case-insensitive),
+/// phrase by phrase in order. Only where lower-casing kept every byte offset (ASCII text, in
+/// practice). A phrase starts a word (`like` inside `likely` is not one), and one that ends in
+/// a letter ends one.
+pub fn after_phrases<'a>(text: &'a str, phrases: &[&str]) -> Vec<&'a str> {
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    if lower.len() != text.len() {
+        return out;
+    }
+    for m in phrases {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(m) {
+            let start = from + i;
+            from = start + m.len();
+            if start > 0 && text[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            if m.chars().last().is_some_and(char::is_alphabetic)
+                && text[from..].chars().next().is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            out.push(&text[from..]);
+        }
+    }
     out
 }
 

@@ -33,27 +33,15 @@ const OFFERS: &[&str] = &[
 /// sheets: 'Items', 'Notes'`), then the examples and quoted spans a description would give.
 pub fn offered(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let lower = text.to_lowercase();
-    if lower.len() == text.len() {
-        for m in OFFERS {
-            let mut from = 0;
-            while let Some(i) = lower[from..].find(m) {
-                let start = from + i;
-                from = start + m.len();
-                if start > 0 && text[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
-                    continue;
-                }
-                // `Available sheets: a, b`: the list starts after the colon that follows.
-                let rest = &text[from..];
-                let rest = match rest.find(':') {
-                    Some(c) if c <= 40 && !rest[..c].contains(['.', '\n']) => &rest[c + 1..],
-                    _ => rest,
-                };
-                for v in described::list(rest) {
-                    if !out.contains(&v) {
-                        out.push(v);
-                    }
-                }
+    for rest in described::after_phrases(text, OFFERS) {
+        // `Available sheets: a, b`: the list starts after the colon that follows.
+        let rest = match rest.find(':') {
+            Some(c) if c <= 40 && !rest[..c].contains(['.', '\n']) => &rest[c + 1..],
+            _ => rest,
+        };
+        for v in described::list(rest) {
+            if !out.contains(&v) {
+                out.push(v);
             }
         }
     }
