@@ -205,7 +205,7 @@ fn affinity(words: &[String], path: &str) -> i32 {
     ];
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     // The extension itself among the words (`Path of the .xlsx file`) counts most.
-    let named = if !ext.is_empty() && words.iter().any(|w| *w == ext) { 3 } else { 0 };
+    let named = if !ext.is_empty() && words.contains(&ext) { 3 } else { 0 };
     named
         + FAMILIES
             .iter()
