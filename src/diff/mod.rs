@@ -138,13 +138,12 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
 /// names only those).
 fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface) {
     use rules::cues;
-    let names: BTreeSet<&str> = old.tools.keys().chain(new.tools.keys()).map(String::as_str).collect();
+    let names = cues::ToolNames::new(old.tools.keys().chain(new.tools.keys()).map(String::as_str));
     let text = |v: &Option<Value>| match v {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
     };
     for c in out.iter_mut().filter(|c| cues::applies(c.rule)) {
-        let others: Vec<&str> = names.iter().copied().filter(|n| Some(*n) != c.tool.as_deref()).collect();
         c.cues = match c.rule {
             RuleId::HiddenCharacters => {
                 let at = text(&c.after);
@@ -155,9 +154,9 @@ fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface) {
             }
             RuleId::ToolAdded => {
                 let Some(tool) = c.tool.as_deref().and_then(|t| new.tools.get(t)) else { continue };
-                cues::added("", &model_text(tool), &others)
+                cues::added("", &model_text(tool), names.except(c.tool.as_deref()))
             }
-            _ => cues::added(&text(&c.before), &text(&c.after), &others),
+            _ => cues::added(&text(&c.before), &text(&c.after), names.except(c.tool.as_deref())),
         };
     }
 }
