@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::change::Change;
 use crate::config::Ignore;
 use crate::rules::Class;
-use crate::rules::RuleId;
+use crate::rules::{RuleId, RunTime};
 use crate::settle::Settled;
 
 use super::policy::{self, PolicyOutcome};
@@ -86,13 +86,14 @@ pub fn tool_verdicts(changes: &[Change], settled: &Settled) -> BTreeMap<String, 
     for c in changes {
         let Some(tool) = c.tool.as_deref() else { continue };
         let now = out.get(tool).copied().unwrap_or(ToolVerdict::Serve);
-        let next = match (c.rule, c.class) {
+        // The rule table says what each rule's change does at run time ([`RunTime`]).
+        let next = match (c.rule.info().runtime, c.class) {
             // Gone is gone, whatever class policy gave it.
-            (RuleId::ToolRemoved, _) => ToolVerdict::Removed(RuleId::ToolRemoved),
+            (RunTime::Gone, _) => ToolVerdict::Removed(c.rule),
             _ if matches!(now, ToolVerdict::Removed(_) | ToolVerdict::Quarantine(_)) => now,
-            (rule, Class::Silent) => ToolVerdict::Quarantine(rule),
-            (RuleId::ToolAdded, _) => ToolVerdict::New,
-            (RuleId::AnnotationRelaxed, _) if now != ToolVerdict::New => ToolVerdict::PinnedHints,
+            (_, Class::Silent) => ToolVerdict::Quarantine(c.rule),
+            (RunTime::New, _) => ToolVerdict::New,
+            (RunTime::PinnedHints, _) if now != ToolVerdict::New => ToolVerdict::PinnedHints,
             _ => now,
         };
         out.insert(tool.to_string(), next);
@@ -108,10 +109,15 @@ pub fn tool_verdicts(changes: &[Change], settled: &Settled) -> BTreeMap<String, 
     out
 }
 
-/// Server-level changes (no tool) that are silent after policy: `instructions-changed` by
-/// default. The proxy serves the pinned value of what they name.
-pub fn silent_server_rules(changes: &[Change]) -> Vec<RuleId> {
-    changes.iter().filter(|c| c.tool.is_none() && c.class == Class::Silent).map(|c| c.rule).collect()
+/// Server-level changes (no tool) that are silent after policy and whose rule serves the
+/// pinned field instead ([`RunTime::PinnedField`]: `instructions-changed`). The proxy serves the
+/// pinned value of what they name.
+pub fn pinned_server_fields(changes: &[Change]) -> Vec<RuleId> {
+    changes
+        .iter()
+        .filter(|c| c.tool.is_none() && c.class == Class::Silent && c.rule.info().runtime == RunTime::PinnedField)
+        .map(|c| c.rule)
+        .collect()
 }
 
 #[cfg(test)]

@@ -121,8 +121,9 @@ pub struct Verdict {
     pub actions: BTreeMap<String, Action>,
     /// The changes after policy, as `check` reports them.
     pub changes: Vec<Change>,
-    /// Silent server-level rules (served pinned where the proxy can: the instructions).
-    pub silent_server: Vec<RuleId>,
+    /// Silent server-level changes whose pinned field is served instead (the rule table's
+    /// `PinnedField`: the instructions).
+    pub pinned_fields: Vec<RuleId>,
 }
 
 impl Verdict {
@@ -163,8 +164,8 @@ pub fn judge(pin: &Pin, listing: Listing, handshake: &ServerSurface, today: &str
         };
         actions.insert(name.clone(), action);
     }
-    let silent_server = verdict::silent_server_rules(&judged.changes);
-    Ok(Verdict { listing, actions, changes: judged.changes, silent_server })
+    let pinned_fields = verdict::pinned_server_fields(&judged.changes);
+    Ok(Verdict { listing, actions, changes: judged.changes, pinned_fields })
 }
 
 /// The tool as served with its pinned safety hints: the live definition, with each of the four

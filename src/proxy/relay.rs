@@ -731,16 +731,14 @@ impl Relay {
             // Settled as `check` settles it: the live facts masked as the lock holds them.
             let settled = crate::settle::settle_server_level(&entry.entry, &live);
             let judged = crate::diff::verdict::judge(&settled, &policy);
-            let silent = crate::diff::verdict::silent_server_rules(&judged.changes);
+            // Which fields are served as pinned comes from the rule table (`RunTime::PinnedField`).
+            let pinned = crate::diff::verdict::pinned_server_fields(&judged.changes);
             for c in judged.changes.iter().filter(|c| c.tool.is_none()) {
-                let action = if c.rule == RuleId::InstructionsChanged && silent.contains(&c.rule) {
-                    "the pinned instructions are served"
-                } else {
-                    "flagged, passed on"
-                };
+                let action =
+                    if pinned.contains(&c.rule) { "the pinned instructions are served" } else { "flagged, passed on" };
                 self.log.decide(&Logged { event: Event::Server, tool: None, rule: Some(c.rule), action });
             }
-            pinned_instructions = silent.contains(&RuleId::InstructionsChanged);
+            pinned_instructions = pinned.contains(&RuleId::InstructionsChanged);
         }
         if self.dry_run {
             return (None, false);

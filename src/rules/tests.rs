@@ -172,3 +172,31 @@ fn prose_rules_are_the_text_rules() {
         ]
     );
 }
+
+/// The run-time action is a column of the table (`does ACTION`): the rules the proxy treats
+/// otherwise than by class say so there, and every other rule acts by its class.
+#[test]
+fn run_time_actions_come_from_the_table() {
+    use super::RunTime;
+    let special: Vec<(RuleId, RunTime)> =
+        RULES.iter().filter(|r| r.runtime != RunTime::ByClass).map(|r| (r.rule, r.runtime)).collect();
+    assert_eq!(
+        special,
+        vec![
+            (RuleId::ToolAdded, RunTime::New),
+            (RuleId::ToolRemoved, RunTime::Gone),
+            (RuleId::AnnotationRelaxed, RunTime::PinnedHints),
+            (RuleId::InstructionsChanged, RunTime::PinnedField),
+        ]
+    );
+    // Only a server-level rule can serve a pinned field, and only a tool rule act on a tool.
+    for r in RULES {
+        match r.runtime {
+            RunTime::PinnedField => assert_eq!(r.surface, super::Surface::Server, "{}", r.id),
+            RunTime::Gone | RunTime::New | RunTime::PinnedHints => {
+                assert_eq!(r.surface, super::Surface::Tool, "{}", r.id)
+            }
+            RunTime::ByClass => {}
+        }
+    }
+}
