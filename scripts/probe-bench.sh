@@ -68,11 +68,14 @@ lock = json.load(open(d + "/mcp.lock"))
 tools = lock["servers"][name]["tools"]
 report = json.load(open(d + "/report.json"))
 probes = report["servers"][0].get("probes", [])
-ok = {p["tool"] for p in probes if p["kind"] == "call" and p["outcome"] == "pass"}
+# A call that passed with an answer that reads as a failure ("answeredFailure") is no success.
+ok = {p["tool"] for p in probes if p["kind"] == "call" and p["outcome"] == "pass" and not p.get("answeredFailure")}
+soft = sorted(p["tool"] for p in probes if p["kind"] == "call" and p.get("answeredFailure"))
 req = [t for t, v in tools.items() if v.get("inputSchema", {}).get("required")]
 judged = {p["tool"] for p in probes if p["kind"] == "incomplete" and p["outcome"] in ("pass", "fail")}
 same = "n/a (probe = all)" if policy == "all" else ("yes" if before == after else "NO")
-print(f"{name}: {len(tools)} tools, valid call succeeds {len(ok)}/{len(tools)}, "
+print(f"{name}: {len(tools)} tools, valid call succeeds {len(ok)}/{len(tools)} "
+      f"(answered with a failure: {len(soft)}{': ' + ', '.join(soft) if soft else ''}), "
       f"incomplete call judged {len(judged)}/{len(req)}; project folder unchanged: {same}")
 EOF
 }
