@@ -21,6 +21,7 @@ pub mod guard;
 pub mod hints;
 pub mod listing;
 pub mod schema;
+pub mod sql;
 pub mod words;
 
 use crate::json::pointer_token;
@@ -463,6 +464,12 @@ fn property_candidates(
     for text in described::examples(desc) {
         for v in coerce(&text, schema, root) {
             add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
+        }
+    }
+    // SQL: the smallest statement of the kind the property's or the tool's words name.
+    if sql::takes_sql(prop, desc) {
+        for text in sql::statements(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
+            add(Candidate { value: Value::String(text), source: Source::Description, relative: false }, &mut out);
         }
     }
     if let Some(h) = hints::path_hint(prop, desc, tool.name, tool.desc) {

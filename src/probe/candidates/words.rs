@@ -45,6 +45,12 @@ pub fn offered(text: &str) -> Vec<String> {
             }
         }
     }
+    // "Only SELECT queries are allowed": the statement it names (a SQL property takes it).
+    for v in super::sql::statements(text) {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
     for v in described::examples(text) {
         if !out.contains(&v) {
             out.push(v);
@@ -71,6 +77,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
     let targets = if named.is_empty() { required.clone() } else { named };
     let values = offered(text);
+    let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
     'values: for v in &values {
@@ -82,6 +89,10 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 continue;
             }
             let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
+            let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+            if statements.contains(v) && !super::sql::takes_sql(prop, desc) {
+                continue;
+            }
             for value in super::coerce(v, schema, root) {
                 if rejected.args.get(*prop) == Some(&value) {
                     continue;
