@@ -231,14 +231,14 @@ pub fn mask(data: &[u8]) {
         assert_eq!(pinned.written_text(), written, "a second lock writes the same text");
         let tree: Value = serde_json::from_str(&written).expect("the lockfile is JSON");
         let entry = &tree["servers"]["s"];
-        for_each_string(entry, &mut |at, s| {
+        for_each_string(entry, &mut |at, s, key| {
             // The entry's own field names (`instructions`, `tools`, `source`'s `args`) are the
-            // lockfile format's words, not the server's.
-            let own_key = ["the key", "in "].iter().all(|w| at.contains(w))
-                && (at.ends_with(" in ") || at.ends_with(" in /source") || at.ends_with(" in /launch"));
-            if !at.starts_with("/digests") && !own_key {
+            // lockfile format's words, not the server's; digests are hashes.
+            let own_key = key && ["", "/source", "/launch"].contains(&at);
+            if !(own_key || !key && at.starts_with("/digests")) {
                 if let Some(v) = secrets.iter().find(|v| holds(s, v)) {
-                    panic!("the lock holds the registered value {v:?} at {at}: {s:?}");
+                    let place = if key { format!("the key {s:?} in {at}") } else { at.to_string() };
+                    panic!("the lock holds the registered value {v:?} at {place}: {s:?}");
                 }
             }
         });
@@ -272,10 +272,12 @@ pub fn mask(data: &[u8]) {
 }
 
 /// Every string of `v`, each value with its JSON pointer and each key with where it is.
-fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
-    fn walk(v: &Value, at: &mut String, f: &mut dyn FnMut(&str, &str)) {
+/// Every string of `v` with its JSON Pointer: `f(at, text, false)` for a value at `at`, and
+/// `f(at, key, true)` for a key of the object at `at`.
+fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str, bool)) {
+    fn walk(v: &Value, at: &mut String, f: &mut dyn FnMut(&str, &str, bool)) {
         match v {
-            Value::String(s) => f(at, s),
+            Value::String(s) => f(at, s, false),
             Value::Array(a) => {
                 for (i, x) in a.iter().enumerate() {
                     let len = at.len();
@@ -286,7 +288,7 @@ fn for_each_string(v: &Value, f: &mut dyn FnMut(&str, &str)) {
             }
             Value::Object(m) => {
                 for (k, x) in m {
-                    f(&format!("the key {k:?} in {at}"), k);
+                    f(at, k, true);
                     let len = at.len();
                     at.push('/');
                     at.push_str(k);
