@@ -148,6 +148,48 @@ async fn never() -> ! {
     unreachable!()
 }
 
+/// `exitProcess`: unless its file exists, exit the process (code 1) after `afterMs`, creating
+/// the file just before. Whether the process is on its way out.
+fn exit_soon(e: &surface::ExitProcess) -> bool {
+    if e.unless_file.as_ref().is_some_and(|f| f.exists()) {
+        return false;
+    }
+    let (after, file) = (Duration::from_millis(e.after_ms), e.unless_file.clone());
+    std::thread::spawn(move || {
+        std::thread::sleep(after);
+        if let Some(f) = file {
+            let _ = std::fs::write(f, "exited\n");
+        }
+        std::process::exit(1);
+    });
+    true
+}
+
+/// `signal`: SIGTERM to the process id `value`, really sent only within the fixture's own
+/// process group (0, its own pid, a member of its group): the answer, or the failure's text.
+fn signal(value: Option<&Value>) -> Result<String, String> {
+    let pid = value.and_then(Value::as_i64).ok_or("pid: expected an integer")?;
+    let pid = libc::pid_t::try_from(pid).map_err(|_| format!("invalid pid {pid}"))?;
+    if pid < 0 {
+        return Err(format!("refusing pid {pid}: the fixture never signals a group by its id, nor every process"));
+    }
+    // SAFETY: getpgrp/getpgid/kill take and return plain integers.
+    let ours = unsafe { pid == 0 || pid == libc::getpid() || libc::getpgid(pid) == libc::getpgrp() };
+    if !ours {
+        // SAFETY: signal 0 sends nothing: it only asks whether the process exists.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return Err(std::io::Error::last_os_error().to_string());
+        }
+        return Err(format!("mcp-pin-fixture signals only its own process group; refusing pid {pid}"));
+    }
+    eprintln!("mcp-pin-fixture: signal: SIGTERM to pid {pid} (0: this process's group)");
+    // SAFETY: as above; the target is this process or its own group.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    Ok(format!("Sent signal to {pid}"))
+}
+
 fn text_result(text: String, is_error: bool) -> CallToolResult {
     let mut r = CallToolResult::default();
     r.content = vec![ContentBlock::text(text)];
@@ -318,6 +360,9 @@ impl ServerHandler for Fixture {
             if let Some(why) = behaviour.refusal(&args) {
                 return Ok(text_result(why, !behaviour.quiet_refusal).into());
             }
+            if let Some(why) = crate::state::refusal(&s, &behaviour, &args) {
+                return Ok(text_result(why, true).into());
+            }
             if let Some(file) = &behaviour.roots_to {
                 // Roots are deprecated for a future revision (SEP-2577); 2025-11-25 has them.
                 #[allow(deprecated)]
@@ -327,6 +372,21 @@ impl ServerHandler for Fixture {
                     Err(e) => format!("roots/list failed: {e}"),
                 };
                 let _ = std::fs::write(file, text);
+            }
+            if behaviour.exit_process.as_ref().is_some_and(exit_soon) {
+                eprintln!("mcp-pin-fixture: tools/call {name}: exitProcess: exiting without answering");
+                context.ct.cancelled().await;
+                return Err(McpError::new(ErrorCode(-32800), "request cancelled", None));
+            }
+            let signalled = match &behaviour.signal {
+                Some(arg) => match signal(args.get(arg)) {
+                    Ok(text) => Some(text),
+                    Err(text) => return Ok(text_result(text, true).into()),
+                },
+                None => None,
+            };
+            if let Some(text) = crate::state::succeeded(&tool, &behaviour, &args).or(signalled) {
+                return Ok(text_result(text, false).into());
             }
         }
         let scripted = match behaviour.results.as_deref() {

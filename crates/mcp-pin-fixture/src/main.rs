@@ -8,6 +8,7 @@ mod escape;
 mod handler;
 mod http;
 mod raw;
+mod state;
 mod stdio;
 mod surface;
 
@@ -75,6 +76,10 @@ fn main() {
     if let Ok(s) = surface::Surface::load(&cli.surface) {
         if let Some(text) = &s.fault.stderr {
             eprintln!("{}", surface::expand_env(text));
+        }
+        if let Some(cwd) = s.fault.refuse_cwd_under.as_deref().and_then(surface::refused_cwd) {
+            eprintln!("refusing to work in a temporary folder: {}", cwd.display());
+            std::process::exit(1);
         }
         hostile = s.hostile.clone();
     }

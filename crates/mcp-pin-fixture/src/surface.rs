@@ -108,6 +108,58 @@ pub struct CallBehaviour {
     /// the default result's text is then `sampled: <the text of the client's answer>`.
     #[serde(default)]
     pub sample: Option<Value>,
+    /// A session's order (per server process, [`crate::state`]): when the call succeeds,
+    /// remember KEY = the value of its first required argument (as a string). A new process
+    /// starts with nothing set.
+    #[serde(default)]
+    pub sets: Option<String>,
+    /// Keys a `sets` tool must have set in this process first; while one is not, the call is
+    /// answered `isError` with `No KEY set. Call SETTER first.` (KEY with spaces for
+    /// underscores, SETTER the tool whose `sets` is KEY).
+    #[serde(default)]
+    pub needs: Vec<String>,
+    /// On success, make a fresh id `KIND-HEX` (HEX differs between processes and calls), record
+    /// it as made of `kind` in this process, and answer `answer` with `{id}` replaced (plain
+    /// text, or JSON text such as `{"id": "{id}"}`).
+    #[serde(default)]
+    pub makes: Option<Make>,
+    /// `{"ARG": "KIND"}`: refuse (`isError`, `KIND 'VALUE' not found`) unless ARG is an id made
+    /// of KIND in this process.
+    #[serde(default)]
+    pub uses: BTreeMap<String, String>,
+    /// Like `uses`, and the id is forgotten when the call succeeds.
+    #[serde(default)]
+    pub removes: BTreeMap<String, String>,
+    /// The call makes the whole server process exit (code 1) after `afterMs`, unanswered.
+    #[serde(default)]
+    pub exit_process: Option<ExitProcess>,
+    /// A kill tool: send SIGTERM to the process id in this argument and answer `Sent signal to
+    /// PID`, or `isError` with the errno text. Pid 0 is the server's own process group (what a
+    /// careless probe takes down). On a shared machine the fixture really signals only its own
+    /// group (0, its own pid, a member of its group); any other pid is answered `No such
+    /// process` when there is none and refused otherwise, never signalled.
+    #[serde(default)]
+    pub signal: Option<String>,
+}
+
+/// `makes`: what a maker makes and how it answers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Make {
+    pub kind: String,
+    pub answer: String,
+}
+
+/// `exitProcess`: a call that takes its server down.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExitProcess {
+    #[serde(default)]
+    pub after_ms: u64,
+    /// Only while this file does not exist; it is created just before exiting, so the next
+    /// process answers the call as usual.
+    #[serde(default)]
+    pub unless_file: Option<std::path::PathBuf>,
 }
 
 impl CallBehaviour {
@@ -167,6 +219,11 @@ pub struct Faults {
     pub list_delay_ms: Option<u64>,
     /// Append this many MB (10^6 bytes) of generated tools to the list.
     pub huge_tool_list_mb: Option<f64>,
+    /// `refuseCwdUnder: ["/abs/dir", ...]`: at start, a server that takes a folder under these
+    /// (or under `$TMPDIR`, when set) for a throwaway: when its canonical working folder is
+    /// inside one, print `refusing to work in a temporary folder: PATH` on stderr and exit 1
+    /// before the handshake.
+    pub refuse_cwd_under: Option<Vec<String>>,
 }
 
 impl Faults {
@@ -207,6 +264,9 @@ impl Faults {
         if g.huge_tool_list_mb.is_some() {
             self.huge_tool_list_mb = g.huge_tool_list_mb;
         }
+        if g.refuse_cwd_under.is_some() {
+            self.refuse_cwd_under = g.refuse_cwd_under;
+        }
     }
 
     fn set(&mut self, name: &str, v: &Value) -> Result<(), String> {
@@ -227,6 +287,14 @@ impl Faults {
             "stderr" => match v {
                 Value::String(t) => self.stderr = Some(t.clone()),
                 _ => return Err("fault stderr: expected the text to print".into()),
+            },
+            "refuseCwdUnder" => match v {
+                Value::Array(dirs) => {
+                    let dirs: Option<Vec<String>> = dirs.iter().map(|d| d.as_str().map(str::to_owned)).collect();
+                    self.refuse_cwd_under =
+                        Some(dirs.ok_or("fault refuseCwdUnder: expected an array of absolute paths")?);
+                }
+                _ => return Err("fault refuseCwdUnder: expected an array of absolute paths".into()),
             },
             "duplicateNames" => {} // nothing to do: just list duplicates in `tools`
             "hugeToolList" => {
@@ -561,6 +629,19 @@ fn instance(schema: &Value, root: &Value, depth: usize) -> Value {
         Some("null") => Value::Null,
         _ => Value::Null,
     }
+}
+
+/// The folder a `refuseCwdUnder` server refuses to work in, when its working folder is one:
+/// inside one of `dirs` or inside `$TMPDIR` (when set), all compared canonical.
+pub fn refused_cwd(dirs: &[String]) -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let tmp = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).map(std::path::PathBuf::from);
+    let under = dirs.iter().map(std::path::PathBuf::from).chain(tmp).any(|d| {
+        let d = std::fs::canonicalize(&d).unwrap_or(d);
+        cwd.starts_with(d)
+    });
+    under.then_some(cwd)
 }
 
 /// `text` with every `$ENV{NAME}` replaced by that environment variable (empty when unset).
