@@ -33,6 +33,8 @@ mod oauth;
 mod oauth_bounds;
 mod pr_files;
 mod probe_args;
+#[cfg(unix)]
+mod probe_order;
 mod probe_search;
 mod probe_servers;
 mod probes_cli;

@@ -1,0 +1,337 @@
+//! A session has an order, end to end (RULES.md, "Probes"): a tool that sets up the session is
+//! called first, alone, in each place whose tools need it; values a result returns are offered to
+//! the tools called after it, makers before users, removers last; a server that dies mid-wave is
+//! started again and a lost call is made again; the sandbox's scratch copy is never under the
+//! temp folder; a kill tool never takes its own server down. Each against the fixture server's
+//! per-process state (`sets`/`needs`, `makes`/`uses`/`removes`, `exitProcess`, `signal`, fault
+//! `refuseCwdUnder`: tests/fixtures/surfaces/README.md).
+
+use crate::common;
+
+use common::*;
+use serde_json::{json, Value};
+
+/// A tool: `annotations` null for none, `props` its properties, `required` its required names.
+fn tool(name: &str, description: &str, read_only: bool, props: Value, required: &[&str]) -> Value {
+    let mut t = json!({
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": props, "required": required}
+    });
+    if read_only {
+        t["annotations"] = json!({"readOnlyHint": true});
+    }
+    t
+}
+
+fn ro(name: &str, props: Value, required: &[&str]) -> Value {
+    tool(name, &format!("Tool {name}."), true, props, required)
+}
+
+fn rw(name: &str, props: Value, required: &[&str]) -> Value {
+    tool(name, &format!("Tool {name}."), false, props, required)
+}
+
+fn string() -> Value {
+    json!({"type": "string"})
+}
+
+fn probe<'a>(report: &'a Value, tool: &str, kind: &str) -> &'a Value {
+    report["servers"][0]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["tool"] == tool && p["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} probe of {tool}: {report:#}"))
+}
+
+fn probes_of<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
+    report["servers"][0]["probes"].as_array().unwrap().iter().filter(|p| p["tool"] == tool).collect()
+}
+
+fn pins(p: &Project, server: &str) -> Value {
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    lock["servers"][server]["probes"].clone()
+}
+
+/// Every call probe of `tools` passed, none answered with a failure.
+fn calls_pass(report: &Value, tools: &[&str]) {
+    for t in tools {
+        let call = probe(report, t, "call");
+        assert_eq!(call["outcome"], "pass", "{t}: {call:#}\n{report:#}");
+        assert!(call.get("answeredFailure").is_none(), "{t}: {call:#}");
+    }
+}
+
+/// `lock` in the project, exit 0, with `env`.
+fn lock_ok(p: &Project, env: &[(&str, &str)]) -> String {
+    let out = p.run_env(&["lock"], env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    text(&out)
+}
+
+/// `check --format json` with `env`, parsed, with the exit code.
+fn check_json_env(p: &Project, env: &[(&str, &str)]) -> (i32, Value) {
+    let out = p.run_env(&["check", "--format", "json"], env);
+    let code = out.status.code().unwrap_or(-1);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(&out)));
+    (code, report)
+}
+
+/// Whether this machine can have the sandbox; if not, say so where a person reads it.
+fn sandbox_here() -> bool {
+    #[cfg(target_os = "linux")]
+    let why = match mcp_pin::sandbox::linux::sandbox_available() {
+        Ok(()) => return true,
+        Err(why) => why,
+    };
+    #[cfg(not(target_os = "linux"))]
+    let why = "the sandbox is Linux only".to_string();
+    skip(&format!("no sandbox on this machine: {why}"));
+    false
+}
+
+/// A session has an order (RULES.md): "A tool that sets up the session (sets its working folder,
+/// opens a document, starts a session) is called first, alone, with the project's values, in each
+/// place (session or sandbox) whose other tools need it." `set_working_dir` is not read-only, so
+/// it runs in the sandbox, and so do all the tools that need it: every call succeeds there.
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn a_setup_tool_is_called_first_alone_and_the_tools_that_need_it_succeed() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let needs = json!({"needs": ["working_directory"]});
+    let surface = json!({
+        "tools": [
+            tool("set_working_dir", "Set the working directory for later git commands", false,
+                 json!({"path": string()}), &["path"]),
+            ro("wd_status", json!({}), &[]),
+            ro("wd_log", json!({"count": {"type": "integer", "minimum": 1}}), &["count"]),
+            rw("wd_write", json!({"text": string()}), &["text"])
+        ],
+        "calls": {
+            "set_working_dir": {"sets": "working_directory"},
+            "wd_status": needs, "wd_log": needs, "wd_write": needs
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["set_working_dir", "wd_status", "wd_log", "wd_write"]);
+    assert_eq!(
+        report["servers"][0]["probeSummary"], "4 tools: 4 probed (4 in the sandbox), 4 passed, 0 failed; 0 skipped",
+        "{report:#}"
+    );
+    for t in ["wd_log", "wd_write"] {
+        let incomplete = probe(&report, t, "incomplete");
+        assert_eq!(incomplete["outcome"], "pass", "{incomplete:#}");
+    }
+}
+
+/// A session has an order (RULES.md): "... called first, alone, with the project's values, in
+/// each place (session or sandbox) whose other tools need it." A read-only setup tool runs in the
+/// session, before the read-only tool that needs it; the sandbox, where the writer that needs it
+/// runs, gets a preparatory call of its own first (not a probe: `open_project` has exactly its
+/// two probes, the valid and the incomplete call).
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn a_read_only_setup_tool_is_repeated_in_the_sandbox_before_its_tools() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            ro("open_project", json!({"path": string()}), &["path"]),
+            ro("project_info", json!({}), &[]),
+            rw("project_save", json!({"name": string()}), &["name"])
+        ],
+        "calls": {
+            "open_project": {"sets": "project"},
+            "project_info": {"needs": ["project"]},
+            "project_save": {"needs": ["project"]}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["open_project", "project_info", "project_save"]);
+    assert_eq!(probe(&report, "open_project", "call")["place"], "session", "{report:#}");
+    assert_eq!(probe(&report, "project_info", "call")["place"], "session", "{report:#}");
+    assert_eq!(probe(&report, "project_save", "call")["place"], "sandbox", "{report:#}");
+    assert_eq!(probes_of(&report, "open_project").len(), 2, "{report:#}");
+}
+
+/// Notes made, used, read and deleted: `answer` is the maker's answer template.
+fn notes_surface(answer: &str) -> Value {
+    json!({
+        "tools": [
+            rw("create_note", json!({"title": string()}), &["title"]),
+            rw("update_note", json!({"note_id": string(), "text": string()}), &["note_id", "text"]),
+            rw("delete_note", json!({"note_id": string()}), &["note_id"]),
+            ro("get_note", json!({"note_id": string()}), &["note_id"])
+        ],
+        "calls": {
+            "create_note": {"makes": {"kind": "note", "answer": answer}},
+            "update_note": {"uses": {"note_id": "note"}},
+            "delete_note": {"removes": {"note_id": "note"}},
+            "get_note": {"uses": {"note_id": "note"}}
+        }
+    })
+}
+
+/// Makers before users, removers last: the id `create_note` answers is offered to the tools
+/// after it (pinned `from: "result"`), `get_note` is called in the sandbox after the maker (the
+/// session has no note), `delete_note` after `update_note` and `get_note` (had it run first, they
+/// would fail). The lock's ids and check's differ (each process makes its own), so check passing
+/// proves it resolves them again.
+fn makers_before_users_removers_last(answer: &str) {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    p.write_json("surface.json", &notes_surface(answer));
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pins = pins(&p, "fx");
+    assert_eq!(pins["update_note"]["call"]["from"]["note_id"], "result", "{pins:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["create_note", "update_note", "delete_note", "get_note"]);
+    assert_eq!(probe(&report, "get_note", "call")["place"], "sandbox", "{report:#}");
+}
+
+/// A session has an order (RULES.md): "Values a result returns (ids, names, handles, paths) are
+/// offered to the tools called after it: makers before users, removers and closers last."
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn makers_come_before_users_and_removers_last_with_the_id_a_result_returns() {
+    makers_before_users_removers_last("Created note with ID: {id}");
+}
+
+/// As above, the maker answering JSON text (`{"id": "note-…"}`).
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn makers_come_before_users_and_removers_last_with_an_id_in_a_json_answer() {
+    makers_before_users_removers_last(r#"{"id": "{id}"}"#);
+}
+
+/// Never aimed at the machine (RULES.md): "A server that dies during a wave is started again for
+/// the tools still waiting, and a tool whose call was lost that way is called again, never judged
+/// on the loss." `crash_once` takes its server down once per marker; `slow_a`/`slow_b` are in
+/// flight then and lose their call.
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn a_server_that_dies_mid_wave_is_started_again_and_lost_calls_are_made_again() {
+    let p = Project::new();
+    let marker = p.path("crashed.marker");
+    let surface = json!({
+        "tools": [ro("crash_once", json!({}), &[]), ro("slow_a", json!({}), &[]), ro("slow_b", json!({}), &[])],
+        "calls": {
+            "crash_once": {"exitProcess": {"afterMs": 100, "unlessFile": marker}},
+            "slow_a": {"delayMs": 800},
+            "slow_b": {"delayMs": 800}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    assert!(marker.exists(), "crash_once did not take its server down at lock");
+    std::fs::remove_file(&marker).unwrap();
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["crash_once", "slow_a", "slow_b"]);
+    assert!(marker.exists(), "crash_once did not take its server down at check");
+}
+
+/// Never aimed at the machine (RULES.md): "... a tool whose call was lost that way is called
+/// again, never judged on the loss." A tool that takes its server down on every call fails, and
+/// alone: the tool beside it is judged on its own answer.
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn a_tool_that_kills_its_server_every_time_fails_alone() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [ro("crash_always", json!({}), &[]), ro("slow_a", json!({}), &[])],
+        "calls": {"crash_always": {"exitProcess": {"afterMs": 100}}, "slow_a": {"delayMs": 800}}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = lock_ok(&p, &[]);
+    assert!(out.contains("crash_always"), "lock says nothing of crash_always: {out}");
+    let (_, report) = p.check_json(&[]);
+    let crash = probe(&report, "crash_always", "call");
+    assert_eq!(crash["outcome"], "fail", "{crash:#}");
+    assert_eq!(crash["rule"], "call-failed", "{crash:#}");
+    calls_pass(&report, &["slow_a"]);
+}
+
+/// The sandbox's scratch copy (issue #32, "Also in this step"): "lives where a project could live
+/// (beside the project, or in a cache folder under the user's home), never under the system temp
+/// folder". The server refuses to start in a folder under `$TMPDIR` (a fresh folder beside the
+/// project here): its writer still runs in the sandbox.
+/// Without TODO(lead) (src/sandbox/...), ...
+#[test]
+fn the_scratch_copy_is_never_under_the_temp_folder() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().display().to_string();
+    assert!(!p.dir.path().starts_with(tmp.path()));
+    let surface = json!({
+        "tools": [rw("touch_it", json!({"name": string()}), &["name"])],
+        "fault": {"refuseCwdUnder": [d]}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let env = [("TMPDIR", d.as_str())];
+    lock_ok(&p, &env);
+    let (code, report) = check_json_env(&p, &env);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["touch_it"]);
+    assert_eq!(probe(&report, "touch_it", "call")["place"], "sandbox", "{report:#}");
+}
+
+/// Never aimed at the machine (RULES.md): "No candidate targets mcp-pin, the server or the machine
+/// itself: process ids 0, 1, negative or the server's own process or group". The fixture's
+/// `kill_process` really sends SIGTERM (within its own process group only): pid 0 would take its
+/// server (and a call in flight beside it) down: by hand, with `args = { pid = 0 }` in the config,
+/// the call is lost (`connection failed: tools/call: Transport closed`). A "Sent signal" answer
+/// can only mean its own process or group.
+/// Without TODO(lead) (src/probe/...), ...
+#[test]
+fn a_kill_tool_never_takes_down_its_server() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            tool("kill_process", "Send a signal to a process.", false,
+                 json!({"pid": {"type": "integer", "minimum": 0}}), &["pid"]),
+            // Not read-only either: in the same place (the sandbox's server) as the kill tool.
+            rw("slow_a", json!({}), &[])
+        ],
+        "calls": {"kill_process": {"signal": "pid"}, "slow_a": {"delayMs": 800}}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pid = pins(&p, "fx")["kill_process"]["call"]["args"]["pid"].as_i64();
+    assert!(pid.is_some_and(|pid| pid > 1), "pinned pid {pid:?}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["slow_a"]);
+    let kill = probe(&report, "kill_process", "call");
+    // Pid 0 loses the call with the server (`call-failed`, the connection closed).
+    assert_ne!(kill["outcome"], "fail", "{kill:#}");
+    assert!(!kill["answered"].as_str().unwrap_or("").starts_with("Sent signal"), "{kill:#}");
+}
