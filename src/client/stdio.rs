@@ -103,10 +103,32 @@ pub fn set_max_children(n: usize) {
     let _ = CHILD_SLOTS.set(Arc::new(tokio::sync::Semaphore::new(n.max(1))));
 }
 
-/// A slot for one more running server, held until the session that uses it ends.
+fn slots() -> &'static Arc<tokio::sync::Semaphore> {
+    CHILD_SLOTS.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CHILDREN)))
+}
+
+tokio::task_local! {
+    /// A slot taken ahead for the server this task starts ([`with_slot`]).
+    static GRANTED: std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>;
+}
+
+/// A slot for one more running server, held until the session that uses it ends: the one
+/// granted to this task ([`with_slot`]) when there is one, else the next free one.
 pub async fn child_slot() -> tokio::sync::OwnedSemaphorePermit {
-    let slots = CHILD_SLOTS.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CHILDREN)));
-    slots.clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
+    if let Ok(Some(granted)) = GRANTED.try_with(|g| g.lock().ok().and_then(|mut g| g.take())) {
+        return granted;
+    }
+    slots().clone().acquire_owned().await.expect("the child-slot semaphore is never closed")
+}
+
+/// A slot if one is free now (never waits).
+pub fn try_child_slot() -> Option<tokio::sync::OwnedSemaphorePermit> {
+    slots().clone().try_acquire_owned().ok()
+}
+
+/// Run `fut` with `slot` granted to the first server it starts ([`child_slot`]).
+pub async fn with_slot<F: std::future::Future>(slot: tokio::sync::OwnedSemaphorePermit, fut: F) -> F::Output {
+    GRANTED.scope(std::sync::Mutex::new(Some(slot)), fut).await
 }
 
 /// A server process as started: the child (the helper when `supervised`).

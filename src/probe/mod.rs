@@ -11,6 +11,7 @@
 pub mod answer;
 pub mod args;
 pub mod candidates;
+pub mod order;
 pub mod outcome;
 pub mod place;
 pub mod regexgen;
@@ -255,76 +256,86 @@ async fn run_placed(
     let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
     let mut known = candidates::Known::of_server(server);
     let budget = search::Budget::start();
-    // Each tool's place (its own session, or the sandboxed one: [`place::of`]), and within a
-    // place its waves.
-    let mut placed: BTreeMap<Place, Waves> = BTreeMap::new();
-    for (name, def) in tools {
-        let at = place::of(server, name, def, &plan(server, name, def));
-        placed.entry(at).or_default().entry(candidates::hints::rank(name, def)).or_default().push((name, def));
+    let mut placed = arrange(server, tools, pinned);
+    if placed.get(&Place::Sandbox).is_some_and(|w| w.values().any(|t| !t.is_empty())) {
+        places.start_sandbox();
     }
+    let shared = Shared { server, pinned, mode, budget: &budget, secrets: &secrets };
     let mut done: Vec<search::Done> = Vec::new();
     let mut notes = Vec::new();
+    // The setup calls that succeeded, made again first wherever a session starts after them.
+    let mut setups: Vec<(String, candidates::ArgSet)> = Vec::new();
     // The server's own session first (its readers' listings feed the arguments of the tools that
     // change things), then the sandboxed one (never both at once).
     for at in [Place::Session, Place::Sandbox] {
-        let Some(waves) = placed.remove(&at) else { continue };
-        let session = match places.open(at).await {
-            Ok(s) => s,
-            Err(no) => {
-                notes.push(place::no_sandbox_note(no, waves.values().map(Vec::len).sum()));
-                for (name, def) in waves.into_values().flatten() {
-                    let pinned = pinned.and_then(|p| p.get(name));
-                    done.push(without_session(no, server, name, def, plan(server, name, def), pinned, mode, &secrets));
-                }
+        let Some(mut waves) = placed.remove(&at) else { continue };
+        if let Err(no) = places.open(at).await {
+            notes.push(place::no_sandbox_note(no, waves.values().map(Vec::len).sum()));
+            for (name, def) in waves.into_values().flatten() {
+                let pinned = pinned.and_then(|p| p.get(name));
+                done.push(without_session(no, server, name, def, plan(server, name, def), pinned, mode, &secrets));
+            }
+            continue;
+        }
+        prepare(&mut places, at, &setups, server.timeout).await;
+        if mode == Mode::Lock && at == Place::Sandbox {
+            waves.entry(order::Wave::Use).or_default();
+        }
+        for (wave, mut in_wave) in waves {
+            if wave == order::Wave::Use && mode == Mode::Lock {
+                in_wave = users_of_made_values(server, tools, &done, &known);
+            }
+            if in_wave.is_empty() {
                 continue;
             }
-        };
-        let wave_of = Wave { session, server, pinned, mode, budget: &budget, secrets: &secrets };
-        for (rank, wave) in waves {
-            let mut results = wave_of.probe(wave.clone(), &known).await;
+            let at_once = if wave == order::Wave::Setup { 1 } else { CONCURRENCY };
+            let mut results = probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await;
             results.sort_by(|a, b| a.tool.cmp(&b.tool));
-            if mode == Mode::Lock && rank <= 1 {
-                // What the listing tools among these readers returned feeds the arguments of later
-                // tools, and of readers of this wave that failed with every candidate: they get one
-                // more try when what was listed gives them other arguments.
-                let before = known.clone();
-                for d in &results {
-                    if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
-                        if candidates::hints::lists(&d.tool, def) {
-                            known.listed_by(&d.tool, r);
-                        }
-                    }
-                }
-                let again: Vec<(&String, &Value)> = wave
+            let before = known.clone();
+            feed(&mut known, tools, &results);
+            if mode == Mode::Lock {
+                // Tools of this wave that failed with every candidate get one more try when what
+                // the wave returned gives them other arguments.
+                let again: Vec<(&String, &Value)> = in_wave
                     .iter()
                     .copied()
                     .filter(|(name, def)| {
-                        let failed = results.iter().any(|d| {
-                            d.tool == **name
-                                && d.result.is_none()
-                                && d.shape.as_ref().is_some_and(shape::pinned_failure)
-                        });
-                        failed && !budget.spent() && {
-                            match plan(server, name, def) {
-                                Plan::Call { args, synthesised: Some(_), .. } => {
-                                    candidates::argument_sets(name, def, &before, &args)
-                                        != candidates::argument_sets(name, def, &known, &args)
-                                }
-                                _ => false,
-                            }
-                        }
+                        failed_every_candidate(&results, name)
+                            && !budget.spent()
+                            && other_arguments(server, name, def, &before, &known)
                     })
                     .collect();
                 if !again.is_empty() {
-                    let retried = wave_of.probe(again, &known).await;
+                    let retried = probe_wave(&mut places, at, &shared, &again, &known, at_once, &setups).await;
+                    feed(&mut known, tools, &retried);
                     for d in retried {
-                        if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
-                            if candidates::hints::lists(&d.tool, def) {
-                                known.listed_by(&d.tool, r);
-                            }
-                        }
                         if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
                             *slot = d;
+                        }
+                    }
+                }
+            }
+            if wave == order::Wave::Setup {
+                setups.extend(
+                    results
+                        .iter()
+                        .filter(|d| d.result.is_some())
+                        .filter_map(|d| Some((d.tool.clone(), d.set.clone()?))),
+                );
+            }
+            if wave == order::Wave::Use {
+                // Called here because only a maker's values reach them: a call that now succeeds
+                // replaces the one made in the server's own session, and the pin says where it
+                // was made, so `check` calls it here too.
+                results.retain(|d| d.result.is_some() || mode == Mode::Check);
+                for d in &mut results {
+                    done.retain(|x| x.tool != d.tool);
+                    if mode == Mode::Lock {
+                        if let Some(Value::Object(shape)) = &mut d.shape {
+                            let call = shape.entry(search::CALL_KEY).or_insert_with(|| Value::Object(Map::new()));
+                            if let Value::Object(call) = call {
+                                call.insert(PLACE_KEY.into(), Value::String(Place::Sandbox.as_str().into()));
+                            }
                         }
                     }
                 }
@@ -347,12 +358,180 @@ async fn run_placed(
     run
 }
 
-/// A place's tools by wave ([`candidates::hints::rank`]).
-type Waves<'t> = BTreeMap<u8, Vec<(&'t String, &'t Value)>>;
+/// The key of a pinned call that names the place it was made in, when that is not where its
+/// hints place it (a reader only a maker's values reach: [`order::Wave::Use`]). Only the
+/// sandbox is ever read from it: a lock cannot move a tool out of the sandbox.
+pub const PLACE_KEY: &str = "place";
 
-/// What the tools of one wave share.
-struct Wave<'a> {
-    session: &'a Session,
+/// A place's tools by wave ([`order::wave`]).
+type Waves<'t> = BTreeMap<order::Wave, Vec<(&'t String, &'t Value)>>;
+
+/// Each tool's place ([`place::of`]) and, within it, its wave ([`order::wave`]). A tool that
+/// sets up the session and must be called in the sandbox takes every other tool there with it
+/// (its readers need the session it sets up; the sandbox is a safer place for them, never a
+/// worse one), when the sandbox can be had. A tool the lock says was called in the sandbox
+/// ([`PLACE_KEY`]) is called there, after the makers.
+fn arrange<'t>(
+    server: &ServerConfig,
+    tools: &'t BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> BTreeMap<Place, Waves<'t>> {
+    let mut each: Vec<(Place, order::Wave, &'t String, &'t Value, bool)> = Vec::new();
+    for (name, def) in tools {
+        let plan = plan(server, name, def);
+        let called = matches!(plan, Plan::Call { .. });
+        let mut at = place::of(server, name, def, &plan);
+        let mut wave = order::wave(name, def);
+        let moved = pinned
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.pointer(&format!("/{}/{PLACE_KEY}", search::CALL_KEY)))
+            .and_then(Value::as_str)
+            == Some(Place::Sandbox.as_str());
+        if called && moved && policy(server, name) == ProbePolicy::Sandbox {
+            at = Place::Sandbox;
+            wave = order::Wave::Use;
+        }
+        each.push((at, wave, name, def, called));
+    }
+    let setup_in_sandbox =
+        each.iter().any(|(at, wave, _, _, called)| *called && *at == Place::Sandbox && *wave == order::Wave::Setup);
+    if setup_in_sandbox && crate::sandbox::available().is_ok() {
+        for (at, _, _, _, called) in &mut each {
+            if *called {
+                *at = Place::Sandbox;
+            }
+        }
+    }
+    let mut placed: BTreeMap<Place, Waves> = BTreeMap::new();
+    for (at, wave, name, def, _) in each {
+        placed.entry(at).or_default().entry(wave).or_default().push((name, def));
+    }
+    placed
+}
+
+/// Offer what a wave's tools returned to the later tools: a listing reader's names, a setup
+/// tool's or a maker's handles ([`order::feeds`]).
+fn feed(known: &mut candidates::Known, tools: &BTreeMap<String, Value>, results: &[search::Done]) {
+    for d in results {
+        if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
+            if order::makes(&d.tool, def) {
+                known.made_by(&d.tool, r);
+            } else if order::feeds(&d.tool, def) {
+                known.listed_by(&d.tool, r);
+            }
+        }
+    }
+}
+
+/// Whether `tool`'s valid call failed with every candidate (pinned as failed, no result).
+fn failed_every_candidate(results: &[search::Done], tool: &str) -> bool {
+    results.iter().any(|d| d.tool == tool && d.result.is_none() && d.shape.as_ref().is_some_and(shape::pinned_failure))
+}
+
+/// Whether what is known now gives `tool` other argument sets than what was known `before`.
+fn other_arguments(
+    server: &ServerConfig,
+    tool: &str,
+    def: &Value,
+    before: &candidates::Known,
+    now: &candidates::Known,
+) -> bool {
+    match plan(server, tool, def) {
+        Plan::Call { args, synthesised: Some(_), .. } => {
+            candidates::argument_sets(tool, def, before, &args) != candidates::argument_sets(tool, def, now, &args)
+        }
+        _ => false,
+    }
+}
+
+/// At `lock`, in the sandbox after its makers: the tools of the server's own session whose every
+/// candidate failed there and to which what the makers returned gives other arguments.
+fn users_of_made_values<'t>(
+    server: &ServerConfig,
+    tools: &'t BTreeMap<String, Value>,
+    done: &[search::Done],
+    known: &candidates::Known,
+) -> Vec<(&'t String, &'t Value)> {
+    let without = known.without_made();
+    tools
+        .iter()
+        .filter(|(name, def)| {
+            done.iter().any(|d| {
+                d.tool == **name
+                    && d.result.is_none()
+                    && d.shape.as_ref().is_some_and(shape::pinned_failure)
+                    && d.probes.iter().any(|p| p.place == Some(Place::Session))
+            }) && other_arguments(server, name, def, &without, known)
+        })
+        .collect()
+}
+
+/// Make the setup calls that succeeded (`setups`) in the session of `place`, first, one at a
+/// time, with the same arguments (paths resolved against that session's folder). Not probes:
+/// each was judged where it was probed.
+async fn prepare(
+    places: &mut place::Places<'_>,
+    at: Place,
+    setups: &[(String, candidates::ArgSet)],
+    timeout: Duration,
+) {
+    let Ok(session) = places.open(at).await else { return };
+    for (tool, set) in setups {
+        let _ = call(session, tool, set.resolve(session.working_dir()), timeout).await;
+    }
+}
+
+/// Probe the tools of one wave in the session of `at`, `at_once` at a time. When the server
+/// dies during the wave (a call lost its connection), it is started again and each tool whose
+/// call was lost is called again, alone, in the new session (after the setup calls), so no tool
+/// is judged on another's harm; a tool whose call is lost again is judged on that second call.
+async fn probe_wave(
+    places: &mut place::Places<'_>,
+    at: Place,
+    shared: &Shared<'_>,
+    tools: &[(&String, &Value)],
+    known: &candidates::Known,
+    at_once: usize,
+    setups: &[(String, candidates::ArgSet)],
+) -> Vec<search::Done> {
+    let Ok(session) = places.open(at).await else { return Vec::new() };
+    let mut results = shared.probe(session, tools.to_vec(), known, at_once).await;
+    let lost: Vec<(&String, &Value)> =
+        tools.iter().copied().filter(|(name, _)| results.iter().any(|d| d.tool == **name && d.lost)).collect();
+    if lost.is_empty() {
+        return results;
+    }
+    let mut dead = true;
+    for (name, def) in lost {
+        if dead {
+            if !places.restart(at).await {
+                return results;
+            }
+            prepare(places, at, setups, shared.server.timeout).await;
+        }
+        let Ok(session) = places.open(at).await else { return results };
+        let Some(again) = shared.probe(session, vec![(name, def)], known, 1).await.pop() else { continue };
+        dead = again.lost;
+        if let Some(slot) = results.iter_mut().find(|d| d.tool == *name) {
+            *slot = again;
+            slot.lost = false;
+            if let Some(p) = slot.probes.first_mut() {
+                p.message.push_str(if dead {
+                    "; called again in a new session after the server died during its wave, and it died again"
+                } else {
+                    "; called again in a new session after the server died during its wave"
+                });
+            }
+        }
+    }
+    if dead && places.restart(at).await {
+        prepare(places, at, setups, shared.server.timeout).await;
+    }
+    results
+}
+
+/// What the tools of one probe run share.
+struct Shared<'a> {
     server: &'a ServerConfig,
     pinned: Option<&'a BTreeMap<String, Value>>,
     mode: Mode,
@@ -360,9 +539,15 @@ struct Wave<'a> {
     secrets: &'a [String],
 }
 
-impl Wave<'_> {
-    /// Probe `tools`, at most [`CONCURRENCY`] at a time.
-    async fn probe(&self, tools: Vec<(&String, &Value)>, known: &candidates::Known) -> Vec<search::Done> {
+impl Shared<'_> {
+    /// Probe `tools` in `session`, at most `at_once` at a time.
+    async fn probe(
+        &self,
+        session: &Session,
+        tools: Vec<(&String, &Value)>,
+        known: &candidates::Known,
+        at_once: usize,
+    ) -> Vec<search::Done> {
         // Collected first: a lazy `map` closure kept in the future's state makes it not provably
         // `Send` (rustc's higher-ranked closure limitation), and `check` runs it in a spawned task.
         let jobs: Vec<_> = tools
@@ -376,10 +561,10 @@ impl Wave<'_> {
                     timeout: self.server.timeout,
                     secrets: self.secrets,
                 };
-                search::probe_tool(self.session, job, known, self.budget)
+                search::probe_tool(session, job, known, self.budget)
             })
             .collect();
-        stream::iter(jobs).buffer_unordered(CONCURRENCY).collect().await
+        stream::iter(jobs).buffer_unordered(at_once.max(1)).collect().await
     }
 }
 
@@ -396,7 +581,8 @@ fn without_session(
     mode: Mode,
     secrets: &[String],
 ) -> search::Done {
-    let done = |probes, shape| search::Done { tool: tool.to_string(), probes, shape, result: None };
+    let done =
+        |probes, shape| search::Done { tool: tool.to_string(), probes, shape, result: None, set: None, lost: false };
     match (no, plan) {
         (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) if mode == Mode::Lock || pinned.is_some() => {
             let outcome = Err(ClientError::Transport(format!("the server did not start in the sandbox: {e}")));
@@ -723,8 +909,10 @@ fn judge_outcome(
     };
     let result = match outcome {
         Err(e) => {
+            // Pinned as failed: a tool that takes its server down on every call, as at lock, is
+            // not drift (the probe run calls a lost call again before judging it).
             let msg = format!("the call could not be made: {}", excerpt(&e.to_string(), secrets));
-            return (vec![fail(tool, k, CALL_FAILED, msg)], None);
+            return failed(msg, Some(shape::lost_shape()));
         }
         Ok(CallOutcome::Timeout) => {
             // Always judged (a hang is never excused), and pinned: the tool was probed.

@@ -30,12 +30,21 @@ pub fn of(server: &ServerConfig, tool: &str, def: &Value, plan: &Plan) -> Place 
 }
 
 /// The sessions of one server's probe run: its own, then (when a tool needs it) the sandboxed
-/// one, opened once.
+/// one. The sandboxed one may be started beside the own session ([`Places::start_sandbox`]) when
+/// a child slot is free at once, so its start overlaps the own session's calls; otherwise it is
+/// started when first asked for, after the own session is closed.
 pub struct Places<'a> {
     server: &'a ServerConfig,
     own: Option<Own<'a>>,
     sandbox: Option<Result<Session, NoSandbox>>,
+    /// The sandboxed session being started beside the own one.
+    starting: Option<tokio::task::JoinHandle<Result<Session, NoSandbox>>>,
+    /// How many times a session was started again after its server died ([`MAX_RESTARTS`]).
+    restarts: usize,
 }
+
+/// Most restarts of a server that died during its probes, per run.
+pub const MAX_RESTARTS: usize = 4;
 
 /// The server's own session: the run's to close, or lent for the run (then no sandboxed session
 /// is opened beside it).
@@ -46,18 +55,33 @@ enum Own<'a> {
 
 impl<'a> Places<'a> {
     pub fn new(own: Session, server: &'a ServerConfig) -> Places<'a> {
-        Places { server, own: Some(Own::Owned(Box::new(own))), sandbox: None }
+        Places { server, own: Some(Own::Owned(Box::new(own))), sandbox: None, starting: None, restarts: 0 }
     }
 
     /// Places for a session the caller keeps: every tool that must run in the sandbox is
     /// skipped (a second session beside a lent one could hold two child slots).
     pub fn lent(own: &'a Session, server: &'a ServerConfig) -> Places<'a> {
         let none = NoSandbox::Unavailable("this run makes its calls in one session only".into());
-        Places { server, own: Some(Own::Lent(own)), sandbox: Some(Err(none)) }
+        Places { server, own: Some(Own::Lent(own)), sandbox: Some(Err(none)), starting: None, restarts: 0 }
     }
 
-    /// The session for `place`. The sandboxed one is started on first use, after the server's
-    /// own session is closed; asking for the own session after that is a bug (`Err` then).
+    /// Start the sandboxed session now, beside the own one, if a child slot is free at once (a
+    /// server never waits for a second slot while it holds one: servers waiting for each other's
+    /// slots could hold every slot between them).
+    pub fn start_sandbox(&mut self) {
+        if self.sandbox.is_some() || self.starting.is_some() || !matches!(self.own, Some(Own::Owned(_))) {
+            return;
+        }
+        let Some(slot) = crate::client::stdio::try_child_slot() else { return };
+        let server = self.server.clone();
+        self.starting = Some(tokio::spawn(crate::client::stdio::with_slot(slot, async move {
+            Session::connect_sandboxed(&server).await
+        })));
+    }
+
+    /// The session for `place`. The sandboxed one is started on first use (or awaited, when it
+    /// was started beside), after the server's own session is closed; asking for the own
+    /// session after that is a bug (`Err` then).
     pub async fn open(&mut self, place: Place) -> Result<&Session, &NoSandbox> {
         match place {
             Place::Session => {
@@ -73,17 +97,62 @@ impl<'a> Places<'a> {
                     if let Some(Own::Owned(own)) = self.own.take() {
                         own.close().await;
                     }
-                    self.sandbox = Some(Session::connect_sandboxed(self.server).await);
+                    let started = match self.starting.take() {
+                        Some(task) => task.await.unwrap_or_else(|e| Err(NoSandbox::Unavailable(e.to_string()))),
+                        None => Session::connect_sandboxed(self.server).await,
+                    };
+                    self.sandbox = Some(started);
                 }
                 self.sandbox.as_ref().expect("set above").as_ref()
             }
         }
     }
 
-    /// Close whatever is open.
+    /// Start the session of `place` again, after its server died (RULES.md, "Never aimed at the
+    /// machine": the tools still waiting get a server). `false` when it cannot be: a lent
+    /// session, [`MAX_RESTARTS`] reached, or the server did not start again.
+    pub async fn restart(&mut self, place: Place) -> bool {
+        if self.restarts >= MAX_RESTARTS {
+            return false;
+        }
+        match place {
+            Place::Session => {
+                let Some(Own::Owned(_)) = &self.own else { return false };
+                if let Some(Own::Owned(old)) = self.own.take() {
+                    old.close().await;
+                }
+                self.restarts += 1;
+                match Session::connect(self.server).await {
+                    Ok(s) => {
+                        self.own = Some(Own::Owned(Box::new(s)));
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            Place::Sandbox => {
+                let Some(Ok(_)) = &self.sandbox else { return false };
+                if let Some(Ok(old)) = self.sandbox.take() {
+                    old.close().await;
+                }
+                self.restarts += 1;
+                let again = Session::connect_sandboxed(self.server).await;
+                let ok = again.is_ok();
+                self.sandbox = Some(again);
+                ok
+            }
+        }
+    }
+
+    /// Close whatever is open (a sandboxed session still starting is awaited and closed).
     pub async fn close(self) {
         if let Some(Own::Owned(s)) = self.own {
             s.close().await;
+        }
+        if let Some(task) = self.starting {
+            if let Ok(Ok(s)) = task.await {
+                s.close().await;
+            }
         }
         if let Some(Ok(s)) = self.sandbox {
             s.close().await;

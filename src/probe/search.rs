@@ -44,6 +44,19 @@ pub struct Done {
     pub shape: Option<Value>,
     /// The result of a valid call that succeeded, for the values it lists.
     pub result: Option<Value>,
+    /// The valid call's arguments as pinned (paths relative), when a call was made: a setup
+    /// tool's are replayed in every place that needs it.
+    pub set: Option<ArgSet>,
+    /// A call of this tool lost its connection (the server died): the probe run starts the
+    /// server again and calls it again, never judging it on the loss.
+    pub lost: bool,
+}
+
+impl Done {
+    /// What probing a tool that was not called gave.
+    pub fn not_called(tool: String, probe: Probe) -> Done {
+        Done { tool, probes: vec![probe], shape: None, result: None, set: None, lost: false }
+    }
 }
 
 /// Everything one tool's probe needs besides the session.
@@ -104,7 +117,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let (tool, smallest, synthesised) = match plan {
         Plan::Skip { tool, reason, message } => {
             let p = Probe::skipped(&tool, ProbeKind::Call, reason, message);
-            return Done { tool, probes: vec![p], shape: None, result: None };
+            return Done::not_called(tool, p);
         }
         Plan::Call { tool, args, synthesised, .. } => (tool, args, synthesised),
     };
@@ -116,7 +129,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             SkipReason::NothingPinned,
             format!("{NOTHING_PINNED}: `mcp-pin lock` pins its probe, and later checks judge it"),
         );
-        return Done { tool, probes: vec![p], shape: None, result: None };
+        return Done::not_called(tool, p);
     }
     let mut note = None;
     let sets: Vec<ArgSet> = match (&synthesised, mode) {
@@ -124,6 +137,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         (Some(_), Mode::Lock) => candidates::argument_sets(&tool, def, known, &smallest),
         (Some(_), Mode::Check) => match pinned.and_then(|p| p.get(CALL_KEY)).and_then(ArgSet::from_pin) {
             Some(pin) => {
+                let pin = candidates::refresh_made(pin, known);
                 let (set, adapted) = candidates::replay(pin, def, known, &smallest);
                 if adapted {
                     note = Some("the pinned arguments no longer fit the inputSchema: adapted to it");
@@ -187,12 +201,8 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             }
             None => "not probed: no arguments could be made for it".to_string(),
         };
-        return Done {
-            tool: tool.clone(),
-            probes: vec![Probe::skipped(&tool, ProbeKind::Call, SkipReason::NeedsFixture, why)],
-            shape: None,
-            result: None,
-        };
+        let p = Probe::skipped(&tool, ProbeKind::Call, SkipReason::NeedsFixture, why);
+        return Done::not_called(tool, p);
     };
     let set = &sets[index];
     let ctx = Context { def, pinned, mode, synthesised: synthesised.as_deref(), timeout, secrets, tried };
@@ -217,6 +227,7 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         (Ok(CallOutcome::Result(r)), true) => Some(r.clone()),
         _ => None,
     };
+    let mut lost = outcome.is_err();
     let required = required_in_order(def);
     if let Some((left_out, args)) = incomplete_args(&required, set, dir) {
         let not_sent = match &outcome {
@@ -228,11 +239,12 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             Some(why) => probes.push(Probe::skipped(&tool, ProbeKind::Incomplete, SkipReason::NotSent, why.into())),
             None => {
                 let o = call(session, &tool, args, timeout).await;
+                lost |= o.is_err();
                 probes.push(judge_incomplete(&tool, &left_out, &o, ok, timeout, secrets));
             }
         }
     }
-    Done { tool, probes, shape, result }
+    Done { tool, probes, shape, result, set: Some(set.clone()), lost }
 }
 
 /// How the skip of a tool the lock holds no probe for starts.

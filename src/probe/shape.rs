@@ -471,7 +471,16 @@ pub fn is_error(result: &Value) -> bool {
 
 /// Whether a pinned shape records a failed call (`isError: true` or a JSON-RPC error).
 pub fn pinned_failure(pinned: &Value) -> bool {
-    pinned.get("isError") == Some(&Value::Bool(true)) || pinned.get("rpcError").is_some() || timed_out(pinned)
+    pinned.get("isError") == Some(&Value::Bool(true))
+        || pinned.get("rpcError").is_some()
+        || timed_out(pinned)
+        || pinned.get("connectionLost") == Some(&Value::Bool(true))
+}
+
+/// The shape pinned for a call whose connection was lost (the server died during it, every time
+/// it was made): the tool was probed, and there is no result to compare.
+pub fn lost_shape() -> Value {
+    json!({"connectionLost": true})
 }
 
 /// The shape pinned for a call that got no answer within the timeout: the tool was probed (a

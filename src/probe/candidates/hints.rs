@@ -166,7 +166,7 @@ const CHANGING_VERBS: &[&str] = &[
 ];
 
 /// The verb of a tool's name: its first word that is a known verb.
-fn verb(ws: &[String]) -> Option<&str> {
+pub fn verb(ws: &[String]) -> Option<&str> {
     ws.iter()
         .map(String::as_str)
         .find(|w| READING_VERBS.contains(w) || DESTRUCTIVE_VERBS.contains(w) || CHANGING_VERBS.contains(w))

@@ -58,6 +58,8 @@ const BODY_KEYS: &[&str] = &[
     "stdout",
     "stderr",
 ];
+/// The last word of a phrase that names a handle (`Created note with ID: …`).
+const HANDLE_WORDS: &[&str] = &["id", "uuid", "pid", "handle", "identifier", "key", "name", "path", "file", "session"];
 /// Most values offered to a property that shares no word with any.
 const MAX_UNMATCHED: usize = 3;
 
@@ -70,6 +72,19 @@ pub struct Listed {
     pub value: String,
     /// The value is a path relative to the project folder (the server listed it absolute).
     pub relative: bool,
+    /// A setup tool or a maker returned it: it exists in the session that made it.
+    pub made: bool,
+}
+
+impl Listed {
+    /// The source a candidate taken from it has.
+    pub fn source(&self) -> super::Source {
+        if self.made {
+            super::Source::Result
+        } else {
+            super::Source::Listing
+        }
+    }
 }
 
 /// The values in one successful result: string leaves of `structuredContent` and of text blocks
@@ -172,6 +187,15 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
                     keep(tool, Some(k), v.trim(), out)
                 }
             }
+            // `Created note with ID: n-7f3a`, `Started process with PID: 4242`: the value named by
+            // the phrase's last word when that word names a handle.
+            Some((k, v)) if !v.trim().is_empty() => match k.rsplit(' ').next() {
+                Some(last) if HANDLE_WORDS.contains(&last.to_ascii_lowercase().as_str()) => {
+                    let first = v.split_whitespace().next().unwrap_or("").trim_end_matches(['.', ',', ';']);
+                    keep(tool, Some(last), first, out)
+                }
+                _ => keep(tool, None, l, out),
+            },
             _ => keep(tool, None, l, out),
         }
     }
@@ -193,6 +217,7 @@ fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
             key: key.map(str::to_string),
             value: v.to_string(),
             relative: false,
+            made: false,
         });
     }
 }
@@ -278,6 +303,16 @@ mod tests {
         let l = extract("git_log", &text("Commit: 'abc123'\nMessage: 'secret plans'"));
         assert_eq!(l.iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["abc123"]);
         assert_eq!(unmatched(&l)[0].value, "abc123");
+    }
+
+    #[test]
+    fn a_phrase_ending_in_a_handle_word_gives_its_value() {
+        let l = extract("create_note", &text("Created note with ID: note-1a2b.\nIt is empty."));
+        let vals: Vec<_> = l.iter().map(|x| (x.key.as_deref(), x.value.as_str())).collect();
+        assert_eq!(vals, [(Some("ID"), "note-1a2b"), (None, "It is empty.")]);
+        let l = extract("start_process", &text("Started process with PID: 4242 (running)"));
+        assert_eq!(l[0].value, "4242");
+        assert!(extract("x", &text("The reason it failed: nothing at all here")).is_empty());
     }
 
     #[test]

@@ -60,6 +60,9 @@ pub enum Source {
     ProjectFolder,
     /// A value a read-only tool of the server returned.
     Listing,
+    /// A value a setup tool or a maker returned in this session (an id, a handle): `check`
+    /// takes the value the same tool returns this time ([`refresh_made`]).
+    Result,
     /// A value the server named when it rejected a call ([`words`]).
     Rejection,
     /// The smallest valid value.
@@ -78,6 +81,7 @@ impl Source {
             Source::Roots => "roots",
             Source::ProjectFolder => "project folder",
             Source::Listing => "listing",
+            Source::Result => "result",
             Source::Rejection => "server's words",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
@@ -92,6 +96,7 @@ impl Source {
             Source::Roots,
             Source::ProjectFolder,
             Source::Listing,
+            Source::Result,
             Source::Rejection,
             Source::Smallest,
             Source::Fixture,
@@ -150,8 +155,26 @@ impl Known {
     /// folder becomes relative to it, one outside it is dropped, and so is the project folder's
     /// own name (a root's `name`), so a lock taken in another checkout pins the same values.
     pub fn listed_by(&mut self, tool: &str, result: &Value) {
+        self.take_values(tool, result, false);
+    }
+
+    /// Add the values a setup tool or a maker returned: they exist in the session that made them
+    /// ([`Source::Result`]).
+    pub fn made_by(&mut self, tool: &str, result: &Value) {
+        self.take_values(tool, result, true);
+    }
+
+    /// The same without what setup tools and makers returned.
+    pub fn without_made(&self) -> Known {
+        let mut k = self.clone();
+        k.listed.retain(|l| !l.made);
+        k
+    }
+
+    fn take_values(&mut self, tool: &str, result: &Value, made: bool) {
         let base = self.paths.base.clone();
         for mut l in listing::extract(tool, result) {
+            l.made = made;
             if self.env_values.iter().any(|e| l.value.contains(e.as_str())) || self.listed.len() >= listing::MAX_LISTED
             {
                 continue;
@@ -383,6 +406,30 @@ pub fn aimed_at_machine(root: &Value, sent: &Value, known: &Known) -> Option<&'s
     })
 }
 
+/// The pinned arguments with each value that a setup tool or a maker returned at `lock`
+/// ([`Source::Result`]: an id made then, gone now) replaced by the value the same kind of result
+/// returned in this session, taken as `lock` took it ([`listing::for_property`]), in the pinned
+/// value's JSON type. A value nothing returned this time stays as pinned.
+pub fn refresh_made(mut pin: ArgSet, known: &Known) -> ArgSet {
+    let made: Vec<listing::Listed> = known.listed.iter().filter(|l| l.made).cloned().collect();
+    for (k, from) in &pin.from {
+        if *from != Source::Result {
+            continue;
+        }
+        let Some(l) = listing::for_property(k, &made).into_iter().next() else { continue };
+        let fresh = match pin.args.get(k) {
+            Some(Value::Number(_)) => l.value.parse::<serde_json::Number>().ok().map(Value::Number),
+            Some(Value::Array(_)) => Some(Value::Array(vec![Value::String(l.value.clone())])),
+            Some(Value::String(_)) => Some(Value::String(l.value.clone())),
+            _ => None,
+        };
+        if let Some(v) = fresh {
+            pin.args.insert(k.clone(), v);
+        }
+    }
+    pin
+}
+
 /// The pinned arguments to replay against the live tool `def`: as pinned while they validate
 /// against its `inputSchema`; otherwise (the schema changed since `lock`) each pinned value kept
 /// where its property still accepts it and the rest the smallest valid, or the smallest valid
@@ -491,11 +538,11 @@ fn property_candidates(
         if l.relative {
             let s = Value::String(l.value.clone());
             let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
-            add(Candidate { value, source: Source::Listing, relative: true }, &mut out);
+            add(Candidate { value, source: l.source(), relative: true }, &mut out);
             continue;
         }
         for value in coerce(&l.value, schema, root) {
-            add(Candidate { value, source: Source::Listing, relative: false }, &mut out);
+            add(Candidate { value, source: l.source(), relative: false }, &mut out);
         }
     }
     // The smallest valid value always stays (it replaces the last when the list is full).
