@@ -52,15 +52,26 @@ async fn judge_server(
     };
     let presented = super::as_pinned(server, &pending.entry);
     let server = presented.server.as_ref();
-    let (surface, session) = match take(server).await {
+    // The sandboxed session the probes will need starts with the own one, so the two starts overlap.
+    let mut early = if probe { crate::probe::place::Early::start(server, pending.tools.values()) } else { None };
+    let taken = match early.as_mut() {
+        Some(e) => e.first(take(server)).await,
+        None => take(server).await,
+    };
+    let (surface, session) = match taken {
         Ok(x) => x,
-        Err(e) => return Err(ServerReport::error(&server.name, e)),
+        Err(e) => {
+            if let Some(e) = early {
+                e.close().await;
+            }
+            return Err(ServerReport::error(&server.name, e));
+        }
     };
     let mut report = ServerReport::ok(&server.name);
     report.notes.extend(presented.note);
     report.notes.extend(session.warnings());
     if probe {
-        let run = crate::probe::run(session, server, &surface.tools, Some(&pending.entry.probes)).await;
+        let run = crate::probe::run_early(session, early, server, &surface.tools, Some(&pending.entry.probes)).await;
         report.probe_summary = Some(run.summary());
         report.notes.extend(run.notes);
         report.probes = run.probes;

@@ -34,6 +34,25 @@ impl Session {
             None => std::env::current_dir().map_err(|e| NoSandbox::Unavailable(format!("no working folder: {e}")))?,
         };
         let scratch = Scratch::create(&project).map_err(NoSandbox::Unavailable)?;
+        let visible_elsewhere = scratch.hidden()
+            && project.canonicalize().is_ok_and(|p| !crate::sandbox::scratch::visible_bases(&p).is_empty());
+        match Session::start_in(server, cfg, scratch).await {
+            // A server that refused a scratch copy with a hidden folder in its path (as some refuse
+            // the temp folder) gets one more start in a copy beside the project, when there is one.
+            Err(NoSandbox::Start(e)) if visible_elsewhere => match Scratch::create_visible(&project) {
+                Ok(visible) => Session::start_in(server, cfg, visible).await,
+                Err(_) => Err(NoSandbox::Start(e)),
+            },
+            other => other,
+        }
+    }
+
+    /// The sandboxed session of `server` (stdio config `cfg`) in `scratch`.
+    async fn start_in(
+        server: &ServerConfig,
+        cfg: &crate::config::Stdio,
+        scratch: Scratch,
+    ) -> Result<Session, NoSandbox> {
         let own = |name: &str| std::env::var(name).ok();
         let mut inside = cfg.clone();
         inside.args = cfg.args.iter().map(|a| scratch.remap(a).unwrap_or_else(|| a.clone())).collect();

@@ -126,6 +126,14 @@ pub fn try_child_slot() -> Option<tokio::sync::OwnedSemaphorePermit> {
     slots().clone().try_acquire_owned().ok()
 }
 
+/// `n` slots if that many are free now (never waits), one permit each.
+pub fn try_child_slots(n: usize) -> Option<Vec<tokio::sync::OwnedSemaphorePermit>> {
+    let mut all = slots().clone().try_acquire_many_owned(u32::try_from(n).ok()?).ok()?;
+    let mut out: Vec<_> = (1..n).filter_map(|_| all.split(1)).collect();
+    out.push(all);
+    Some(out)
+}
+
 /// Run `fut` with `slot` granted to the first server it starts ([`child_slot`]).
 pub async fn with_slot<F: std::future::Future>(slot: tokio::sync::OwnedSemaphorePermit, fut: F) -> F::Output {
     GRANTED.scope(std::sync::Mutex::new(Some(slot)), fut).await

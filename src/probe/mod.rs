@@ -235,6 +235,18 @@ pub async fn run(
     run_placed(place::Places::new(session, server), server, tools, pinned).await
 }
 
+/// [`run`] with the sandboxed session started beside the own one before the listing
+/// ([`place::Early`]).
+pub async fn run_early(
+    session: Session,
+    early: Option<place::Early>,
+    server: &ServerConfig,
+    tools: &BTreeMap<String, Value>,
+    pinned: Option<&BTreeMap<String, Value>>,
+) -> ProbeRun {
+    run_placed(place::Places::with_early(session, server, early), server, tools, pinned).await
+}
+
 /// [`run`] in a session the caller keeps (the conformance adapter calls more tools after the
 /// probes): tools that must run in the sandbox are skipped.
 pub async fn run_in_session(
@@ -277,7 +289,10 @@ async fn run_placed(
             }
             continue;
         }
-        prepare(&mut places, at, &setups, server.timeout).await;
+        // What setup tools and makers returned exists in the session that made it, not here;
+        // what the setup calls return here does.
+        known = known.without_made();
+        prepare(&mut places, at, &setups, server.timeout, Some(&mut known)).await;
         if mode == Mode::Lock && at == Place::Sandbox {
             waves.entry(order::Wave::Use).or_default();
         }
@@ -474,10 +489,16 @@ async fn prepare(
     at: Place,
     setups: &[(String, candidates::ArgSet)],
     timeout: Duration,
+    mut known: Option<&mut candidates::Known>,
 ) {
     let Ok(session) = places.open(at).await else { return };
     for (tool, set) in setups {
-        let _ = call(session, tool, set.resolve(session.working_dir()), timeout).await;
+        let outcome = call(session, tool, set.resolve(session.working_dir()), timeout).await;
+        if let (Some(k), Ok(CallOutcome::Result(r))) = (known.as_deref_mut(), &outcome) {
+            if !shape::is_error(r) {
+                k.made_by(tool, r);
+            }
+        }
     }
 }
 
@@ -507,7 +528,7 @@ async fn probe_wave(
             if !places.restart(at).await {
                 return results;
             }
-            prepare(places, at, setups, shared.server.timeout).await;
+            prepare(places, at, setups, shared.server.timeout, None).await;
         }
         let Ok(session) = places.open(at).await else { return results };
         let Some(again) = shared.probe(session, vec![(name, def)], known, 1).await.pop() else { continue };
@@ -525,7 +546,7 @@ async fn probe_wave(
         }
     }
     if dead && places.restart(at).await {
-        prepare(places, at, setups, shared.server.timeout).await;
+        prepare(places, at, setups, shared.server.timeout, None).await;
     }
     results
 }

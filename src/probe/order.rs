@@ -19,6 +19,8 @@ pub enum Wave {
     Setup,
     /// Tools that only read and need no argument: their results feed every later tool.
     Survey,
+    /// Tools that only read and start something a later reader uses (a search session).
+    Begin,
     /// Other tools that only read.
     Read,
     /// Tools that make something (a note, a process, a table): their results name it.
@@ -132,8 +134,10 @@ pub fn wave(tool: &str, def: &Value) -> Wave {
         return Wave::Setup;
     }
     let ws = words(tool);
+    let starts = verb_of(&ws).is_some_and(|v| MAKER_VERBS.contains(&v));
     match hints::rank(tool, def) {
         0 => Wave::Survey,
+        1 if starts => Wave::Begin,
         1 => Wave::Read,
         3 => Wave::Remove,
         _ => match verb_of(&ws) {
@@ -147,13 +151,13 @@ pub fn wave(tool: &str, def: &Value) -> Wave {
 /// Whether the values a tool's result returns are offered to the later tools: a listing reader's
 /// names ([`hints::lists`]), and what a setup tool or a maker returned (an id, a handle, a path).
 pub fn feeds(tool: &str, def: &Value) -> bool {
-    hints::lists(tool, def) || matches!(wave(tool, def), Wave::Setup | Wave::Make)
+    hints::lists(tool, def) || makes(tool, def)
 }
 
 /// Whether the values a tool returned exist only in the session it was called in (what a setup
 /// tool or a maker returned: `Known` keeps them apart, see `Source::Result`).
 pub fn makes(tool: &str, def: &Value) -> bool {
-    matches!(wave(tool, def), Wave::Setup | Wave::Make)
+    matches!(wave(tool, def), Wave::Setup | Wave::Begin | Wave::Make)
 }
 
 #[cfg(test)]
@@ -203,9 +207,17 @@ mod tests {
         assert_eq!(wave("kill_process", &plain("")), Wave::Remove);
         assert_eq!(wave("close_document", &plain("")), Wave::Remove);
         assert_eq!(wave("stop_recording", &plain("")), Wave::Remove);
-        let mut waves = [Wave::Remove, Wave::Use, Wave::Setup, Wave::Make, Wave::Read, Wave::Change, Wave::Survey];
+        let search =
+            json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object", "required": ["path"]}});
+        assert_eq!(wave("start_search", &search), Wave::Begin, "a reader that starts something");
+        assert!(makes("start_search", &search));
+        let mut waves =
+            [Wave::Remove, Wave::Use, Wave::Setup, Wave::Make, Wave::Read, Wave::Change, Wave::Begin, Wave::Survey];
         waves.sort();
-        assert_eq!(waves, [Wave::Setup, Wave::Survey, Wave::Read, Wave::Make, Wave::Change, Wave::Use, Wave::Remove]);
+        assert_eq!(
+            waves,
+            [Wave::Setup, Wave::Survey, Wave::Begin, Wave::Read, Wave::Make, Wave::Change, Wave::Use, Wave::Remove]
+        );
     }
 
     #[test]

@@ -43,6 +43,61 @@ pub struct Places<'a> {
     restarts: usize,
 }
 
+/// The sandboxed session of a server started at the same time as its own session, before the
+/// listing, when the lock says some tool will be called in the sandbox: the two server starts
+/// overlap (a probed `check` then costs little more than a listing-only one). Both child slots are
+/// taken at once, or neither: a server never holds one slot while it waits for another.
+pub struct Early {
+    task: tokio::task::JoinHandle<Result<Session, NoSandbox>>,
+    /// The slot the own session's server is started with ([`Early::first`]).
+    own_slot: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Early {
+    /// Start it when the pinned tools (`pinned`: each tool's raw JSON as the lock holds it) have
+    /// one the server's policy calls in the sandbox, the server is a stdio one, the sandbox can
+    /// be had here, and two child slots are free now; `None` otherwise (the sandboxed session is
+    /// then started when the probes need it).
+    pub fn start<'t>(server: &ServerConfig, pinned: impl IntoIterator<Item = &'t String>) -> Option<Early> {
+        if !matches!(server.transport, crate::config::Transport::Stdio(_)) || crate::sandbox::available().is_err() {
+            return None;
+        }
+        let wanted = pinned.into_iter().any(|text| {
+            let Ok(def) = serde_json::from_str::<Value>(text) else { return false };
+            let Some(name) = def.get("name").and_then(Value::as_str) else { return false };
+            of(server, name, &def, &super::plan(server, name, &def)) == Place::Sandbox
+        });
+        if !wanted {
+            return None;
+        }
+        let mut slots = crate::client::stdio::try_child_slots(2)?;
+        let own_slot = slots.pop();
+        let slot = slots.pop()?;
+        let server = server.clone();
+        let task =
+            tokio::spawn(crate::client::stdio::with_slot(
+                slot,
+                async move { Session::connect_sandboxed(&server).await },
+            ));
+        Some(Early { task, own_slot })
+    }
+
+    /// Run `fut` (the own session's start) with the slot taken for it.
+    pub async fn first<F: std::future::Future>(&mut self, fut: F) -> F::Output {
+        match self.own_slot.take() {
+            Some(slot) => crate::client::stdio::with_slot(slot, fut).await,
+            None => fut.await,
+        }
+    }
+
+    /// End it unused (the own session failed, or the probes are off).
+    pub async fn close(self) {
+        if let Ok(Ok(s)) = self.task.await {
+            s.close().await;
+        }
+    }
+}
+
 /// Most restarts of a server that died during its probes, per run.
 pub const MAX_RESTARTS: usize = 4;
 
@@ -63,6 +118,13 @@ impl<'a> Places<'a> {
     pub fn lent(own: &'a Session, server: &'a ServerConfig) -> Places<'a> {
         let none = NoSandbox::Unavailable("this run makes its calls in one session only".into());
         Places { server, own: Some(Own::Lent(own)), sandbox: Some(Err(none)), starting: None, restarts: 0 }
+    }
+
+    /// Places whose sandboxed session was started before the own one ([`Early`]).
+    pub fn with_early(own: Session, server: &'a ServerConfig, early: Option<Early>) -> Places<'a> {
+        let mut p = Places::new(own, server);
+        p.starting = early.map(|e| e.task);
+        p
     }
 
     /// Start the sandboxed session now, beside the own one, if a child slot is free at once (a

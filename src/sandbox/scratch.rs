@@ -79,6 +79,20 @@ pub fn bases(project: &Path, own: &dyn Fn(&str) -> Option<String>) -> Vec<(PathB
     out
 }
 
+/// Where a scratch folder with no hidden folder in its path may be made: beside the project
+/// folder (`mcp-pin-scratch-XXXX` in its parent), when neither that parent nor the project lies
+/// under the system temp folder or has a hidden folder in its path.
+pub fn visible_bases(project: &Path) -> Vec<(PathBuf, &'static str)> {
+    let hidden = |p: &Path| p.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+    let temp = std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir());
+    match project.parent() {
+        Some(parent) if !hidden(parent) && !parent.starts_with(&temp) => {
+            vec![(parent.to_path_buf(), "mcp-pin-scratch-")]
+        }
+        _ => vec![],
+    }
+}
+
 /// What the copy of the project did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CopyStats {
@@ -92,6 +106,8 @@ pub struct CopyStats {
 pub struct Scratch {
     dir: Option<tempfile::TempDir>,
     root: PathBuf,
+    /// The copy's folder name under `root`: the project folder's own.
+    name: String,
     /// The project folder as named, and canonical (both are rewritten).
     real: Vec<PathBuf>,
     pub copied: CopyStats,
@@ -115,11 +131,29 @@ impl Scratch {
 
     /// [`Scratch::create`] reading `HOME` and `XDG_CACHE_HOME` through `own`.
     pub fn create_with(project: &Path, own: &dyn Fn(&str) -> Option<String>) -> Result<Scratch, String> {
+        Self::create_in(project, own, false)
+    }
+
+    /// A scratch folder whose path has no hidden folder in it (beside the project folder), for a
+    /// server that refused to start in one that has (some take a dot-folder for a place not to
+    /// serve, as others take the temp folder): `Err` when there is no such place.
+    pub fn create_visible(project: &Path) -> Result<Scratch, String> {
+        let own = |name: &str| crate::env_vars::get(name);
+        Self::create_in(project, &own, true)
+    }
+
+    /// Whether the copy's path has a hidden folder in it (a name starting with a dot).
+    pub fn hidden(&self) -> bool {
+        self.project().components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+    }
+
+    fn create_in(project: &Path, own: &dyn Fn(&str) -> Option<String>, visible: bool) -> Result<Scratch, String> {
         let project = std::path::absolute(project).map_err(|e| format!("the project folder: {e}"))?;
         let canonical = project.canonicalize().map_err(|e| format!("the project folder {}: {e}", project.display()))?;
         let mut tried = vec![];
         let mut made = None;
-        for (base, prefix) in bases(&canonical, own) {
+        let places = if visible { visible_bases(&canonical) } else { bases(&canonical, own) };
+        for (base, prefix) in places {
             let dir =
                 std::fs::create_dir_all(&base).and_then(|()| tempfile::Builder::new().prefix(prefix).tempdir_in(&base));
             match dir {
@@ -133,11 +167,19 @@ impl Scratch {
         let dir = made.ok_or_else(|| format!("cannot make a scratch folder ({})", tried.join("; ")))?;
         // Canonical, so the sandbox's rules and the rewritten paths name the same folder.
         let root = dir.path().canonicalize().map_err(|e| format!("the scratch folder: {e}"))?;
-        for sub in ["project", "home", "tmp", "cache", "run"] {
+        // The copy has the project folder's own name (a server that names things by their
+        // folder, a vault or a workspace, names them as outside), unless that name is taken.
+        let name = canonical
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty() && !n.starts_with('.') && !["home", "tmp", "cache", "run"].contains(n))
+            .unwrap_or("project")
+            .to_string();
+        for sub in [name.as_str(), "home", "tmp", "cache", "run"] {
             std::fs::create_dir_all(root.join(sub)).map_err(|e| format!("cannot make the scratch folder: {e}"))?;
         }
         let mut withheld = vec![];
-        let copied = copy_project(&canonical, &root.join("project"), &mut withheld)
+        let copied = copy_project(&canonical, &root.join(&name), &mut withheld)
             .map_err(|e| format!("cannot copy the project folder {} to the sandbox: {e}", project.display()))?;
         if let Some(home) = own("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
             for rel in HOME_SECRETS {
@@ -150,7 +192,7 @@ impl Scratch {
         if canonical != project {
             real.push(canonical);
         }
-        Ok(Scratch { dir: Some(dir), root, real, copied, withheld })
+        Ok(Scratch { dir: Some(dir), root, name, real, copied, withheld })
     }
 
     /// The scratch folder: the sandbox writes under it and nowhere else.
@@ -160,7 +202,7 @@ impl Scratch {
 
     /// The copy of the project folder: the sandboxed server's working folder.
     pub fn project(&self) -> PathBuf {
-        self.root.join("project")
+        self.root.join(&self.name)
     }
 
     /// `text` with a leading project path (or `file://` URI of one) rewritten to the copy;
@@ -273,6 +315,16 @@ impl Scratch {
         ];
         for (k, v) in set {
             env.insert(k.to_string(), v);
+        }
+        // The scratch home has no git config: a tool that commits gets an identity of its own
+        // (the user's configured one stays theirs, unless the config sets these).
+        for (k, v) in [
+            ("GIT_AUTHOR_NAME", "mcp-pin probe"),
+            ("GIT_AUTHOR_EMAIL", "probe@mcp-pin.invalid"),
+            ("GIT_COMMITTER_NAME", "mcp-pin probe"),
+            ("GIT_COMMITTER_EMAIL", "probe@mcp-pin.invalid"),
+        ] {
+            env.entry(k.to_string()).or_insert_with(|| v.to_string());
         }
         for k in ["npm_config_audit", "npm_config_fund"] {
             env.insert(k.into(), "false".into());

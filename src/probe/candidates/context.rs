@@ -181,6 +181,19 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// The project's files whose extension is one of `exts` (lower case, without the dot), in
+/// listing order: a rejection that names the extensions it takes ("must point to an Excel file
+/// (.xlsm, .xlsx)") is answered with them.
+impl Paths {
+    pub fn files_with(&self, exts: &[String]) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| !e.dir)
+            .filter(|e| e.path.rsplit_once('.').is_some_and(|(_, x)| exts.contains(&x.to_ascii_lowercase())))
+            .collect()
+    }
+}
+
 /// How well a file's extension fits the words of a tool and its property (an image for a tool
 /// that reads media, a JSON file for one that parses JSON).
 fn affinity(words: &[String], path: &str) -> i32 {
@@ -193,7 +206,10 @@ fn affinity(words: &[String], path: &str) -> i32 {
         (&["pdf"], &["pdf"]),
         (&["database", "db", "sqlite"], &["db", "sqlite", "sqlite3"]),
         (&["text", "txt"], &["txt", "md", "json", "csv", "toml", "yaml", "yml"]),
-        (&["excel", "workbook", "spreadsheet", "sheet", "xlsx", "xls"], &["xlsx", "xlsm", "xls"]),
+        (
+            &["excel", "workbook", "spreadsheet", "sheet", "worksheet", "cell", "formula", "xlsx", "xlsm", "xls"],
+            &["xlsx", "xlsm", "xls"],
+        ),
         (&["word", "document", "docx"], &["docx", "doc", "odt"]),
         (&["powerpoint", "presentation", "slide", "slides", "deck", "pptx"], &["pptx", "ppt", "odp"]),
         (&["notebook", "jupyter", "ipynb"], &["ipynb"]),

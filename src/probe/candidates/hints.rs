@@ -155,6 +155,8 @@ pub const DESTRUCTIVE_VERBS: &[&str] = &[
     "rmdir",
     "restore",
     "revert",
+    "protect",
+    "encrypt",
 ];
 
 /// Verbs of tools that make or change things (only to find a tool's verb: the first word of its

@@ -60,6 +60,8 @@ const BODY_KEYS: &[&str] = &[
 ];
 /// The last word of a phrase that names a handle (`Created note with ID: …`).
 const HANDLE_WORDS: &[&str] = &["id", "uuid", "pid", "handle", "identifier", "key", "name", "path", "file", "session"];
+/// Words after which a token is an id (`with PID 5599`): the token must hold a digit.
+const ID_WORDS: &[&str] = &["id", "pid", "uuid", "handle", "identifier"];
 /// Most values offered to a property that shares no word with any.
 const MAX_UNMATCHED: usize = 3;
 
@@ -179,6 +181,20 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
             }
             if l == before {
                 break;
+            }
+        }
+        // `Process started with PID 5599 (shell: …)`, `with ID n-7f3a`: the token after a word
+        // that names a handle.
+        let tokens: Vec<&str> = l.split_whitespace().collect();
+        for w in tokens.windows(2) {
+            let head = w[0].trim_end_matches(':').to_ascii_lowercase();
+            let value = w[1].trim_end_matches(['.', ',', ';', ')']);
+            if ID_WORDS.contains(&head.as_str())
+                && !value.is_empty()
+                && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
+                && value.chars().any(|c| c.is_ascii_digit())
+            {
+                keep(tool, Some(w[0].trim_end_matches(':')), value, out);
             }
         }
         match l.split_once(": ") {
@@ -312,6 +328,8 @@ mod tests {
         assert_eq!(vals, [(Some("ID"), "note-1a2b"), (None, "It is empty.")]);
         let l = extract("start_process", &text("Started process with PID: 4242 (running)"));
         assert_eq!(l[0].value, "4242");
+        let l = extract("start_process", &text("Process started with PID 5599 (shell: /bin/bash) Initial output: x"));
+        assert_eq!((l[0].key.as_deref(), l[0].value.as_str()), (Some("PID"), "5599"));
         assert!(extract("x", &text("The reason it failed: nothing at all here")).is_empty());
     }
 

@@ -396,6 +396,63 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
     sets
 }
 
+/// Most candidates tried for one optional property a rejection names.
+const PER_NAMED_OPTIONAL: usize = 2;
+
+/// Argument sets that add to `rejected` an optional property the rejection `text` names ("Must
+/// provide either search_text or paragraph_index", "Either paths must be provided, or all must
+/// be true"): each such property not sent yet, at its best candidates (from the same sources as a
+/// required one), every other argument kept. Each set valid, holding no secret, not aimed at the
+/// machine, none already in `tried`.
+pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
+        return vec![];
+    };
+    let name = def.get("name").and_then(Value::as_str).unwrap_or("");
+    let tool = Tool {
+        name,
+        desc: def.get("description").and_then(Value::as_str).unwrap_or(""),
+        reads: hints::rank(name, def) <= 1,
+    };
+    let dir = known.paths.base.as_deref();
+    let mut out: Vec<ArgSet> = Vec::new();
+    for (p, schema) in props.iter().take(MAX_PROPERTIES) {
+        if rejected.args.contains_key(p) || !crate::probe::names_argument(text, p) {
+            continue;
+        }
+        // The property's smallest valid value: the whole schema synthesised with it required.
+        let mut alone = root.clone();
+        alone["required"] = Value::Array(vec![Value::String(p.clone())]);
+        let Some(smallest) = crate::probe::synthesize_args(&alone).ok().and_then(|mut m| m.remove(p)) else {
+            continue;
+        };
+        let cands = property_candidates(p, schema, root, &tool, known, &smallest);
+        for c in cands.into_iter().take(PER_NAMED_OPTIONAL) {
+            let mut set = rejected.clone();
+            set.args.insert(p.clone(), c.value.clone());
+            set.from.insert(p.clone(), Source::Rejection);
+            if c.relative {
+                match &c.value {
+                    Value::Array(a) => set.relative.extend((0..a.len()).map(|j| format!("/{}/{j}", pointer_token(p)))),
+                    _ => set.relative.push(format!("/{}", pointer_token(p))),
+                }
+            }
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent)
+                && !known.holds_secret(&sent)
+                && aimed_at_machine(root, &sent, known).is_none()
+                && !tried.iter().chain(&out).any(|s| s.args == set.args)
+            {
+                out.push(set);
+            }
+        }
+    }
+    out
+}
+
 /// Why arguments `sent` (against the tool's `inputSchema` `root`) would aim the call at the
 /// machine ([`guard`]), or `None`.
 pub fn aimed_at_machine(root: &Value, sent: &Value, known: &Known) -> Option<&'static str> {
@@ -515,7 +572,7 @@ fn property_candidates(
     }
     // SQL: the smallest statement of the kind the property's or the tool's words name.
     if sql::takes_sql(prop, desc) {
-        for text in sql::statements(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
+        for text in sql::candidates(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
             add(Candidate { value: Value::String(text), source: Source::Description, relative: false }, &mut out);
         }
     }

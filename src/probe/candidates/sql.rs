@@ -24,6 +24,17 @@ pub fn statements(text: &str) -> Vec<String> {
     out
 }
 
+/// The statements to try in a SQL property: those `text` names, or, when it names none ("SQL
+/// query to execute"), the smallest one that only reads.
+pub fn candidates(text: &str) -> Vec<String> {
+    let named = statements(text);
+    if named.is_empty() {
+        vec!["SELECT 1".to_string()]
+    } else {
+        named
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +50,6 @@ mod tests {
             ["CREATE TABLE IF NOT EXISTS mcp_pin_probe (id INTEGER)"]
         );
         assert!(statements("Insert a row").is_empty());
+        assert_eq!(candidates("SQL query to execute"), ["SELECT 1"]);
     }
 }

@@ -21,6 +21,7 @@ const OFFERS: &[&str] = &[
     "valid values",
     "valid options",
     "allowed values",
+    "allowed",
     "options are",
     "supported",
     "expected",
@@ -59,6 +60,36 @@ pub fn offered(text: &str) -> Vec<String> {
     out
 }
 
+/// The file extensions a text names (`.xlsx`, `(.xlsm, .xlsx)`), lower case, without the dot: a
+/// dot after a space, a bracket or a comma, then 2 to 5 letters or digits, then no letter.
+pub fn extensions(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c != '.'
+            || !(i == 0 || matches!(chars[i - 1], ' ' | '(' | '[' | ',' | '\'' | '"' | '/') || doubled(&chars, i))
+        {
+            continue;
+        }
+        let ext: String = chars[i + 1..].iter().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        if (2..=5).contains(&ext.len()) && ext.chars().any(|c| c.is_ascii_alphabetic()) {
+            let e = ext.to_ascii_lowercase();
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the dot at `i` ends a name that already had an extension (`notes.txt.docx`: the
+/// server appended the one it takes).
+fn doubled(chars: &[char], i: usize) -> bool {
+    let before: String = chars[..i].iter().rev().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    let at = i - before.chars().count();
+    (2..=4).contains(&before.len()) && at >= 2 && chars[at - 1] == '.' && chars[at - 2].is_ascii_alphanumeric()
+}
+
 /// The argument sets a rejection of `rejected` offers: for each value the text offers, one set
 /// with that value in the property the text names (or, when it names none, in each required
 /// property that takes it), every other argument kept. Each set is valid against the tool's
@@ -80,6 +111,30 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
+    // Files of the extensions the rejection names ("must point to an Excel file (.xlsx)"), in
+    // each property that was sent a path.
+    let exts = extensions(text);
+    if !exts.is_empty() {
+        let files = known.paths.files_with(&exts);
+        'files: for prop in rejected.relative.iter().filter_map(|p| p.strip_prefix('/')).filter(|p| !p.contains('/')) {
+            for f in &files {
+                if out.len() >= PER_REJECTION {
+                    break 'files;
+                }
+                let mut set = rejected.clone();
+                let many = rejected.args.get(prop).is_some_and(Value::is_array);
+                let v = Value::String(f.path.clone());
+                set.args.insert(prop.to_string(), if many { Value::Array(vec![v]) } else { v });
+                set.from.insert(prop.to_string(), Source::Rejection);
+                set.relative.retain(|p| p != &format!("/{prop}") && !p.starts_with(&format!("/{prop}/")));
+                set.relative.push(if many { format!("/{prop}/0") } else { format!("/{prop}") });
+                let sent = Value::Object(set.resolve(dir));
+                if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+                    out.push(set);
+                }
+            }
+        }
+    }
     'values: for v in &values {
         for prop in &targets {
             if out.len() >= PER_REJECTION {
@@ -114,6 +169,13 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
         }
     }
+    // An optional argument the rejection asks for ("Must provide either search_text or …").
+    if out.len() < PER_REJECTION {
+        let room = PER_REJECTION - out.len();
+        let mut more = super::with_named_optional(def, known, rejected, text, &[tried, &out].concat());
+        more.truncate(room);
+        out.extend(more);
+    }
     out
 }
 
@@ -121,6 +183,56 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn extensions_a_text_names() {
+        assert_eq!(extensions("Path 'x' must point to an Excel file (.xlsm, .xlsx, .xls)"), ["xlsm", "xlsx", "xls"]);
+        assert_eq!(extensions("Only .pdf files are supported."), ["pdf"]);
+        assert!(extensions("Version 1.20 of file a.txt. Done.").is_empty());
+        assert_eq!(extensions("Document /p/notes.txt.docx does not exist"), ["docx"]);
+    }
+
+    #[test]
+    fn a_rejection_that_names_an_extension_gets_the_projects_files_of_it() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("notes.txt"), "x").unwrap();
+        std::fs::write(d.path().join("sales.xlsx"), "x").unwrap();
+        let known = Known { paths: super::super::context::Paths::scan(d.path(), &[]), ..Known::default() };
+        let def = json!({"name": "read_range", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "sheet": {"type": "string"}
+        }, "required": ["path", "sheet"]}});
+        let mut rejected =
+            ArgSet::smallest(Map::from_iter([("path".to_string(), json!(".")), ("sheet".to_string(), json!("a"))]));
+        rejected.relative.push("/path".into());
+        let sets =
+            sets_from_rejection(&def, &known, &rejected, "Path '/x' must point to an Excel file (.xlsm, .xlsx)", &[]);
+        assert_eq!(sets[0].args["path"], "sales.xlsx", "{sets:?}");
+        assert_eq!(sets[0].relative, ["/path"]);
+        assert_eq!(sets[0].args["sheet"], "a");
+    }
+
+    #[test]
+    fn a_rejection_that_asks_for_an_optional_argument_gets_it() {
+        let def = json!({"name": "add_footnote", "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string"},
+            "text": {"type": "string"},
+            "search_text": {"type": "string", "description": "Text to find, e.g. 'Sales'"},
+            "paragraph_index": {"type": "integer", "minimum": 0}
+        }, "required": ["filename", "text"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("filename".to_string(), json!("report.docx")),
+            ("text".to_string(), json!("a")),
+        ]));
+        let known = Known::default();
+        let text = "Must provide either search_text or paragraph_index";
+        let sets = sets_from_rejection(&def, &known, &rejected, text, &[]);
+        assert!(sets.iter().any(|s| s.args.get("search_text") == Some(&json!("Sales"))), "{sets:?}");
+        assert!(sets.iter().any(|s| s.args.get("paragraph_index") == Some(&json!(0))), "{sets:?}");
+        assert!(sets.iter().all(|s| s.args["filename"] == "report.docx"
+            && s.from.get("search_text").is_none_or(|f| *f == Source::Rejection)));
+        // A property the text does not name is never added.
+        assert!(sets_from_rejection(&def, &known, &rejected, "Document not found", &[]).is_empty());
+    }
 
     #[test]
     fn rejections_offer_the_values_they_name() {
@@ -133,6 +245,7 @@ mod tests {
         assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
         assert_eq!(offered("Unknown format x; supported formats: csv, json or xml."), ["csv", "json", "xml"]);
         assert!(offered("not found: alpha").is_empty());
+        assert_eq!(offered("Key \"\" is not configurable. Allowed keys: shell, lineLimit"), ["shell", "lineLimit"]);
     }
 
     #[test]
