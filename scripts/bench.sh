@@ -277,5 +277,6 @@ echo
 # `probe = "all"` in throwaway projects (tools that change things called too).
 bash scripts/probe-bench.sh "$PIN" default
 bash scripts/probe-bench.sh "$PIN" all
+bash scripts/probe-cost.sh "$PIN" 7
 echo "## hostile listings: refused before they are materialised (max_listing_bytes, max_tools)"
 scripts/bench_listing.sh "$PIN"

@@ -430,7 +430,10 @@ fn feed(known: &mut candidates::Known, tools: &BTreeMap<String, Value>, results:
     for d in results {
         if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
             if order::makes(&d.tool, def) {
-                known.made_by(&d.tool, r);
+                match &d.set {
+                    Some(set) => known.made_by_call(&d.tool, r, &set.args),
+                    None => known.made_by(&d.tool, r),
+                }
             } else if order::feeds(&d.tool, def) {
                 known.listed_by(&d.tool, r);
             }

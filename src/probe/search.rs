@@ -166,11 +166,22 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     // The first outcome of the best rank so far.
     let mut best: Option<(usize, u8, Result<CallOutcome, ClientError>)> = None;
     let mut tried = 0;
+    // Sets the server's words gave (tried as they come, each counted against
+    // [`candidates::words::MAX_FROM_WORDS`] when it is tried, so a chain of rejections, a file
+    // then a sheet then a range, is followed to its end).
+    let mut worded = vec![false; sets.len()];
     let mut from_words = 0;
     let mut i = 0;
     while i < sets.len() {
         if i > 0 && budget.spent() {
             break;
+        }
+        if worded[i] {
+            if from_words >= candidates::words::MAX_FROM_WORDS {
+                i += 1;
+                continue;
+            }
+            from_words += 1;
         }
         let outcome = call(session, &tool, sets[i].resolve(dir), timeout).await;
         tried += 1;
@@ -179,9 +190,8 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         // The server's own words: values its rejection names are tried next, in this set.
         if !stop && mode == Mode::Lock && synthesised.is_some() && from_words < candidates::words::MAX_FROM_WORDS {
             if let Some(text) = rejection_text(&outcome) {
-                let mut more = candidates::words::sets_from_rejection(def, known, &sets[i], &text, &sets);
-                more.truncate(candidates::words::MAX_FROM_WORDS - from_words);
-                from_words += more.len();
+                let more = candidates::words::sets_from_rejection(def, known, &sets[i], &text, &sets);
+                worded.splice(i + 1..i + 1, std::iter::repeat_n(true, more.len()));
                 sets.splice(i + 1..i + 1, more);
             }
         }

@@ -164,6 +164,22 @@ impl Known {
         self.take_values(tool, result, true);
     }
 
+    /// [`Known::made_by`] for a call sent `sent`: a value that only echoes one of the strings it
+    /// was sent (`Added sheet 'a'` for `name: "a"`) is no handle the call made, and is not kept.
+    pub fn made_by_call(&mut self, tool: &str, result: &Value, sent: &Map<String, Value>) {
+        let before = self.listed.len();
+        self.take_values(tool, result, true);
+        let echoes: Vec<String> = strings_in(&Value::Object(sent.clone()));
+        let mut i = before;
+        while i < self.listed.len() {
+            if echoes.iter().any(|e| *e == self.listed[i].value) {
+                self.listed.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// The same without what setup tools and makers returned.
     pub fn without_made(&self) -> Known {
         let mut k = self.clone();
@@ -209,6 +225,17 @@ impl Known {
             Value::Object(m) => m.values().any(|x| self.holds_secret(x)),
             _ => false,
         }
+    }
+}
+
+/// Every string leaf of `v`.
+fn strings_in(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Number(n) => vec![n.to_string()],
+        Value::Array(a) => a.iter().flat_map(strings_in).collect(),
+        Value::Object(m) => m.values().flat_map(strings_in).collect(),
+        _ => vec![],
     }
 }
 

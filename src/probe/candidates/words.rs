@@ -9,10 +9,13 @@ use serde_json::{Map, Value};
 use super::{described, guard, ArgSet, Known, Source};
 use crate::probe::validate::{self, Formats};
 
+/// Words that say an array must not be empty.
+const NON_EMPTY: &[&str] =
+    &["at least one", "must not be empty", "cannot be empty", "can't be empty", "non-empty", "is empty", "no items"];
 /// Most argument sets made from one rejection.
 pub const PER_REJECTION: usize = 4;
 /// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
-pub const MAX_FROM_WORDS: usize = 6;
+pub const MAX_FROM_WORDS: usize = 8;
 
 /// Phrases after which a rejection lists what it would take.
 const OFFERS: &[&str] = &[
@@ -20,6 +23,10 @@ const OFFERS: &[&str] = &[
     "available",
     "valid values",
     "valid options",
+    "valid types",
+    "valid formats",
+    "valid modes",
+    "valid operations",
     "allowed values",
     "allowed",
     "options are",
@@ -36,7 +43,11 @@ pub fn offered(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for rest in described::after_phrases(text, OFFERS) {
         // `Available sheets: a, b`: the list starts after the colon that follows.
-        let rest = match rest.find(':') {
+        // (A colon inside a value, `'A1:C10'`, starts nothing.)
+        let colon = rest
+            .char_indices()
+            .find(|(i, c)| *c == ':' && rest[i + 1..].chars().next().is_none_or(char::is_whitespace));
+        let rest = match colon.map(|(i, _)| i) {
             Some(c) if c <= 40 && !rest[..c].contains(['.', '\n']) => &rest[c + 1..],
             _ => rest,
         };
@@ -44,6 +55,12 @@ pub fn offered(text: &str) -> Vec<String> {
             if !out.contains(&v) {
                 out.push(v);
             }
+        }
+    }
+    // "start: must be at least 1", "must be greater than 0": the bound it names.
+    for v in bounds(text) {
+        if !out.contains(&v) {
+            out.push(v);
         }
     }
     // "Only SELECT queries are allowed": the statement it names (a SQL property takes it).
@@ -55,6 +72,41 @@ pub fn offered(text: &str) -> Vec<String> {
     for v in described::examples(text) {
         if !out.contains(&v) {
             out.push(v);
+        }
+    }
+    out
+}
+
+/// The numbers a text names as bounds: "at least N", "minimum N", "at most N" (N itself),
+/// "greater than N" (N + 1 for a whole number), "between A and B" (A).
+pub fn bounds(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    if lower.contains("positive integer") || lower.contains("positive number") {
+        out.push("1".to_string());
+    }
+    for (phrase, step) in [
+        ("at least ", 0i64),
+        ("minimum of ", 0),
+        ("minimum ", 0),
+        (">= ", 0),
+        ("greater than or equal to ", 0),
+        ("greater than ", 1),
+        ("at most ", 0),
+        ("between ", 0),
+    ] {
+        for (at, _) in lower.match_indices(phrase) {
+            let rest = &lower[at + phrase.len()..];
+            let n: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-' || *c == '.').collect();
+            let n = n.trim_end_matches('.');
+            let v = match (n.parse::<i64>(), step) {
+                (Ok(i), s) => (i + s).to_string(),
+                (Err(_), 0) if n.parse::<f64>().is_ok() => n.to_string(),
+                _ => continue,
+            };
+            if !out.contains(&v) {
+                out.push(v);
+            }
         }
     }
     out
@@ -104,9 +156,18 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     let props = root.get("properties").and_then(Value::as_object);
     let required: Vec<&str> =
         root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    // The properties the text names; else every required one that is not the user's.
+    // The properties the text names; else those whose value it quotes (`Range '' must have …`);
+    // else every required one.
     let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
-    let targets = if named.is_empty() { required.clone() } else { named };
+    let quoted: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|p| match rejected.args.get(*p) {
+            Some(Value::String(v)) => text.contains(&format!("'{v}'")) || text.contains(&format!("\"{v}\"")),
+            Some(v @ Value::Number(_)) => text.contains(&format!("'{v}'")),
+            _ => false,
+        })
+        .collect();
     let values = offered(text);
     let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
@@ -135,37 +196,94 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
         }
     }
+    // The value goes to each property the text names; when that gives nothing new (`Range ''
+    // must …` about `at`, while `range` is set already), to the first whose value it quotes;
+    // when the text names and quotes none, to each required property.
+    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() {
+        required.clone()
+    } else {
+        quoted.iter().copied().filter(|q| !named.contains(q)).collect()
+    };
+    let sent_before = rejected.resolve(dir);
+    let place = |prop: &str, v: &str, out: &[ArgSet]| -> Option<ArgSet> {
+        if rejected.from.get(prop) == Some(&Source::Fixture) {
+            return None;
+        }
+        let schema = props.and_then(|m| m.get(prop)).unwrap_or(&empty);
+        let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+        if statements.iter().any(|x| x == v) && !super::sql::takes_sql(prop, desc) {
+            return None;
+        }
+        for value in super::coerce(v, schema, root) {
+            // The refused value itself, as pinned or as sent (a path resolved), is no offer.
+            if rejected.args.get(prop) == Some(&value) || sent_before.get(prop) == Some(&value) {
+                continue;
+            }
+            let mut set = rejected.clone();
+            set.args.insert(prop.to_string(), value.clone());
+            set.from.insert(prop.to_string(), Source::Rejection);
+            let at = format!("/{}", crate::json::pointer_token(prop));
+            set.relative.retain(|p| *p != at && !p.starts_with(&format!("{at}/")));
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent)
+                && !known.holds_secret(&sent)
+                && guard::aimed_at_machine(prop, schema, &value, known.home.as_deref()).is_none()
+                && !tried.iter().chain(out).any(|s| s.args == set.args)
+            {
+                return Some(set);
+            }
+        }
+        None
+    };
     'values: for v in &values {
-        for prop in &targets {
+        let mut placed = false;
+        for prop in &named {
             if out.len() >= PER_REJECTION {
                 break 'values;
             }
-            if rejected.from.get(*prop) == Some(&Source::Fixture) {
-                continue;
+            if let Some(set) = place(prop, v, &out) {
+                out.push(set);
+                placed = true;
             }
-            let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
-            let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
-            if statements.contains(v) && !super::sql::takes_sql(prop, desc) {
-                continue;
+        }
+        if placed {
+            continue;
+        }
+        for prop in &fallback {
+            if out.len() >= PER_REJECTION {
+                break 'values;
             }
-            for value in super::coerce(v, schema, root) {
-                if rejected.args.get(*prop) == Some(&value) {
-                    continue;
-                }
-                let mut set = rejected.clone();
-                set.args.insert((*prop).to_string(), value.clone());
-                set.from.insert((*prop).to_string(), Source::Rejection);
-                let at = format!("/{}", crate::json::pointer_token(prop));
-                set.relative.retain(|p| *p != at && !p.starts_with(&format!("{at}/")));
-                let sent = Value::Object(set.resolve(dir));
-                if whole.is_valid(&sent)
-                    && !known.holds_secret(&sent)
-                    && guard::aimed_at_machine(prop, schema, &value, known.home.as_deref()).is_none()
-                    && !tried.iter().chain(&out).any(|s| s.args == set.args)
-                {
-                    out.push(set);
+            if let Some(set) = place(prop, v, &out) {
+                out.push(set);
+                if !(named.is_empty() && quoted.is_empty()) {
                     break;
                 }
+            }
+        }
+    }
+    // "rows must contain at least one value": an empty array the text names gets one item.
+    if NON_EMPTY.iter().any(|p| text.to_ascii_lowercase().contains(p)) {
+        for prop in &named {
+            if out.len() >= PER_REJECTION {
+                break;
+            }
+            if !rejected.args.get(*prop).and_then(Value::as_array).is_some_and(Vec::is_empty) {
+                continue;
+            }
+            let mut one = root.clone();
+            one["required"] = Value::Array(vec![Value::String((*prop).to_string())]);
+            if let Some(Value::Object(p)) = one.get_mut("properties").and_then(|p| p.get_mut(*prop)) {
+                p.insert("minItems".into(), Value::from(1));
+            }
+            let Some(item) = crate::probe::synthesize_args(&one).ok().and_then(|mut m| m.remove(*prop)) else {
+                continue;
+            };
+            let mut set = rejected.clone();
+            set.args.insert((*prop).to_string(), item);
+            set.from.insert((*prop).to_string(), Source::Rejection);
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+                out.push(set);
             }
         }
     }
@@ -183,6 +301,64 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn bounds_a_text_names() {
+        assert_eq!(bounds("start: must be at least 1"), ["1"]);
+        assert_eq!(bounds("count must be greater than 0."), ["1"]);
+        assert_eq!(bounds("a value between 5 and 10"), ["5"]);
+        assert_eq!(bounds("Parameter 'rows': must be a positive integer"), ["1"]);
+        assert!(bounds("at least one file").is_empty());
+        assert_eq!(offered("Invalid arguments: start: must be at least 1"), ["1"]);
+    }
+
+    #[test]
+    fn a_rejection_that_quotes_a_value_fills_the_property_that_sent_it() {
+        let def = json!({"name": "set_note", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "sheet": {"type": "string"}, "cell": {"type": "string"}
+        }, "required": ["path", "sheet", "cell"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("book.xlsx")),
+            ("sheet".to_string(), json!("Sales")),
+            ("cell".to_string(), json!("")),
+        ]));
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &rejected,
+            "Range '' must have explicit rows and columns, such as 'A1:C10'.",
+            &[],
+        );
+        assert_eq!(sets[0].args["cell"], "A1:C10", "{sets:?}");
+        assert_eq!((sets[0].args["path"].clone(), sets[0].args["sheet"].clone()), (json!("book.xlsx"), json!("Sales")));
+        // Named generically while set already: the value goes to the property whose value is quoted.
+        let def2 = json!({"name": "copy_range", "inputSchema": {"type": "object", "properties": {
+            "range": {"type": "string"}, "at": {"type": "string"}
+        }, "required": ["range", "at"]}});
+        let r2 =
+            ArgSet::smallest(Map::from_iter([("range".to_string(), json!("A1:C10")), ("at".to_string(), json!(""))]));
+        let sets = sets_from_rejection(
+            &def2,
+            &Known::default(),
+            &r2,
+            "Range '' must have explicit rows and columns, such as 'A1:C10'.",
+            &[],
+        );
+        assert_eq!(sets[0].args["at"], "A1:C10", "{sets:?}");
+    }
+
+    #[test]
+    fn an_empty_array_the_rejection_names_gets_one_item() {
+        let def = json!({"name": "write_range", "inputSchema": {"type": "object", "properties": {
+            "rows": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "at": {"type": "string"}
+        }, "required": ["rows", "at"]}});
+        let rejected =
+            ArgSet::smallest(Map::from_iter([("rows".to_string(), json!([])), ("at".to_string(), json!("B2"))]));
+        let sets =
+            sets_from_rejection(&def, &Known::default(), &rejected, "rows must contain at least one value.", &[]);
+        assert_eq!(sets[0].args["rows"].as_array().map(Vec::len), Some(1), "{sets:?}");
+        assert_eq!(sets[0].args["at"], "B2");
+    }
 
     #[test]
     fn extensions_a_text_names() {
@@ -243,6 +419,8 @@ mod tests {
         // The value it refused is no offer (`Invalid` comes before it).
         assert_eq!(offered("Invalid range 'a'. Use a range such as 'A1:C10'"), ["A1:C10"]);
         assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
+        assert_eq!(offered("Expected a single cell such as 'B2', got 'A1:C10'."), ["B2", "A1:C10"]);
+        assert_eq!(offered("Invalid chart type: ''. Valid types are: column, bar, pie"), ["column", "bar", "pie"]);
         assert_eq!(offered("Unknown format x; supported formats: csv, json or xml."), ["csv", "json", "xml"]);
         assert!(offered("not found: alpha").is_empty());
         assert_eq!(offered("Key \"\" is not configurable. Allowed keys: shell, lineLimit"), ["shell", "lineLimit"]);
