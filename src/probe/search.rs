@@ -94,9 +94,25 @@ fn rejection_text(outcome: &Result<CallOutcome, ClientError>) -> Option<String> 
         Ok(CallOutcome::Result(r)) => {
             let text = shape::texts(r).join("\n");
             let text = if text.trim().is_empty() { answer::head(r).unwrap_or_default() } else { text };
+            // A JSON answer (`{"success": false, "message": "…"}`) says it in its strings: its keys
+            // are no values to offer.
+            let text = match serde_json::from_str::<Value>(text.trim()) {
+                Ok(v @ (Value::Object(_) | Value::Array(_))) => strings_of(&v).join("\n"),
+                _ => text,
+            };
             Some(text.chars().take(4_096).collect())
         }
         _ => None,
+    }
+}
+
+/// The string leaves of a JSON value, in order.
+fn strings_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a.iter().flat_map(strings_of).collect(),
+        Value::Object(m) => m.values().flat_map(strings_of).collect(),
+        _ => vec![],
     }
 }
 

@@ -209,3 +209,44 @@ fn a_database_server_gets_arguments_it_accepts() {
     let (f, _) = measure(&exe, &["--db-path", "data.db"], sqlite_project, "probe = \"all\"\n");
     assert_all("sqlite", &f);
 }
+
+/// A session has an order (RULES.md), on a real server nobody on the team had studied:
+/// `@cyanheads/git-mcp-server` (installed pinned by `scripts/probe-servers.sh`, which `.ci/run`
+/// runs) acts on a working folder its `git_set_working_dir` sets for the session. That tool
+/// is not read-only, so it takes every tool to the sandbox, is called there first and alone, and
+/// the tools after it find the folder set. Before the order existed, 4 of its 28 valid calls
+/// succeeded (docs/probes.md, "Measured on real servers"); without the setup wave, every tool
+/// that needs the folder answers "No session working directory set".
+#[test]
+fn a_real_server_whose_tools_need_a_session_working_folder_is_set_up_first() {
+    let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/probe-servers/npm/node_modules/.bin/git-mcp-server");
+    if !exe.is_file() {
+        skip("target/probe-servers has no @cyanheads/git-mcp-server (scripts/probe-servers.sh installs it)");
+        return;
+    }
+    if !have_npx() {
+        skip("node not found");
+        return;
+    }
+    let (f, unchanged) = measure(&exe.display().to_string(), &[], git_project, "");
+    eprintln!(
+        "git-cyanheads (default config): {} tools, {} called, valid call succeeds {}, incomplete call judged {}/{}",
+        f.tools, f.called, f.valid_ok, f.incomplete_judged, f.called_with_required
+    );
+    assert!(unchanged, "the project folder changed");
+    assert_eq!(f.incomplete_judged, f.called_with_required, "{:#}", f.report);
+    let probes = f.report["servers"][0]["probes"].as_array().unwrap();
+    let setup = probes.iter().find(|p| p["tool"] == "git_set_working_dir" && p["kind"] == "call").unwrap();
+    assert_eq!(setup["outcome"], "pass", "{setup:#}");
+    assert!(
+        probes.iter().filter(|p| p["kind"] == "call" && p.get("place").is_some()).all(|p| p["place"] == "sandbox"),
+        "the setup tool takes every tool to the sandbox: {:#}",
+        f.report
+    );
+    // No tool that reads the repository answers that the folder is not set.
+    for p in probes.iter().filter(|p| p["kind"] == "call") {
+        let answered = p["answered"].as_str().unwrap_or("");
+        assert!(!answered.contains("No session working directory set"), "{p:#}");
+    }
+    assert!(f.valid_ok >= 18, "{} of {} valid calls succeed: {:#}", f.valid_ok, f.tools, f.report);
+}

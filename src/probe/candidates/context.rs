@@ -137,16 +137,67 @@ impl Paths {
             Some(d) => self.entries.iter().cloned().partition(|e| e.dir == d),
             None => (self.entries.clone(), vec![]),
         };
-        // Files of the type the words name first (stable: otherwise in listing order).
-        first.sort_by_key(|e| if e.dir { 0 } else { -affinity(&h.words, &e.path) });
-        other.sort_by_key(|e| if e.dir { 0 } else { -affinity(&h.words, &e.path) });
-        let (a, b) = (first.len().min(2), other.len().min(2));
+        // Files of the type the words name first (stable: otherwise in listing order); among
+        // those the words say nothing of, one of each kind (extension) before a second of any, so
+        // the few sets tried reach a `.docx` as well as a `.txt`.
+        for list in [&mut first, &mut other] {
+            list.sort_by_key(|e| if e.dir { 0 } else { -affinity(&h.words, &e.path) });
+            let liked = list.iter().take_while(|e| !e.dir && affinity(&h.words, &e.path) > 0).count();
+            one_of_each_kind(&mut list[liked..]);
+        }
+        // Two of the kind asked for before two of the other; when the words name no type of
+        // file, one of each extension first (up to four).
+        let kinds = |l: &[Entry]| {
+            let mut k: Vec<String> = l
+                .iter()
+                .map(|e| {
+                    if e.dir {
+                        "/".into()
+                    } else {
+                        e.path.rsplit_once('.').map(|(_, x)| x.to_ascii_lowercase()).unwrap_or_default()
+                    }
+                })
+                .collect();
+            k.sort();
+            k.dedup();
+            k.len()
+        };
+        let told = first.iter().any(|e| !e.dir && affinity(&h.words, &e.path) > 0);
+        let a = if told { 2 } else { kinds(&first).clamp(2, 4) };
+        let (a, b) = (first.len().min(a), other.len().min(2));
         out.extend(first.drain(..a));
         out.extend(other.drain(..b));
         out.extend(first);
         out.extend(other);
         out
     }
+}
+
+/// Reorder the entries the words give no preference to (affinity 0, after those they do) so that
+/// the first of each kind (a folder, or a file's extension) comes before the second of any.
+fn one_of_each_kind(list: &mut [Entry]) {
+    let kind = |e: &Entry| {
+        if e.dir {
+            "/".to_string()
+        } else {
+            e.path.rsplit_once('.').map(|(_, x)| x.to_ascii_lowercase()).unwrap_or_default()
+        }
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let mut rank: Vec<(usize, usize)> = Vec::with_capacity(list.len());
+    for (i, e) in list.iter().enumerate() {
+        let k = kind(e);
+        let repeat = usize::from(seen.contains(&k));
+        if repeat == 0 {
+            seen.push(k);
+        }
+        rank.push((repeat, i));
+    }
+    // Stable: the order within firsts and within repeats is the order given.
+    let mut idx: Vec<usize> = (0..list.len()).collect();
+    idx.sort_by_key(|i| rank[*i]);
+    let copy: Vec<Entry> = idx.iter().map(|i| list[*i].clone()).collect();
+    list.clone_from_slice(&copy);
 }
 
 fn push(entries: &mut Vec<Entry>, e: Entry) {
@@ -250,6 +301,27 @@ mod tests {
 
     /// A file argument is ranked by what it asks for: the extension it names, or the kind of
     /// document its words name (`budget.xlsx` before a JSON file for "the .xlsx file").
+    #[test]
+    fn one_file_of_each_kind_before_a_second_of_any_when_the_words_say_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["a.txt", "b.txt", "c.txt", "d.json", "e.docx"] {
+            std::fs::write(d.path().join(f), "x").unwrap();
+        }
+        let paths = Paths::scan(d.path(), &[]);
+        let h = path_hint("filename", "", "insert_header", "Insert a header").unwrap();
+        let order: Vec<String> = paths
+            .for_hint("insert_header", &h)
+            .into_iter()
+            .map(|e| e.path)
+            .filter(|p| p.contains('.') && p != ".")
+            .collect();
+        let first_three: Vec<&str> = order.iter().take(3).map(String::as_str).collect();
+        assert!(first_three.contains(&"e.docx") && first_three.contains(&"d.json"), "{order:?}");
+        // Words that name a kind still decide first.
+        let h = path_hint("filename", "Path of the .docx document", "x", "").unwrap();
+        assert_eq!(paths.for_hint("x", &h)[0].path, "e.docx");
+    }
+
     #[test]
     fn files_of_the_asked_extension_or_kind_come_first() {
         let words = |t: &str| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>();

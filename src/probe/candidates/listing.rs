@@ -219,7 +219,11 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
 
 fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
     let v = value.trim_matches(|c: char| c == '\'' || c == '"' || c.is_whitespace());
+    // A line that ends in a colon is a heading (`Available vaults:`), not a name.
+    // Nor is a short sentence (`No matches found.`).
     if v.is_empty()
+        || (key.is_none() && v.ends_with(':'))
+        || (key.is_none() && v.ends_with('.') && v.contains(' '))
         || v.chars().count() > MAX_VALUE_LEN
         || v.chars().any(char::is_control)
         || v.split_whitespace().count() > MAX_WORDS
@@ -325,12 +329,15 @@ mod tests {
     fn a_phrase_ending_in_a_handle_word_gives_its_value() {
         let l = extract("create_note", &text("Created note with ID: note-1a2b.\nIt is empty."));
         let vals: Vec<_> = l.iter().map(|x| (x.key.as_deref(), x.value.as_str())).collect();
-        assert_eq!(vals, [(Some("ID"), "note-1a2b"), (None, "It is empty.")]);
+        assert_eq!(vals, [(Some("ID"), "note-1a2b")], "a sentence is no name");
         let l = extract("start_process", &text("Started process with PID: 4242 (running)"));
         assert_eq!(l[0].value, "4242");
         let l = extract("start_process", &text("Process started with PID 5599 (shell: /bin/bash) Initial output: x"));
         assert_eq!((l[0].key.as_deref(), l[0].value.as_str()), (Some("PID"), "5599"));
         assert!(extract("x", &text("The reason it failed: nothing at all here")).is_empty());
+        let l = extract("list_vaults", &text("Available vaults:\n- project"));
+        assert_eq!(l.iter().map(|x| x.value.as_str()).collect::<Vec<_>>(), ["project"]);
+        assert!(extract("search", &text("No matches found.")).is_empty());
     }
 
     #[test]

@@ -381,10 +381,7 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
             set.args.insert((*p).to_string(), c.value.clone());
             set.from.insert((*p).to_string(), c.source);
             if c.relative {
-                match &c.value {
-                    Value::Array(a) => set.relative.extend((0..a.len()).map(|j| format!("/{}/{j}", pointer_token(p)))),
-                    _ => set.relative.push(format!("/{}", pointer_token(p))),
-                }
+                set.relative.extend(relative_pointers(p, &c.value));
             }
         }
         set
@@ -421,6 +418,58 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
     }
     sets.truncate(MAX_CANDIDATES);
     sets
+}
+
+/// Argument sets that give each property in `props` (those whose value a rejection quotes: "Note
+/// \"my-note.md\" not found") its next candidates not sent yet, every other argument kept: the
+/// other values of the set were right, and the server says which one was not.
+pub fn with_next_candidates(
+    def: &Value,
+    known: &Known,
+    rejected: &ArgSet,
+    props: &[&str],
+    tried: &[ArgSet],
+) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Some(schemas) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
+        return vec![];
+    };
+    let name = def.get("name").and_then(Value::as_str).unwrap_or("");
+    let tool = Tool {
+        name,
+        desc: def.get("description").and_then(Value::as_str).unwrap_or(""),
+        reads: hints::rank(name, def) <= 1,
+    };
+    let dir = known.paths.base.as_deref();
+    let mut out: Vec<ArgSet> = Vec::new();
+    for p in props {
+        let (Some(schema), Some(current)) = (schemas.get(*p), rejected.args.get(*p)) else { continue };
+        if rejected.from.get(*p) == Some(&Source::Fixture) {
+            continue;
+        }
+        let cands = property_candidates(p, schema, root, &tool, known, current);
+        for c in cands.into_iter().filter(|c| !validate::json_eq(&c.value, current)).take(PER_NAMED_OPTIONAL) {
+            let mut set = rejected.clone();
+            set.args.insert((*p).to_string(), c.value.clone());
+            set.from.insert((*p).to_string(), c.source);
+            let at = format!("/{}", pointer_token(p));
+            set.relative.retain(|r| *r != at && !r.starts_with(&format!("{at}/")));
+            if c.relative {
+                set.relative.extend(relative_pointers(p, &c.value));
+            }
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent)
+                && !known.holds_secret(&sent)
+                && aimed_at_machine(root, &sent, known).is_none()
+                && !tried.iter().chain(&out).any(|s| s.args == set.args)
+            {
+                out.push(set);
+            }
+        }
+    }
+    out
 }
 
 /// Most candidates tried for one optional property a rejection names.
@@ -462,10 +511,7 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
             set.args.insert(p.clone(), c.value.clone());
             set.from.insert(p.clone(), Source::Rejection);
             if c.relative {
-                match &c.value {
-                    Value::Array(a) => set.relative.extend((0..a.len()).map(|j| format!("/{}/{j}", pointer_token(p)))),
-                    _ => set.relative.push(format!("/{}", pointer_token(p))),
-                }
+                set.relative.extend(relative_pointers(p, &c.value));
             }
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent)
@@ -611,6 +657,19 @@ fn property_candidates(
             add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
         }
     }
+    // An array of objects one of whose properties names a path (`sources: [{path, url, pages}]`):
+    // one object holding a path candidate (searched together with the array, not apart).
+    if let Some(items) = object_items(schema, root) {
+        for (k, inner) in items.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            let d = inner.get("description").and_then(Value::as_str).unwrap_or("");
+            let Some(h) = hints::path_hint(k, d, tool.name, tool.desc) else { continue };
+            for e in known.paths.for_hint(tool.name, &h).into_iter().take(3) {
+                let value = Value::Array(vec![serde_json::json!({ k.as_str(): e.path })]);
+                add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
+            }
+            break;
+        }
+    }
     let mut listed = listing::for_property(prop, &known.listed);
     // Nothing else known about it, for a tool that only reads: what the server listed, tied to
     // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
@@ -618,7 +677,13 @@ fn property_candidates(
     if out.is_empty() && listed.is_empty() && tool.reads {
         listed = listing::unmatched(&known.listed);
     }
+    // A process id the server listed is a process of the machine (`list_processes` lists them
+    // all): only one a tool of this session made (`start_process`) is offered.
+    let pid = guard::takes_process_id(prop, schema);
     for l in listed {
+        if pid && !l.made {
+            continue;
+        }
         if l.relative {
             let s = Value::String(l.value.clone());
             let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
@@ -660,8 +725,37 @@ fn resolve_value(v: &Value, dir: Option<&Path>) -> Value {
     match (v, dir) {
         (Value::String(s), Some(d)) => Value::String(absolute(d, s)),
         (Value::Array(a), Some(_)) => Value::Array(a.iter().map(|x| resolve_value(x, dir)).collect()),
+        (Value::Object(m), Some(_)) => {
+            Value::Object(m.iter().map(|(k, x)| (k.clone(), resolve_value(x, dir))).collect())
+        }
         _ => v.clone(),
     }
+}
+
+/// The JSON pointers (into the arguments) of every string of a path candidate `v` of property
+/// `p`: the value itself, each element of an array, each string of an array's objects.
+fn relative_pointers(p: &str, v: &Value) -> Vec<String> {
+    fn walk(at: String, v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(_) => out.push(at),
+            Value::Array(a) => a.iter().enumerate().for_each(|(j, x)| walk(format!("{at}/{j}"), x, out)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| walk(format!("{at}/{}", pointer_token(k)), x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(format!("/{}", pointer_token(p)), v, &mut out);
+    out
+}
+
+/// The schema of an array's items when they are objects (through a local `$ref`).
+fn object_items<'a>(schema: &'a Value, root: &'a Value) -> Option<&'a Value> {
+    let local = |s: &'a Value| match s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(p) => root.pointer(p).unwrap_or(s),
+        None => s,
+    };
+    let items = local(local(schema).get("items")?);
+    items.get("properties").and_then(Value::as_object).map(|_| items)
 }
 
 fn is_array(schema: &Value, root: &Value) -> bool {

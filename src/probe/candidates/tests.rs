@@ -198,3 +198,43 @@ fn listed_paths_are_pinned_relative_and_nothing_of_this_machine_is_kept() {
         (Some("docs"), ["/entry".to_string()].as_slice())
     );
 }
+
+/// An array of objects one of whose properties names a path gets one object holding a project
+/// file, its path relative (resolved where it is sent).
+#[test]
+fn an_array_of_objects_with_a_path_gets_one_object_holding_a_project_file() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "x").unwrap();
+    std::fs::write(d.path().join("invoice.pdf"), "%PDF").unwrap();
+    let known = Known { paths: context::Paths::scan(d.path(), &[]), ..Known::default() };
+    let def = json!({"name": "read_pdf", "inputSchema": {"type": "object", "properties": {
+        "sources": {"type": "array", "items": {"type": "object", "properties": {
+            "path": {"type": "string", "minLength": 1, "description": "Path to the local PDF file"},
+            "url": {"type": "string", "minLength": 1}
+        }}}
+    }, "required": ["sources"]}});
+    let smallest = Map::from_iter([("sources".to_string(), json!([]))]);
+    let sets = argument_sets("read_pdf", &def, &known, &smallest);
+    assert_eq!(sets[0].args["sources"], json!([{"path": "invoice.pdf"}]), "{sets:?}");
+    assert_eq!(sets[0].relative, ["/sources/0/path"]);
+    let sent = sets[0].resolve(Some(d.path()));
+    assert_eq!(sent["sources"][0]["path"], json!(d.path().join("invoice.pdf").display().to_string()));
+}
+
+/// A process id a listing returned is a process of the machine: never offered; one a tool of the
+/// session made is.
+#[test]
+fn a_listed_process_id_is_never_offered_a_made_one_is() {
+    let mut known = Known::default();
+    known.listed_by("list_processes", &json!({"content": [{"type": "text", "text": "PID: 2, Command: kthreadd"}]}));
+    let def = json!({"name": "kill_process", "inputSchema": {"type": "object", "properties": {
+        "pid": {"type": "integer", "description": "The process ID to kill"}
+    }, "required": ["pid"]}});
+    let smallest = Map::from_iter([("pid".to_string(), json!(0))]);
+    let pids = |k: &Known| {
+        argument_sets("kill_process", &def, k, &smallest).iter().map(|s| s.args["pid"].clone()).collect::<Vec<_>>()
+    };
+    assert!(!pids(&known).contains(&json!(2)), "{:?}", pids(&known));
+    known.made_by("start_process", &json!({"content": [{"type": "text", "text": "Process started with PID 5599"}]}));
+    assert_eq!(pids(&known)[0], json!(5599), "{:?}", pids(&known));
+}

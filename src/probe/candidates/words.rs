@@ -33,6 +33,8 @@ const OFFERS: &[&str] = &[
     "supported",
     "expected",
     "choose from",
+    "must be",
+    "should be",
     "try",
     "did you mean",
 ];
@@ -205,6 +207,8 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         quoted.iter().copied().filter(|q| !named.contains(q)).collect()
     };
     let sent_before = rejected.resolve(dir);
+    let sent_strings: Vec<&str> = sent_before.values().filter_map(Value::as_str).filter(|s| s.len() >= 3).collect();
+    let echoes = |v: &Value| v.as_str().is_some_and(|v| sent_strings.iter().any(|s| v != *s && v.contains(s)));
     let place = |prop: &str, v: &str, out: &[ArgSet]| -> Option<ArgSet> {
         if rejected.from.get(prop) == Some(&Source::Fixture) {
             return None;
@@ -215,8 +219,9 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             return None;
         }
         for value in super::coerce(v, schema, root) {
-            // The refused value itself, as pinned or as sent (a path resolved), is no offer.
-            if rejected.args.get(prop) == Some(&value) || sent_before.get(prop) == Some(&value) {
+            // The refused value itself, as pinned or as sent (a path resolved), is no offer, nor
+            // a text that quotes one of the values sent (`File not found: a.docx` for `a`).
+            if rejected.args.get(prop) == Some(&value) || sent_before.get(prop) == Some(&value) || echoes(&value) {
                 continue;
             }
             let mut set = rejected.clone();
@@ -286,6 +291,49 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 out.push(set);
             }
         }
+    }
+    // "Filename cannot contain path separators": a path sent gets its last part, as it is (a name
+    // in the folder the server works in, never resolved to a path).
+    let lower = text.to_ascii_lowercase();
+    if [
+        "path separator",
+        "cannot contain '/'",
+        "must not contain '/'",
+        "not a path",
+        "only a file name",
+        "just the file name",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+    {
+        for at in rejected.relative.iter().filter(|p| p.matches('/').count() == 1) {
+            let prop = &at[1..];
+            let Some(Value::String(v)) = rejected.args.get(prop) else { continue };
+            let name = v.rsplit('/').next().unwrap_or(v);
+            if name.is_empty() || name == "." || out.len() >= PER_REJECTION {
+                continue;
+            }
+            let mut set = rejected.clone();
+            set.args.insert(prop.to_string(), Value::String(name.to_string()));
+            set.relative.retain(|p| p != at);
+            set.from.insert(prop.to_string(), Source::Rejection);
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent)
+                && !tried.iter().chain(&out).any(|s| s.args == set.args && s.relative == set.relative)
+            {
+                out.push(set);
+            }
+        }
+    }
+    // Nothing offered for a property whose value the rejection quotes ("Note \"a.md\" not
+    // found"): its next candidates, the others kept.
+    if out.len() < PER_REJECTION && !quoted.is_empty() {
+        let room = PER_REJECTION - out.len();
+        let offered_to: Vec<&str> =
+            quoted.iter().copied().filter(|q| !out.iter().any(|s| s.args.get(*q) != rejected.args.get(*q))).collect();
+        let mut more = super::with_next_candidates(def, known, rejected, &offered_to, &[tried, &out].concat());
+        more.truncate(room);
+        out.extend(more);
     }
     // An optional argument the rejection asks for ("Must provide either search_text or …").
     if out.len() < PER_REJECTION {
@@ -361,6 +409,37 @@ mod tests {
     }
 
     #[test]
+    fn a_value_the_rejection_quotes_as_not_found_gives_way_to_the_next_candidates() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("Welcome.md"), "# hi").unwrap();
+        let known = Known { paths: super::super::context::Paths::scan(d.path(), &[]), ..Known::default() };
+        let def = json!({"name": "read-note", "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string", "description": "Just the note name, e.g. 'my-note.md'"},
+            "vault": {"type": "string"}
+        }, "required": ["vault", "filename"]}});
+        let mut rejected = ArgSet::smallest(Map::from_iter([
+            ("filename".to_string(), json!("my-note.md")),
+            ("vault".to_string(), json!("project")),
+        ]));
+        rejected.from.insert("vault".into(), Source::Rejection);
+        let sets = sets_from_rejection(&def, &known, &rejected, "Note \"my-note.md\" not found in vault", &[]);
+        assert!(sets.iter().any(|s| s.args["filename"] == "Welcome.md" && s.args["vault"] == "project"), "{sets:?}");
+    }
+
+    #[test]
+    fn a_rejection_of_path_separators_gets_the_name_as_it_is() {
+        let def = json!({"name": "read-note", "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string"}
+        }, "required": ["filename"]}});
+        let mut rejected = ArgSet::smallest(Map::from_iter([("filename".to_string(), json!("Welcome.md"))]));
+        rejected.relative.push("/filename".into());
+        let sets =
+            sets_from_rejection(&def, &Known::default(), &rejected, "Filename cannot contain path separators", &[]);
+        assert_eq!(sets[0].args["filename"], "Welcome.md");
+        assert!(sets[0].relative.is_empty(), "sent as it is: {sets:?}");
+    }
+
+    #[test]
     fn extensions_a_text_names() {
         assert_eq!(extensions("Path 'x' must point to an Excel file (.xlsm, .xlsx, .xls)"), ["xlsm", "xlsx", "xls"]);
         assert_eq!(extensions("Only .pdf files are supported."), ["pdf"]);
@@ -421,6 +500,11 @@ mod tests {
         assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
         assert_eq!(offered("Expected a single cell such as 'B2', got 'A1:C10'."), ["B2", "A1:C10"]);
         assert_eq!(offered("Invalid chart type: ''. Valid types are: column, bar, pie"), ["column", "bar", "pie"]);
+        assert_eq!(
+            offered("Invalid operation: . Must be 'analyze', 'optimize', or 'recommend'"),
+            ["analyze", "optimize", "recommend"]
+        );
+        assert_eq!(offered("Parameter 'rows': must be a positive integer")[0], "1");
         assert_eq!(offered("Unknown format x; supported formats: csv, json or xml."), ["csv", "json", "xml"]);
         assert!(offered("not found: alpha").is_empty());
         assert_eq!(offered("Key \"\" is not configurable. Allowed keys: shell, lineLimit"), ["shell", "lineLimit"]);
