@@ -55,8 +55,22 @@ impl Session {
     ) -> Result<Session, NoSandbox> {
         let own = |name: &str| std::env::var(name).ok();
         let mut inside = cfg.clone();
-        inside.args = cfg.args.iter().map(|a| scratch.remap(a).unwrap_or_else(|| a.clone())).collect();
-        inside.env = scratch.env(&super::stdio::child_env(cfg), &own, &cfg.command).into_iter().collect();
+        // `npx -y pkg@1.2.3`: the program npx would start, started directly (no npm, no seeded
+        // npm cache: `crate::sandbox::runner`).
+        let env = super::stdio::child_env(cfg);
+        let npm_cache = env
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("npm_config_cache"))
+            .map(|(_, v)| std::path::PathBuf::from(v))
+            .or_else(|| own("HOME").map(|h| std::path::Path::new(&h).join(".npm")));
+        if let Some((command, args)) =
+            npm_cache.and_then(|c| crate::sandbox::runner::direct(&cfg.command, &cfg.args, &c))
+        {
+            inside.command = command;
+            inside.args = args;
+        }
+        inside.args = inside.args.iter().map(|a| scratch.remap(a).unwrap_or_else(|| a.clone())).collect();
+        inside.env = scratch.env(&env, &own, &inside.command).into_iter().collect();
         inside.inherit_env.clear();
         inside.cwd = Some(scratch.project());
         if let Some(c) = scratch.remap(&cfg.command).filter(|_| cfg.command.contains('/')) {

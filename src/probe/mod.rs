@@ -303,7 +303,10 @@ async fn run_placed(
             if in_wave.is_empty() {
                 continue;
             }
-            let at_once = if wave == order::Wave::Setup { 1 } else { CONCURRENCY };
+            // Readers side by side; a tool that changes things alone, so what one changes never
+            // happens under another's call (the same tools would pass at `lock` and fail at
+            // `check` as their calls happen to interleave).
+            let at_once = if wave.reads() { CONCURRENCY } else { 1 };
             let mut results = probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await;
             results.sort_by(|a, b| a.tool.cmp(&b.tool));
             let before = known.clone();

@@ -31,6 +31,16 @@ pub enum Wave {
     Use,
     /// Tools that destroy, move, reset or close things.
     Remove,
+    /// Tools that undo the session's setup (`clear_working_dir`, `close_document`,
+    /// `disconnect_db`): after everything else, one at a time, so no tool finds it undone.
+    Teardown,
+}
+
+impl Wave {
+    /// Whether the tools of this wave only read (their calls may run side by side).
+    pub fn reads(self) -> bool {
+        matches!(self, Wave::Survey | Wave::Begin | Wave::Read)
+    }
 }
 
 /// Verbs of a tool that sets up its session, when their object is one of [`SETUP_OBJECTS`].
@@ -97,6 +107,32 @@ const MAKER_VERBS: &[&str] = &[
 const CLOSER_VERBS: &[&str] =
     &["close", "stop", "end", "disconnect", "exit", "quit", "shutdown", "cancel", "abort", "unload", "detach"];
 
+/// Verbs of a tool that undoes what a setup tool set up, when their object is one of
+/// [`SETUP_OBJECTS`].
+const TEARDOWN_VERBS: &[&str] = &[
+    "clear",
+    "unset",
+    "reset",
+    "close",
+    "end",
+    "stop",
+    "disconnect",
+    "unload",
+    "exit",
+    "quit",
+    "detach",
+    "deactivate",
+];
+
+/// Whether a tool undoes the session's setup: its name's verb undoes, and its object is something
+/// a session works in (`git_clear_working_dir`, `close_presentation`, `disconnect_database`).
+pub fn tears_down(tool: &str) -> bool {
+    let ws = words(tool);
+    ws.iter()
+        .position(|w| TEARDOWN_VERBS.contains(&w.as_str()))
+        .is_some_and(|i| ws[i + 1..].iter().any(|w| SETUP_OBJECTS.contains(&w.as_str())))
+}
+
 /// The first word of a tool's name that is a verb of any list here or of [`hints`].
 fn verb_of(ws: &[String]) -> Option<&str> {
     ws.iter().map(String::as_str).find(|w| {
@@ -132,6 +168,9 @@ pub fn sets_up(tool: &str, def: &Value) -> bool {
 pub fn wave(tool: &str, def: &Value) -> Wave {
     if sets_up(tool, def) {
         return Wave::Setup;
+    }
+    if tears_down(tool) && def.pointer("/annotations/readOnlyHint") != Some(&Value::Bool(true)) {
+        return Wave::Teardown;
     }
     let ws = words(tool);
     let starts = verb_of(&ws).is_some_and(|v| MAKER_VERBS.contains(&v));
@@ -205,18 +244,40 @@ mod tests {
         assert_eq!(wave("update_note", &plain("")), Wave::Change);
         assert_eq!(wave("delete_note", &plain("")), Wave::Remove);
         assert_eq!(wave("kill_process", &plain("")), Wave::Remove);
-        assert_eq!(wave("close_document", &plain("")), Wave::Remove);
+        assert_eq!(wave("close_document", &plain("")), Wave::Teardown);
         assert_eq!(wave("stop_recording", &plain("")), Wave::Remove);
+        assert_eq!(wave("git_clear_working_dir", &plain("")), Wave::Teardown);
+        assert_eq!(wave("close_presentation", &plain("")), Wave::Teardown);
+        assert_eq!(wave("git_reset", &plain("")), Wave::Remove);
         let search =
             json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object", "required": ["path"]}});
         assert_eq!(wave("start_search", &search), Wave::Begin, "a reader that starts something");
         assert!(makes("start_search", &search));
-        let mut waves =
-            [Wave::Remove, Wave::Use, Wave::Setup, Wave::Make, Wave::Read, Wave::Change, Wave::Begin, Wave::Survey];
+        let mut waves = [
+            Wave::Teardown,
+            Wave::Remove,
+            Wave::Use,
+            Wave::Setup,
+            Wave::Make,
+            Wave::Read,
+            Wave::Change,
+            Wave::Begin,
+            Wave::Survey,
+        ];
         waves.sort();
         assert_eq!(
             waves,
-            [Wave::Setup, Wave::Survey, Wave::Begin, Wave::Read, Wave::Make, Wave::Change, Wave::Use, Wave::Remove]
+            [
+                Wave::Setup,
+                Wave::Survey,
+                Wave::Begin,
+                Wave::Read,
+                Wave::Make,
+                Wave::Change,
+                Wave::Use,
+                Wave::Remove,
+                Wave::Teardown
+            ]
         );
     }
 

@@ -32,6 +32,7 @@ pub mod linux;
 pub mod macos;
 #[cfg(target_os = "linux")]
 mod reap;
+pub mod runner;
 pub mod scratch;
 
 use std::ffi::OsString;

@@ -305,3 +305,19 @@ pub fn skip(why: &str) {
     let name = std::thread::current().name().unwrap_or("a test").to_string();
     let _ = writeln!(std::io::stderr().lock(), "SKIP {name}: {why}");
 }
+
+/// The `kind` probe (`call` or `incomplete`) of `tool` in a JSON report's first server.
+pub fn probe<'a>(report: &'a serde_json::Value, tool: &str, kind: &str) -> &'a serde_json::Value {
+    report["servers"][0]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["tool"] == tool && p["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} probe of {tool}: {report:#}"))
+}
+
+/// What the lock pins of `server`'s probes (its `probes` object).
+pub fn pins(p: &Project, server: &str) -> serde_json::Value {
+    let lock: serde_json::Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    lock["servers"][server]["probes"].clone()
+}

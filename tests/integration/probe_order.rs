@@ -36,22 +36,8 @@ fn string() -> Value {
     json!({"type": "string"})
 }
 
-fn probe<'a>(report: &'a Value, tool: &str, kind: &str) -> &'a Value {
-    report["servers"][0]["probes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["tool"] == tool && p["kind"] == kind)
-        .unwrap_or_else(|| panic!("no {kind} probe of {tool}: {report:#}"))
-}
-
 fn probes_of<'a>(report: &'a Value, tool: &str) -> Vec<&'a Value> {
     report["servers"][0]["probes"].as_array().unwrap().iter().filter(|p| p["tool"] == tool).collect()
-}
-
-fn pins(p: &Project, server: &str) -> Value {
-    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
-    lock["servers"][server]["probes"].clone()
 }
 
 /// Every call probe of `tools` passed, none answered with a failure.

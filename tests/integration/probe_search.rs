@@ -17,20 +17,6 @@ fn ro(name: &str, props: Value, required: &[&str]) -> Value {
     })
 }
 
-fn probe<'a>(report: &'a Value, tool: &str, kind: &str) -> &'a Value {
-    report["servers"][0]["probes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["tool"] == tool && p["kind"] == kind)
-        .unwrap_or_else(|| panic!("no {kind} probe of {tool}: {report:#}"))
-}
-
-fn pins(p: &Project, server: &str) -> Value {
-    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
-    lock["servers"][server]["probes"].clone()
-}
-
 /// Tools that succeed only with the right arguments, each found by another source.
 fn picky_surface() -> Value {
     json!({

@@ -430,6 +430,50 @@ pub fn with_next_candidates(
     props: &[&str],
     tried: &[ArgSet],
 ) -> Vec<ArgSet> {
+    let picks: Vec<(String, Value)> =
+        props.iter().filter_map(|p| Some((p.to_string(), rejected.args.get(*p)?.clone()))).collect();
+    sets_with(def, known, rejected, &picks, None, tried)
+}
+
+/// Most candidates tried for one property a rejection points at.
+const PER_NAMED_OPTIONAL: usize = 2;
+
+/// Argument sets that add to `rejected` an optional property the rejection `text` names ("Must
+/// provide either search_text or paragraph_index", "Either paths must be provided, or all must
+/// be true"): each such property not sent yet, at its best candidates (from the same sources as a
+/// required one), every other argument kept.
+pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    let mut picks: Vec<(String, Value)> = Vec::new();
+    for p in props.keys().take(MAX_PROPERTIES) {
+        if rejected.args.contains_key(p) || !crate::probe::names_argument(text, p) {
+            continue;
+        }
+        // The property's smallest valid value: the whole schema synthesised with it required.
+        let mut alone = root.clone();
+        alone["required"] = Value::Array(vec![Value::String(p.clone())]);
+        if let Some(smallest) = crate::probe::synthesize_args(&alone).ok().and_then(|mut m| m.remove(p)) {
+            picks.push((p.clone(), smallest));
+        }
+    }
+    sets_with(def, known, rejected, &picks, Some(Source::Rejection), tried)
+}
+
+/// For each `(property, smallest valid value)` of `picks`, `rejected` with that property at each
+/// of its best [`PER_NAMED_OPTIONAL`] candidates other than the value it was sent (from the same
+/// sources as any property; `from` names the source, or `None` for the candidate's own), every
+/// other argument kept. Each set valid against the whole `inputSchema`, holding no secret, not
+/// aimed at the machine, none already in `tried`; never a property of a fixture.
+fn sets_with(
+    def: &Value,
+    known: &Known,
+    rejected: &ArgSet,
+    picks: &[(String, Value)],
+    from: Option<Source>,
+    tried: &[ArgSet],
+) -> Vec<ArgSet> {
     let empty = Value::Object(Map::new());
     let root = def.get("inputSchema").unwrap_or(&empty);
     let Some(schemas) = root.get("properties").and_then(Value::as_object) else { return vec![] };
@@ -444,72 +488,23 @@ pub fn with_next_candidates(
     };
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
-    for p in props {
-        let (Some(schema), Some(current)) = (schemas.get(*p), rejected.args.get(*p)) else { continue };
-        if rejected.from.get(*p) == Some(&Source::Fixture) {
+    for (p, smallest) in picks {
+        let Some(schema) = schemas.get(p) else { continue };
+        if rejected.from.get(p) == Some(&Source::Fixture) {
             continue;
         }
-        let cands = property_candidates(p, schema, root, &tool, known, current);
-        for c in cands.into_iter().filter(|c| !validate::json_eq(&c.value, current)).take(PER_NAMED_OPTIONAL) {
-            let mut set = rejected.clone();
-            set.args.insert((*p).to_string(), c.value.clone());
-            set.from.insert((*p).to_string(), c.source);
-            let at = format!("/{}", pointer_token(p));
-            set.relative.retain(|r| *r != at && !r.starts_with(&format!("{at}/")));
-            if c.relative {
-                set.relative.extend(relative_pointers(p, &c.value));
-            }
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent)
-                && !known.holds_secret(&sent)
-                && aimed_at_machine(root, &sent, known).is_none()
-                && !tried.iter().chain(&out).any(|s| s.args == set.args)
-            {
-                out.push(set);
-            }
-        }
-    }
-    out
-}
-
-/// Most candidates tried for one optional property a rejection names.
-const PER_NAMED_OPTIONAL: usize = 2;
-
-/// Argument sets that add to `rejected` an optional property the rejection `text` names ("Must
-/// provide either search_text or paragraph_index", "Either paths must be provided, or all must
-/// be true"): each such property not sent yet, at its best candidates (from the same sources as a
-/// required one), every other argument kept. Each set valid, holding no secret, not aimed at the
-/// machine, none already in `tried`.
-pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
-    let empty = Value::Object(Map::new());
-    let root = def.get("inputSchema").unwrap_or(&empty);
-    let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
-    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
-        return vec![];
-    };
-    let name = def.get("name").and_then(Value::as_str).unwrap_or("");
-    let tool = Tool {
-        name,
-        desc: def.get("description").and_then(Value::as_str).unwrap_or(""),
-        reads: hints::rank(name, def) <= 1,
-    };
-    let dir = known.paths.base.as_deref();
-    let mut out: Vec<ArgSet> = Vec::new();
-    for (p, schema) in props.iter().take(MAX_PROPERTIES) {
-        if rejected.args.contains_key(p) || !crate::probe::names_argument(text, p) {
-            continue;
-        }
-        // The property's smallest valid value: the whole schema synthesised with it required.
-        let mut alone = root.clone();
-        alone["required"] = Value::Array(vec![Value::String(p.clone())]);
-        let Some(smallest) = crate::probe::synthesize_args(&alone).ok().and_then(|mut m| m.remove(p)) else {
-            continue;
-        };
-        let cands = property_candidates(p, schema, root, &tool, known, &smallest);
-        for c in cands.into_iter().take(PER_NAMED_OPTIONAL) {
+        let sent_now = rejected.args.get(p);
+        let cands = property_candidates(p, schema, root, &tool, known, smallest);
+        for c in cands
+            .into_iter()
+            .filter(|c| sent_now.is_none_or(|v| !validate::json_eq(&c.value, v)))
+            .take(PER_NAMED_OPTIONAL)
+        {
             let mut set = rejected.clone();
             set.args.insert(p.clone(), c.value.clone());
-            set.from.insert(p.clone(), Source::Rejection);
+            set.from.insert(p.clone(), from.unwrap_or(c.source));
+            let at = format!("/{}", pointer_token(p));
+            set.relative.retain(|r| *r != at && !r.starts_with(&format!("{at}/")));
             if c.relative {
                 set.relative.extend(relative_pointers(p, &c.value));
             }
