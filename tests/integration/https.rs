@@ -44,18 +44,34 @@ fn tls_front(backend: String) -> TlsFront {
     .unwrap();
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    runtime.spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let (acceptor, backend) = (acceptor.clone(), backend.clone());
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
-                let Ok(mut plain) = tokio::net::TcpStream::connect(backend).await else { return };
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
-            });
+    // `localhost` may resolve to ::1 first: the front listens on the same port there too, so a
+    // server of another test bound to [::1] on that port number is never reached instead (seen
+    // under a loaded full run: a 401 from an OAuth fixture). Without IPv6, on 127.0.0.1 alone.
+    let (listeners, port) = runtime.block_on(async {
+        for _ in 0..50 {
+            let v4 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = v4.local_addr().unwrap().port();
+            match tokio::net::TcpListener::bind(("::1", port)).await {
+                Ok(v6) => return (vec![v4, v6], port),
+                Err(e) if e.kind() == std::io::ErrorKind::AddrNotAvailable => return (vec![v4], port),
+                Err(_) => continue,
+            }
         }
+        panic!("no port free on both 127.0.0.1 and ::1");
     });
+    for listener in listeners {
+        let (acceptor, backend) = (acceptor.clone(), backend.clone());
+        runtime.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, backend) = (acceptor.clone(), backend.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                    let Ok(mut plain) = tokio::net::TcpStream::connect(backend).await else { return };
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+                });
+            }
+        });
+    }
     TlsFront { url: format!("https://localhost:{port}/mcp"), ca_pem: ca_cert.pem(), _runtime: runtime }
 }
 
