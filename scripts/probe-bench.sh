@@ -12,6 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PIN="${1:-$PWD/target/release/mcp-pin}"
+# Absolute: each server is measured from its own folder.
+PIN=$(realpath "$PIN") || { echo "no mcp-pin binary at ${1:-target/release/mcp-pin}"; exit 2; }
+[ -x "$PIN" ] || { echo "no mcp-pin binary at $PIN"; exit 2; }
 POLICY="${2:-default}"
 PY="$PWD/target/py/bin"
 PYSQL="$PWD/target/py-sqlite/bin"

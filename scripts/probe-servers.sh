@@ -22,7 +22,7 @@
 #   pypi mcp-server-duckdb 1.1.0            an embedded database (DuckDB file), one SQL tool
 # Usage: scripts/probe-servers.sh   (then scripts/probe-bench.sh picks them up)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT="$PWD/target/probe-servers"
 NPM_DIR="$ROOT/npm"
 mkdir -p "$ROOT"
@@ -72,7 +72,8 @@ for entry in "${PY_SERVERS[@]}"; do
   fi
   rm -rf "$venv"
   if timeout 60 "$PY" -m venv "$venv" >"$ROOT/$name.log" 2>&1 \
-      && timeout 300 "$venv/bin/pip" install -q --disable-pip-version-check $req >>"$ROOT/$name.log" 2>&1 \
+      && read -r -a reqs <<<"$req" \
+      && timeout 300 "$venv/bin/pip" install -q --disable-pip-version-check "${reqs[@]}" >>"$ROOT/$name.log" 2>&1 \
       && [ -e "$venv/$marker" ]; then
     echo "$req" > "$venv/.pinned"
     echo "ok   $req"
