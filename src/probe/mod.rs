@@ -267,7 +267,7 @@ async fn run_placed(
     let secrets = server.secrets();
     let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
     let mut known = candidates::Known::of_server(server);
-    let budget = search::Budget::start();
+    let budget = search::Budget::for_tools(tools.len());
     let mut placed = arrange(server, tools, pinned);
     if placed.get(&Place::Sandbox).is_some_and(|w| w.values().any(|t| !t.is_empty())) {
         places.start_sandbox();

@@ -1,7 +1,7 @@
 //! One tool's calls, in the session of the place it is called (the server's own session, or a
 //! sandboxed one: this code does not know which). At `lock`, the candidate argument sets
 //! ([`candidates::argument_sets`]) are tried in order until the valid call succeeds, within
-//! [`candidates::MAX_CANDIDATES`] per tool and [`candidates::SEARCH_BUDGET`] per server; the
+//! [`candidates::MAX_CANDIDATES`] per tool and a time budget per server ([`Budget`]); the
 //! arguments of the call that succeeded (or of the first, when none did) are pinned with the
 //! result contract. At `check`, the pinned arguments are replayed, so a check is deterministic.
 //! Then the incomplete call, in the same session.
@@ -26,7 +26,15 @@ pub struct Budget {
 
 impl Budget {
     pub fn start() -> Budget {
-        Budget { until: Instant::now() + candidates::SEARCH_BUDGET }
+        Budget::for_tools(0)
+    }
+
+    /// The budget of a server of `tools` tools: [`candidates::SEARCH_BUDGET`] and
+    /// [`candidates::SEARCH_BUDGET_PER_TOOL`] for each, at most [`candidates::SEARCH_BUDGET_MAX`].
+    pub fn for_tools(tools: usize) -> Budget {
+        let each = candidates::SEARCH_BUDGET_PER_TOOL.saturating_mul(u32::try_from(tools).unwrap_or(u32::MAX));
+        let all = candidates::SEARCH_BUDGET.saturating_add(each).min(candidates::SEARCH_BUDGET_MAX);
+        Budget { until: Instant::now() + all }
     }
 
     /// Whether the server's time for further candidates is over.

@@ -38,6 +38,11 @@ use crate::config::{ServerConfig, Transport};
 pub const MAX_CANDIDATES: usize = 6;
 /// Time one server's probes may spend on further candidates once each tool had its first call.
 pub const SEARCH_BUDGET: Duration = Duration::from_secs(60);
+/// What each tool adds to [`SEARCH_BUDGET`]: a server of many tools gets time for each (a fixed
+/// budget spent by the first tools left a 46-tool server's last tools one candidate each).
+pub const SEARCH_BUDGET_PER_TOOL: Duration = Duration::from_secs(3);
+/// The most a server's search may take, however many tools it has.
+pub const SEARCH_BUDGET_MAX: Duration = Duration::from_secs(600);
 /// Most candidates kept per property.
 const PER_PROPERTY: usize = 8;
 /// Most required properties given candidates (the others keep their smallest valid value).

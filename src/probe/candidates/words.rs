@@ -84,7 +84,10 @@ pub fn offered(text: &str) -> Vec<String> {
 pub fn bounds(text: &str) -> Vec<String> {
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
-    if lower.contains("positive integer") || lower.contains("positive number") {
+    if lower.contains("non-negative") || lower.contains("nonnegative") {
+        out.push("0".to_string());
+    } else if lower.contains("positive") && !lower.contains("non-positive") {
+        // "must be a positive integer", "must be positive", "a positive value"
         out.push("1".to_string());
     }
     for (phrase, step) in [
@@ -193,6 +196,27 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 set.relative.push(if many { format!("/{prop}/0") } else { format!("/{prop}") });
                 let sent = Value::Object(set.resolve(dir));
                 if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+                    out.push(set);
+                }
+            }
+        }
+    }
+    // "Sheet 'Data' not found. Available sheets: 'Sales'" about `source: "Data!B2:F9"`: the part it
+    // quotes of a value sent, replaced by each value it offers, in that value.
+    for part in described::quoted(text).into_iter().filter(|q| q.chars().count() >= 2) {
+        for (prop, sent) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
+            if sent == part || !sent.contains(part.as_str()) || rejected.from.get(prop) == Some(&Source::Fixture) {
+                continue;
+            }
+            for v in values.iter().filter(|v| **v != part && !v.is_empty()) {
+                if out.len() >= PER_REJECTION {
+                    break;
+                }
+                let mut set = rejected.clone();
+                set.args.insert(prop.clone(), Value::String(sent.replacen(part.as_str(), v, 1)));
+                set.from.insert(prop.clone(), Source::Rejection);
+                let sent_now = Value::Object(set.resolve(dir));
+                if whole.is_valid(&sent_now) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
                     out.push(set);
                 }
             }
@@ -356,6 +380,8 @@ mod tests {
         assert_eq!(bounds("count must be greater than 0."), ["1"]);
         assert_eq!(bounds("a value between 5 and 10"), ["5"]);
         assert_eq!(bounds("Parameter 'rows': must be a positive integer"), ["1"]);
+        assert_eq!(bounds("Parameter 'width': must be positive"), ["1"]);
+        assert_eq!(bounds("index must be non-negative"), ["0"]);
         assert!(bounds("at least one file").is_empty());
         assert_eq!(offered("Invalid arguments: start: must be at least 1"), ["1"]);
     }
@@ -437,6 +463,25 @@ mod tests {
             sets_from_rejection(&def, &Known::default(), &rejected, "Filename cannot contain path separators", &[]);
         assert_eq!(sets[0].args["filename"], "Welcome.md");
         assert!(sets[0].relative.is_empty(), "sent as it is: {sets:?}");
+    }
+
+    #[test]
+    fn a_part_of_a_value_the_rejection_quotes_is_replaced_in_it() {
+        let def = json!({"name": "add_sparklines", "inputSchema": {"type": "object", "properties": {
+            "sheet": {"type": "string"}, "source": {"type": "string"}
+        }, "required": ["sheet", "source"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("sheet".to_string(), json!("Sales")),
+            ("source".to_string(), json!("Data!B2:F9")),
+        ]));
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &rejected,
+            "Sheet 'Data' not found. Available sheets: 'Sales'.",
+            &[],
+        );
+        assert!(sets.iter().any(|s| s.args["source"] == "Sales!B2:F9" && s.args["sheet"] == "Sales"), "{sets:?}");
     }
 
     #[test]
