@@ -6,12 +6,8 @@ use serde_json::Value;
 
 use super::hints::words;
 
-/// Most values kept per server from listing tools.
+/// Most values kept per server.
 pub const MAX_LISTED: usize = 256;
-/// Most values kept per server from what setup tools and makers returned.
-pub const MAX_MADE: usize = 64;
-/// Most values kept from one tool.
-pub const MAX_PER_TOOL: usize = 64;
 /// Longest value kept.
 const MAX_VALUE_LEN: usize = 200;
 /// Most words in a value: more is a sentence, not a name.

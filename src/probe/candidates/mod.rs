@@ -194,21 +194,12 @@ impl Known {
 
     fn take_values(&mut self, tool: &str, result: &Value, made: bool) {
         let base = self.paths.base.clone();
-        // Room per kind and per tool: a listing of every process on the machine must not leave
-        // no room for the id a maker returns next.
-        let mut of_tool = self.listed.iter().filter(|l| l.tool == tool).count();
-        let mut of_kind = self.listed.iter().filter(|l| l.made == made).count();
-        let cap = if made { listing::MAX_MADE } else { listing::MAX_LISTED };
         for mut l in listing::extract(tool, result) {
             l.made = made;
-            if self.env_values.iter().any(|e| l.value.contains(e.as_str()))
-                || of_kind >= cap
-                || of_tool >= listing::MAX_PER_TOOL
+            if self.env_values.iter().any(|e| l.value.contains(e.as_str())) || self.listed.len() >= listing::MAX_LISTED
             {
                 continue;
             }
-            of_tool += 1;
-            of_kind += 1;
             let path = match reqwest::Url::parse(&l.value) {
                 Ok(u) if u.scheme() == "file" => u.to_file_path().ok(),
                 _ if l.value.starts_with('/') => Some(PathBuf::from(&l.value)),

@@ -238,17 +238,3 @@ fn a_listed_process_id_is_never_offered_a_made_one_is() {
     known.made_by("start_process", &json!({"content": [{"type": "text", "text": "Process started with PID 5599"}]}));
     assert_eq!(pids(&known)[0], json!(5599), "{:?}", pids(&known));
 }
-
-/// A listing of hundreds of things leaves room for what a maker returns next, and for other
-/// tools' listings.
-#[test]
-fn a_long_listing_leaves_room_for_a_made_value() {
-    let mut known = Known::default();
-    let lines: Vec<String> = (0..1000).map(|i| format!("PID: {}, Command: x", i + 10)).collect();
-    known.listed_by("list_processes", &json!({"content": [{"type": "text", "text": lines.join("\n")}]}));
-    assert!(known.listed.len() <= listing::MAX_PER_TOOL, "{}", known.listed.len());
-    known.listed_by("list_tables", &json!({"structuredContent": {"tables": ["items"]}}));
-    assert!(known.listed.iter().any(|l| l.value == "items"));
-    known.made_by("start_process", &json!({"content": [{"type": "text", "text": "Process started with PID 16679"}]}));
-    assert!(known.listed.iter().any(|l| l.made && l.value == "16679"));
-}
