@@ -334,12 +334,16 @@ async fn run_placed(
                 }
             }
             if wave == order::Wave::Setup {
-                setups.extend(
-                    results
-                        .iter()
-                        .filter(|d| d.result.is_some())
-                        .filter_map(|d| Some((d.tool.clone(), d.set.clone()?))),
-                );
+                // The setup calls that succeeded are made once more, in order, after every setup
+                // tool's search: a setup tool's failed candidates (a `switch_presentation` to no
+                // presentation) can leave the session unset, and the later tools must see it set.
+                let now: Vec<(String, candidates::ArgSet)> = results
+                    .iter()
+                    .filter(|d| d.result.is_some())
+                    .filter_map(|d| Some((d.tool.clone(), d.set.clone()?)))
+                    .collect();
+                prepare(&mut places, at, &now, server.timeout, Some(&mut known)).await;
+                setups.extend(now);
             }
             if wave == order::Wave::Use {
                 // Called here because only a maker's values reach them: a call that now succeeds

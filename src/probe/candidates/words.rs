@@ -53,6 +53,9 @@ pub fn offered(text: &str) -> Vec<String> {
             Some(c) if c <= 40 && !rest[..c].contains(['.', '\n']) => &rest[c + 1..],
             _ => rest,
         };
+        // A list written as a literal: `Available presentations: ['p1', 'p2']`.
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix('[').unwrap_or(rest);
         for v in described::list(rest) {
             if !out.contains(&v) {
                 out.push(v);
@@ -203,12 +206,13 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     }
     // "Sheet 'Data' not found. Available sheets: 'Sales'" about `source: "Data!B2:F9"`: the part it
     // quotes of a value sent, replaced by each value it offers, in that value.
-    for part in described::quoted(text).into_iter().filter(|q| q.chars().count() >= 2) {
+    let word_like = |q: &str| q.chars().count() >= 2 && q.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c));
+    for part in described::quoted(text).into_iter().filter(|q| word_like(q)) {
         for (prop, sent) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
             if sent == part || !sent.contains(part.as_str()) || rejected.from.get(prop) == Some(&Source::Fixture) {
                 continue;
             }
-            for v in values.iter().filter(|v| **v != part && !v.is_empty()) {
+            for v in values.iter().filter(|v| **v != part && !v.is_empty() && !v.contains(sent) && word_like(v)) {
                 if out.len() >= PER_REJECTION {
                     break;
                 }
@@ -544,6 +548,10 @@ mod tests {
         assert_eq!(offered("Invalid range 'a'. Use a range such as 'A1:C10'"), ["A1:C10"]);
         assert_eq!(offered("mode must be one of: fast, slow"), ["fast", "slow"]);
         assert_eq!(offered("Expected a single cell such as 'B2', got 'A1:C10'."), ["B2", "A1:C10"]);
+        assert_eq!(
+            offered("Presentation '' not found. Available presentations: ['presentation_1']")[0],
+            "presentation_1"
+        );
         assert_eq!(offered("Invalid chart type: ''. Valid types are: column, bar, pie"), ["column", "bar", "pie"]);
         assert_eq!(
             offered("Invalid operation: . Must be 'analyze', 'optimize', or 'recommend'"),
