@@ -25,10 +25,6 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn start() -> Budget {
-        Budget::for_tools(0)
-    }
-
     /// The budget of a server of `tools` tools: [`candidates::SEARCH_BUDGET`] and
     /// [`candidates::SEARCH_BUDGET_PER_TOOL`] for each, at most [`candidates::SEARCH_BUDGET_MAX`].
     pub fn for_tools(tools: usize) -> Budget {

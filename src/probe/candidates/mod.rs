@@ -255,6 +255,21 @@ pub struct ArgSet {
 }
 
 impl ArgSet {
+    /// This set with `prop` set to `value`, found by `from`: the property's old path pointers
+    /// dropped, and the value's strings marked as paths relative to the working folder when
+    /// `paths` says so ([`relative_pointers`]). Every other argument kept.
+    pub fn with_value(&self, prop: &str, value: Value, from: Source, paths: bool) -> ArgSet {
+        let mut set = self.clone();
+        let at = format!("/{}", pointer_token(prop));
+        set.relative.retain(|r| *r != at && !r.starts_with(&format!("{at}/")));
+        if paths {
+            set.relative.extend(relative_pointers(prop, &value));
+        }
+        set.args.insert(prop.to_string(), value);
+        set.from.insert(prop.to_string(), from);
+        set
+    }
+
     /// Arguments the user wrote: sent as they are.
     pub fn fixture(args: Map<String, Value>) -> ArgSet {
         let from = args.keys().map(|k| (k.clone(), Source::Fixture)).collect();
@@ -368,13 +383,11 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
             required.push(r);
         }
     }
-    let tool_desc = def.get("description").and_then(Value::as_str).unwrap_or("");
-    let reads = hints::rank(name, def) <= 1;
+    let tool = Tool::of(name, def);
     let per_prop: Vec<(&str, Vec<Candidate>)> = required
         .iter()
         .map(|p| {
             let schema = props.and_then(|m| m.get(*p)).unwrap_or(&empty);
-            let tool = Tool { name, desc: tool_desc, reads };
             (*p, property_candidates(p, schema, root, &tool, known, &smallest[*p]))
         })
         .collect();
@@ -485,12 +498,7 @@ fn sets_with(
     let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
         return vec![];
     };
-    let name = def.get("name").and_then(Value::as_str).unwrap_or("");
-    let tool = Tool {
-        name,
-        desc: def.get("description").and_then(Value::as_str).unwrap_or(""),
-        reads: hints::rank(name, def) <= 1,
-    };
+    let tool = Tool::of(def.get("name").and_then(Value::as_str).unwrap_or(""), def);
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
     for (p, smallest) in picks {
@@ -505,14 +513,7 @@ fn sets_with(
             .filter(|c| sent_now.is_none_or(|v| !validate::json_eq(&c.value, v)))
             .take(PER_NAMED_OPTIONAL)
         {
-            let mut set = rejected.clone();
-            set.args.insert(p.clone(), c.value.clone());
-            set.from.insert(p.clone(), from.unwrap_or(c.source));
-            let at = format!("/{}", pointer_token(p));
-            set.relative.retain(|r| *r != at && !r.starts_with(&format!("{at}/")));
-            if c.relative {
-                set.relative.extend(relative_pointers(p, &c.value));
-            }
+            let set = rejected.with_value(p, c.value, from.unwrap_or(c.source), c.relative);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent)
                 && !known.holds_secret(&sent)
@@ -606,6 +607,16 @@ struct Tool<'a> {
     desc: &'a str,
     /// It only reads ([`hints::rank`] 0 or 1).
     reads: bool,
+}
+
+impl<'a> Tool<'a> {
+    fn of(name: &'a str, def: &'a Value) -> Tool<'a> {
+        Tool {
+            name,
+            desc: def.get("description").and_then(Value::as_str).unwrap_or(""),
+            reads: hints::rank(name, def) <= 1,
+        }
+    }
 }
 
 /// The candidates of one property, best first, each valid against its schema; the smallest

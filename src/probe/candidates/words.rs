@@ -190,13 +190,10 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 if out.len() >= PER_REJECTION {
                     break 'files;
                 }
-                let mut set = rejected.clone();
                 let many = rejected.args.get(prop).is_some_and(Value::is_array);
                 let v = Value::String(f.path.clone());
-                set.args.insert(prop.to_string(), if many { Value::Array(vec![v]) } else { v });
-                set.from.insert(prop.to_string(), Source::Rejection);
-                set.relative.retain(|p| p != &format!("/{prop}") && !p.starts_with(&format!("/{prop}/")));
-                set.relative.push(if many { format!("/{prop}/0") } else { format!("/{prop}") });
+                let set =
+                    rejected.with_value(prop, if many { Value::Array(vec![v]) } else { v }, Source::Rejection, true);
                 let sent = Value::Object(set.resolve(dir));
                 if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
                     out.push(set);
@@ -216,9 +213,14 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 if out.len() >= PER_REJECTION {
                     break;
                 }
-                let mut set = rejected.clone();
-                set.args.insert(prop.clone(), Value::String(sent.replacen(part.as_str(), v, 1)));
-                set.from.insert(prop.clone(), Source::Rejection);
+                // Still a path when it was one.
+                let paths = rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)));
+                let set = rejected.with_value(
+                    prop,
+                    Value::String(sent.replacen(part.as_str(), v, 1)),
+                    Source::Rejection,
+                    paths,
+                );
                 let sent_now = Value::Object(set.resolve(dir));
                 if whole.is_valid(&sent_now) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
                     out.push(set);
@@ -252,11 +254,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             if rejected.args.get(prop) == Some(&value) || sent_before.get(prop) == Some(&value) || echoes(&value) {
                 continue;
             }
-            let mut set = rejected.clone();
-            set.args.insert(prop.to_string(), value.clone());
-            set.from.insert(prop.to_string(), Source::Rejection);
-            let at = format!("/{}", crate::json::pointer_token(prop));
-            set.relative.retain(|p| *p != at && !p.starts_with(&format!("{at}/")));
+            let set = rejected.with_value(prop, value.clone(), Source::Rejection, false);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent)
                 && !known.holds_secret(&sent)
@@ -311,9 +309,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             let Some(item) = crate::probe::synthesize_args(&one).ok().and_then(|mut m| m.remove(*prop)) else {
                 continue;
             };
-            let mut set = rejected.clone();
-            set.args.insert((*prop).to_string(), item);
-            set.from.insert((*prop).to_string(), Source::Rejection);
+            let set = rejected.with_value(prop, item, Source::Rejection, false);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
                 out.push(set);
@@ -341,10 +337,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             if name.is_empty() || name == "." || out.len() >= PER_REJECTION {
                 continue;
             }
-            let mut set = rejected.clone();
-            set.args.insert(prop.to_string(), Value::String(name.to_string()));
-            set.relative.retain(|p| p != at);
-            set.from.insert(prop.to_string(), Source::Rejection);
+            let set = rejected.with_value(prop, Value::String(name.to_string()), Source::Rejection, false);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent)
                 && !tried.iter().chain(&out).any(|s| s.args == set.args && s.relative == set.relative)
