@@ -792,23 +792,20 @@ fn is_insufficient_scope(e: &rmcp::service::ClientInitializeError) -> bool {
     false
 }
 
+/// What an HTTP start-up failure was, from the transport's typed errors: every 401 and 403 the
+/// client sees becomes `AuthRequired` / `InsufficientScope` (with the challenge, empty when the
+/// server sent none), so nothing is read back from message text (a port `:44017` or a body that
+/// says "4031" is no status).
 fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError {
-    let text = format!("{e}");
-    let mut chain = text.clone();
-    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
-    while let Some(s) = src {
-        chain.push_str(&format!(": {s}"));
-        src = s.source();
-    }
     if let Some(challenge) = e.auth_challenge() {
         let status = if is_insufficient_scope(e) { 403 } else { 401 };
         return ClientError::NeedsCredentials { status, www_authenticate: challenge.to_string() };
     }
-    if chain.contains("insufficient scope") || chain.contains("403") {
-        return ClientError::NeedsCredentials { status: 403, www_authenticate: String::new() };
-    }
-    if chain.contains("401") || chain.contains("Auth required") || chain.contains("auth required") {
-        return ClientError::NeedsCredentials { status: 401, www_authenticate: String::new() };
+    let mut chain = format!("{e}");
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        chain.push_str(&format!(": {s}"));
+        src = s.source();
     }
     ClientError::Transport(chain)
 }

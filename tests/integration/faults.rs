@@ -248,14 +248,14 @@ fn canned_http(response: &'static str) -> u16 {
     port
 }
 
-fn http_fault(response: &'static str, needles: &[&str]) {
-    fault_at("http", response, needles);
+fn http_fault(response: &'static str, needles: &[&str]) -> String {
+    fault_at("http", response, needles)
 }
 
 /// Lock a healthy server and a `scheme://` one that answers `response`: the bad one fails clearly.
 /// (The timeout is generous: these faults fail at once, and on a loaded machine a tight timeout
 /// would turn the error under test into a timeout.)
-fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) {
+fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) -> String {
     let port = canned_http(response);
     let p = Project::new();
     p.write_json("good.json", &healthy());
@@ -266,7 +266,26 @@ fn fault_at(scheme: &str, response: &'static str, needles: &[&str]) {
             fixture_bin()
         ),
     );
-    lock_fails_clearly(&p, needles);
+    lock_fails_clearly(&p, needles)
+}
+
+/// Whether a server needs credentials is read from the status of its answer, never from digits
+/// anywhere in an error's text (a port such as `:44017` once made a refused connection read as
+/// a 401 under a loaded run).
+#[test]
+fn a_status_is_read_from_the_answer_never_from_the_text_of_an_error() {
+    let body = "error 4013: upstream 403";
+    let response: &'static str = Box::leak(
+        format!("HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+            .into_boxed_str(),
+    );
+    let err = http_fault(response, &["500"]);
+    assert!(!err.contains("needs credentials"), "{err}");
+    // A 401 without a challenge still needs credentials.
+    http_fault(
+        "HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        &["needs credentials", "401"],
+    );
 }
 
 #[test]
