@@ -422,3 +422,49 @@ fn values_a_rejection_names_are_tried_next_keeping_the_other_arguments() {
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(probe(&report, "read_sheet", "call")["outcome"], "pass", "{report:#}");
 }
+
+/// Two classes of the server's words, against a fixture that exhibits both: a name it says is
+/// taken gets one of the tool's own, and a value offered for a property inside an object argument
+/// (`sort_by: [{column}]`) goes there, never into the other arguments. Without the `TAKEN` words,
+/// or without the leaves inside object arguments (`words::inner_leaves`), the call is pinned as
+/// failed (checked by hand).
+#[test]
+fn a_taken_name_and_a_property_inside_an_object_argument_are_found_from_the_words() {
+    let p = Project::new();
+    p.write("sales.xlsx", "x");
+    let tool = json!({
+        "name": "add_sorted_copy",
+        "description": "Copy a sheet of a workbook, sorted, under a new name.",
+        "inputSchema": {"type": "object", "properties": {
+            "file": {"type": "string", "description": "Path of the .xlsx file"},
+            "new_sheet": {"type": "string", "description": "Name of the new sheet, e.g. 'Sales'", "maxLength": 31},
+            "sort_by": {"type": "array", "minItems": 1, "items": {"type": "object",
+                "properties": {"column": {"type": "string"}}, "required": ["column"]}}
+        }, "required": ["file", "new_sheet", "sort_by"]},
+        "annotations": {"readOnlyHint": true}
+    });
+    let surface = json!({
+        "tools": [tool],
+        "calls": {"add_sorted_copy": {
+            "exists": ["file"],
+            "taken": {"new_sheet": ["Sales"]},
+            "accepts": {"/sort_by/0/column": ["region"]},
+            "refusalTexts": {
+                "new_sheet": "A sheet named '{value}' already exists.",
+                "/sort_by/0/column": "Column '{value}' is not in A1:C10. Use a header ('region', 'sales') or a column letter."
+            }
+        }}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let call = &pins(&p, "fx")["add_sorted_copy"]["call"];
+    assert_eq!(call["args"]["new_sheet"], "mcp_pin_probe_add_sorted_copy", "{call:#}");
+    assert_eq!(call["args"]["sort_by"], json!([{"column": "region"}]), "{call:#}");
+    assert_eq!(call["args"]["file"], "sales.xlsx", "{call:#}");
+    assert_eq!(call["from"]["sort_by"], "server's words", "{call:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(probe(&report, "add_sorted_copy", "call")["outcome"], "pass", "{report:#}");
+}

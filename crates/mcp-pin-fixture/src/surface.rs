@@ -73,8 +73,14 @@ pub struct CallBehaviour {
     pub accept_incomplete: bool,
     /// A call with every required argument succeeds only when each argument named here has one
     /// of the listed values; otherwise `isError` with `not found: VALUE` (the argument unnamed).
+    /// A key that starts with `/` is a JSON pointer into the arguments (`/sort_by/0/column`).
     #[serde(default)]
     pub accepts: BTreeMap<String, Vec<Value>>,
+    /// The reverse of `accepts`: a call is refused while the argument (or pointer) has one of the
+    /// listed values (a name that is taken), with its `refusalTexts` text or `'VALUE' already
+    /// exists`.
+    #[serde(default)]
+    pub taken: BTreeMap<String, Vec<Value>>,
     /// The text of a refusal by `accepts`, per argument, `{value}` standing for the value sent
     /// (`"Sheet '{value}' not found. Available sheets: 'Items', 'Notes'"`); otherwise
     /// `not found: VALUE`.
@@ -165,14 +171,26 @@ pub struct ExitProcess {
 impl CallBehaviour {
     /// Why a call with every required argument is refused by `accepts` / `exists`, if it is.
     pub fn refusal(&self, args: &Map<String, Value>) -> Option<String> {
+        let all = Value::Object(args.clone());
+        let at = |k: &str| if k.starts_with('/') { all.pointer(k) } else { args.get(k) };
+        let say = |k: &str, v: &Value, otherwise: &str| {
+            let value = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+            match self.refusal_texts.get(k) {
+                Some(t) => t.replace("{value}", &value),
+                None => otherwise.replace("{value}", &value),
+            }
+        };
         for (k, allowed) in &self.accepts {
-            if let Some(v) = args.get(k) {
+            if let Some(v) = at(k) {
                 if !allowed.contains(v) {
-                    let value = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
-                    return Some(match self.refusal_texts.get(k) {
-                        Some(t) => t.replace("{value}", &value),
-                        None => format!("not found: {value}"),
-                    });
+                    return Some(say(k, v, "not found: {value}"));
+                }
+            }
+        }
+        for (k, names) in &self.taken {
+            if let Some(v) = at(k) {
+                if names.contains(v) {
+                    return Some(say(k, v, "'{value}' already exists"));
                 }
             }
         }

@@ -245,11 +245,11 @@ fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
 /// The listed values for property `prop`, best first: those of a tool or key that shares a
 /// significant word with the property (`table_name` and `list_tables`; `branch_name` and a
 /// branch listing), then, among them, those under a key the property's words include.
-pub fn for_property<'a>(prop: &str, listed: &'a [Listed]) -> Vec<&'a Listed> {
+pub fn for_property<'a>(prop: &str, listed: impl IntoIterator<Item = &'a Listed>) -> Vec<&'a Listed> {
     let pw = words(prop);
     let significant: Vec<&String> = pw.iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
     let mut scored: Vec<(usize, usize, &Listed)> = Vec::new();
-    for (i, l) in listed.iter().enumerate() {
+    for (i, l) in listed.into_iter().enumerate() {
         let tw = words(&l.tool);
         let kw = l.key.as_deref().map(words).unwrap_or_default();
         let shared = significant.iter().filter(|w| tw.contains(w) || kw.contains(w)).count();
@@ -259,7 +259,9 @@ pub fn for_property<'a>(prop: &str, listed: &'a [Listed]) -> Vec<&'a Listed> {
         let key_fits = !kw.is_empty() && kw.iter().all(|w| pw.contains(w));
         scored.push((2 * shared + usize::from(key_fits), i, l));
     }
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Equal words: what a tool of this session made (`PID 5599` from `start_process`) before
+    // what a listing named (every process of the machine).
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.made.cmp(&a.2.made)).then(a.1.cmp(&b.1)));
     let mut out: Vec<&Listed> = Vec::new();
     for (_, _, l) in scored {
         if !out.iter().any(|o| o.value == l.value) {
@@ -273,7 +275,7 @@ pub fn for_property<'a>(prop: &str, listed: &'a [Listed]) -> Vec<&'a Listed> {
 }
 
 /// The first values listed, whatever their words, for a property nothing else is known about.
-pub fn unmatched(listed: &[Listed]) -> Vec<&Listed> {
+pub fn unmatched<'a>(listed: impl IntoIterator<Item = &'a Listed>) -> Vec<&'a Listed> {
     let mut out: Vec<&Listed> = Vec::new();
     for l in listed {
         if !out.iter().any(|o| o.value == l.value) {
@@ -368,5 +370,19 @@ mod tests {
         assert_eq!(values("branch_name"), ["main"]);
         assert!(for_property("query", &listed).is_empty());
         assert!(for_property("name", &listed).is_empty(), "a generic word alone ties nothing");
+    }
+
+    /// Among values that share as many words with the property, one a tool of this session made
+    /// comes first: a long listing must not push it past what one property is offered.
+    #[test]
+    fn a_made_value_comes_before_listed_ones_of_equal_words() {
+        let lines: Vec<String> = (1..=20).map(|i| format!("ID: n{i}")).collect();
+        let mut listed = extract("list_notes", &text(&lines.join("\n")));
+        let mut made = extract("create_note", &text("Created note with ID: fresh1"));
+        made.iter_mut().for_each(|l| l.made = true);
+        listed.extend(made);
+        let values: Vec<&str> = for_property("note_id", &listed).iter().map(|l| l.value.as_str()).collect();
+        assert_eq!(values.first(), Some(&"fresh1"), "{values:?}");
+        assert_eq!(values.len(), MAX_FOR_PROPERTY);
     }
 }

@@ -458,15 +458,21 @@ const PER_NAMED_OPTIONAL: usize = 2;
 
 /// Argument sets that add to `rejected` an optional property the rejection `text` names ("Must
 /// provide either search_text or paragraph_index", "Either paths must be provided, or all must
-/// be true"): each such property not sent yet, at its best candidates (from the same sources as a
+/// be true"), or any, for a tool that requires nothing and words that name no property: each
+/// such property not sent yet, at its best candidates (from the same sources as a
 /// required one), every other argument kept.
 pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
     let empty = Value::Object(Map::new());
     let root = def.get("inputSchema").unwrap_or(&empty);
     let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    // A tool that requires nothing, refused with words that name none of its properties ("Path
+    // must be a non-empty file system path" for `list_workbooks {}`): its optional properties are
+    // the only ones that can be wrong.
+    let requires_nothing = root.get("required").and_then(Value::as_array).is_none_or(Vec::is_empty);
+    let every = requires_nothing && !props.keys().any(|p| crate::probe::names_argument(text, p));
     let mut picks: Vec<(String, Value)> = Vec::new();
     for p in props.keys().take(MAX_PROPERTIES) {
-        if rejected.args.contains_key(p) || !crate::probe::names_argument(text, p) {
+        if rejected.args.contains_key(p) || !(every || crate::probe::names_argument(text, p)) {
             continue;
         }
         // The property's smallest valid value: the whole schema synthesised with it required.
@@ -681,20 +687,19 @@ fn property_candidates(
             break;
         }
     }
-    let mut listed = listing::for_property(prop, &known.listed);
+    // A process id the server listed is a process of the machine (`list_processes` lists them
+    // all): only one a tool of this session made (`start_process`) is offered, and the listed
+    // ones are left out before the values are chosen, never after.
+    let pid = guard::takes_process_id(prop, schema);
+    let offered = || known.listed.iter().filter(|l| l.made || !pid);
+    let mut listed = listing::for_property(prop, offered());
     // Nothing else known about it, for a tool that only reads: what the server listed, tied to
     // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
     // changes things: a listed name is a real thing it would act on.
     if out.is_empty() && listed.is_empty() && tool.reads {
-        listed = listing::unmatched(&known.listed);
+        listed = listing::unmatched(offered());
     }
-    // A process id the server listed is a process of the machine (`list_processes` lists them
-    // all): only one a tool of this session made (`start_process`) is offered.
-    let pid = guard::takes_process_id(prop, schema);
     for l in listed {
-        if pid && !l.made {
-            continue;
-        }
         if l.relative {
             let s = Value::String(l.value.clone());
             let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };

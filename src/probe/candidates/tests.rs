@@ -226,7 +226,9 @@ fn an_array_of_objects_with_a_path_gets_one_object_holding_a_project_file() {
 #[test]
 fn a_listed_process_id_is_never_offered_a_made_one_is() {
     let mut known = Known::default();
-    known.listed_by("list_processes", &json!({"content": [{"type": "text", "text": "PID: 2, Command: kthreadd"}]}));
+    // A listing of the machine's processes, longer than what one property is offered.
+    let lines: Vec<String> = (2..40).map(|p| format!("PID: {p}, Command: kthreadd")).collect();
+    known.listed_by("list_processes", &json!({"content": [{"type": "text", "text": lines.join("\n")}]}));
     let def = json!({"name": "kill_process", "inputSchema": {"type": "object", "properties": {
         "pid": {"type": "integer", "description": "The process ID to kill"}
     }, "required": ["pid"]}});
@@ -234,7 +236,7 @@ fn a_listed_process_id_is_never_offered_a_made_one_is() {
     let pids = |k: &Known| {
         argument_sets("kill_process", &def, k, &smallest).iter().map(|s| s.args["pid"].clone()).collect::<Vec<_>>()
     };
-    assert!(!pids(&known).contains(&json!(2)), "{:?}", pids(&known));
+    assert!(!pids(&known).iter().any(|p| p.as_i64().is_some_and(|p| p < 40)), "{:?}", pids(&known));
     known.made_by("start_process", &json!({"content": [{"type": "text", "text": "Process started with PID 5599"}]}));
     assert_eq!(pids(&known)[0], json!(5599), "{:?}", pids(&known));
 }

@@ -12,6 +12,23 @@ use crate::probe::validate::{self, Formats};
 /// Words that say an array must not be empty.
 const NON_EMPTY: &[&str] =
     &["at least one", "must not be empty", "cannot be empty", "can't be empty", "non-empty", "is empty", "no items"];
+/// Words that say a name is taken: the call must make something under a name of its own.
+const TAKEN: &[&str] = &[
+    "already exists",
+    "already exist",
+    "already taken",
+    "already in use",
+    "already used",
+    "already registered",
+    "already defined",
+    "must be unique",
+    "is not unique",
+    "duplicate name",
+];
+/// Longest fresh name that is no path (a spreadsheet's sheet name may hold 31 characters).
+const MAX_FRESH_NAME: usize = 31;
+/// Words that, in a list of what a rejection would take, say it would take nothing.
+const NOTHING: &[&str] = &["none", "(none)", "nothing", "null", "nil", "n/a", "empty", "-"];
 /// Most argument sets made from one rejection.
 pub const PER_REJECTION: usize = 4;
 /// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
@@ -57,6 +74,10 @@ pub fn offered(text: &str) -> Vec<String> {
         let rest = rest.trim_start();
         let rest = rest.strip_prefix('[').unwrap_or(rest);
         for v in described::list(rest) {
+            // "Available: none" offers nothing.
+            if NOTHING.contains(&v.to_ascii_lowercase().as_str()) {
+                continue;
+            }
             if !out.contains(&v) {
                 out.push(v);
             }
@@ -176,6 +197,15 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             _ => false,
         })
         .collect();
+    // Leaves inside object arguments (`sort_by: [{column: ""}]`) the text names or quotes
+    // ("Column '' is not in A1:C10. Use a header ('region', 'sales')").
+    let inner: Vec<Leaf> = inner_leaves(&rejected.args)
+        .into_iter()
+        .filter(|l| {
+            rejected.from.get(&l.top) != Some(&Source::Fixture)
+                && (crate::probe::names_argument(text, &l.key) || quotes(text, &l.value))
+        })
+        .collect();
     let values = offered(text);
     let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
@@ -204,7 +234,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // "Sheet 'Data' not found. Available sheets: 'Sales'" about `source: "Data!B2:F9"`: the part it
     // quotes of a value sent, replaced by each value it offers, in that value.
     let word_like = |q: &str| q.chars().count() >= 2 && q.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c));
-    for part in described::quoted(text).into_iter().filter(|q| word_like(q)) {
+    for part in described::quoted(text).into_iter().filter(|q| word_like(q) && refused(text, q)) {
         for (prop, sent) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
             if sent == part || !sent.contains(part.as_str()) || rejected.from.get(prop) == Some(&Source::Fixture) {
                 continue;
@@ -231,7 +261,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // The value goes to each property the text names; when that gives nothing new (`Range ''
     // must …` about `at`, while `range` is set already), to the first whose value it quotes;
     // when the text names and quotes none, to each required property.
-    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() {
+    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() && inner.is_empty() {
         required.clone()
     } else {
         quoted.iter().copied().filter(|q| !named.contains(q)).collect()
@@ -280,6 +310,24 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         if placed {
             continue;
         }
+        for leaf in &inner {
+            if out.len() >= PER_REJECTION {
+                break 'values;
+            }
+            let Some(set) = with_leaf(rejected, leaf, v) else { continue };
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent)
+                && !known.holds_secret(&sent)
+                && !echoes(&Value::String(v.clone()))
+                && !tried.iter().chain(&out).any(|s| s.args == set.args)
+            {
+                out.push(set);
+                placed = true;
+            }
+        }
+        if placed {
+            continue;
+        }
         for prop in &fallback {
             if out.len() >= PER_REJECTION {
                 break 'values;
@@ -303,8 +351,11 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
             let mut one = root.clone();
             one["required"] = Value::Array(vec![Value::String((*prop).to_string())]);
-            if let Some(Value::Object(p)) = one.get_mut("properties").and_then(|p| p.get_mut(*prop)) {
+            // One item all the way down: `rows: [[]]` holds no value either.
+            let mut at = one.get_mut("properties").and_then(|p| p.get_mut(*prop));
+            while let Some(Value::Object(p)) = at {
                 p.insert("minItems".into(), Value::from(1));
+                at = p.get_mut("items").filter(|i| i.get("type").and_then(Value::as_str) == Some("array"));
             }
             let Some(item) = crate::probe::synthesize_args(&one).ok().and_then(|mut m| m.remove(*prop)) else {
                 continue;
@@ -346,6 +397,27 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
         }
     }
+    // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
+    // sent the name gets one of its own (a path keeps its folder and extension).
+    if TAKEN.iter().any(|p| lower.contains(p)) {
+        let tool = def.get("name").and_then(Value::as_str).unwrap_or("");
+        for (prop, v) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
+            let resolved = sent_before.get(prop).and_then(Value::as_str).unwrap_or(v);
+            let quoted = text.contains(&format!("'{v}'")) || text.contains(&format!("\"{v}\""));
+            if out.len() >= PER_REJECTION
+                || rejected.from.get(prop) == Some(&Source::Fixture)
+                || !(quoted || v.chars().count() >= 3 && (text.contains(v) || text.contains(resolved)))
+            {
+                continue;
+            }
+            let path = rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)));
+            let set = rejected.with_value(prop, Value::String(fresh_name(tool, v, path)), Source::Rejection, path);
+            let sent = Value::Object(set.resolve(dir));
+            if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+                out.push(set);
+            }
+        }
+    }
     // Nothing offered for a property whose value the rejection quotes ("Note \"a.md\" not
     // found"): its next candidates, the others kept.
     if out.len() < PER_REJECTION && !quoted.is_empty() {
@@ -366,10 +438,211 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     out
 }
 
+/// Whether `text` says the value it quotes as `part` is refused ("Sheet 'Data' not found",
+/// "Invalid range 'x'", "Unknown column 'y'"), not offered (`Use a header ('region', 'sales')`):
+/// a negation in the rest of its sentence, or a refusal just before it.
+fn refused(text: &str, part: &str) -> bool {
+    const AFTER: &[&str] = &["not", "no", "isn't", "doesn't", "cannot", "can't", "invalid", "unknown", "missing"];
+    const BEFORE: &[&str] = &["invalid", "unknown", "no such", "missing", "cannot find", "could not find"];
+    let lower = text.to_lowercase();
+    let part = part.to_lowercase();
+    [format!("'{part}'"), format!("\"{part}\"")].iter().any(|q| {
+        lower.match_indices(q.as_str()).any(|(i, m)| {
+            let rest = &lower[i + m.len()..];
+            let sentence = rest.split(['.', '\n', ';']).next().unwrap_or("");
+            let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').take(8).collect();
+            let head = &lower[..i];
+            let before = &head[head.char_indices().rev().nth(23).map_or(0, |(j, _)| j)..];
+            words.iter().any(|w| AFTER.contains(w)) || BEFORE.iter().any(|b| before.contains(b))
+        })
+    })
+}
+
+/// Whether `text` quotes the value `v` (`'x'`, `"x"`; `''` for an empty string).
+fn quotes(text: &str, v: &Value) -> bool {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return false,
+    };
+    text.contains(&format!("'{s}'")) || text.contains(&format!("\"{s}\""))
+}
+
+/// A string or number below the top level of the arguments (inside an object argument or an
+/// array's objects).
+struct Leaf {
+    /// The argument it is in.
+    top: String,
+    /// Its JSON pointer inside that argument's value.
+    rest: String,
+    /// The key it is under.
+    key: String,
+    value: Value,
+}
+
+/// The leaves below the top level of `args`. Array elements that are not objects are values of
+/// their array, not properties.
+fn inner_leaves(args: &Map<String, Value>) -> Vec<Leaf> {
+    fn walk(top: &str, rest: String, key: &str, v: &Value, out: &mut Vec<Leaf>) {
+        let depth = rest.matches('/').count();
+        match v {
+            Value::Object(m) if depth < 8 => {
+                for (k, x) in m {
+                    walk(top, format!("{rest}/{}", crate::json::pointer_token(k)), k, x, out);
+                }
+            }
+            Value::Array(a) if depth < 8 => {
+                for (j, x) in a.iter().enumerate().filter(|(_, x)| x.is_object()) {
+                    walk(top, format!("{rest}/{j}"), key, x, out);
+                }
+            }
+            Value::String(_) | Value::Number(_) if depth > 0 => {
+                out.push(Leaf { top: top.to_string(), rest, key: key.to_string(), value: v.clone() })
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in args {
+        walk(k, String::new(), k, v, &mut out);
+    }
+    out
+}
+
+/// `rejected` with `leaf` set to `v` (a number where a number was), found by the rejection; the
+/// leaf is no path any more.
+fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str) -> Option<ArgSet> {
+    let new = match leaf.value {
+        Value::Number(_) => Value::Number(serde_json::from_str(v).ok()?),
+        _ => Value::String(v.to_string()),
+    };
+    if new == leaf.value {
+        return None;
+    }
+    let mut set = rejected.clone();
+    *set.args.get_mut(&leaf.top)?.pointer_mut(&leaf.rest)? = new;
+    let at = format!("/{}{}", crate::json::pointer_token(&leaf.top), leaf.rest);
+    set.relative.retain(|r| *r != at);
+    set.from.insert(leaf.top.clone(), Source::Rejection);
+    Some(set)
+}
+
+/// A name nothing has yet, of the tool `tool` (so two tools of one session never take each
+/// other's): a path `dir/x.ext` becomes `dir/mcp-pin-probe-<tool>.ext`; a plain name becomes
+/// `mcp_pin_probe_<tool>`, letters, digits and `_` only, at most [`MAX_FRESH_NAME`] characters.
+fn fresh_name(tool: &str, taken: &str, path: bool) -> String {
+    let stem: String =
+        tool.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    if !path {
+        return format!("{}_{stem}", super::context::FRESH_NAME.replace('-', "_"))
+            .chars()
+            .take(MAX_FRESH_NAME)
+            .collect();
+    }
+    let (dir, file) = taken.rsplit_once('/').map_or(("", taken), |(d, f)| (d, f));
+    let ext =
+        file.rsplit_once('.').map(|(_, e)| e).filter(|e| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphanumeric()));
+    let name = format!(
+        "{}-{}{}",
+        super::context::FRESH_NAME,
+        stem.replace('_', "-"),
+        ext.map(|e| format!(".{e}")).unwrap_or_default()
+    );
+    if dir.is_empty() {
+        name
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_property_inside_an_object_argument_takes_the_values_offered_for_it() {
+        let def = json!({"name": "sort_range", "inputSchema": {"type": "object",
+            "$defs": {"SortKey": {"type": "object", "properties": {"column": {"type": "string"}}, "required": ["column"]}},
+            "properties": {
+                "path": {"type": "string"}, "sheet": {"type": "string"}, "range": {"type": "string"},
+                "sort_by": {"type": "array", "items": {"$ref": "#/$defs/SortKey"}, "minItems": 1}
+            }, "required": ["path", "sheet", "range", "sort_by"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("sales.xlsx")),
+            ("sheet".to_string(), json!("Sales")),
+            ("range".to_string(), json!("A1:C10")),
+            ("sort_by".to_string(), json!([{"column": ""}])),
+        ]));
+        let text = "Column '' is not in A1:C10. Use a header ('region', 'sales', None) or a column letter from A to C.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        assert_eq!(sets[0].args["sort_by"], json!([{"column": "region"}]), "{sets:?}");
+        assert_eq!(sets[0].from["sort_by"], Source::Rejection);
+        assert!(sets.iter().all(|s| s.args["path"] == "sales.xlsx" && s.args["sheet"] == "Sales"), "{sets:?}");
+    }
+
+    #[test]
+    fn a_list_of_nothing_offers_nothing() {
+        assert!(offered("Sheet 'Sales' has no table or PivotTable 'x'. Available: none.").iter().all(|v| v != "none"));
+        assert_eq!(offered("Available sheets: 'Sales', 'None'")[0], "Sales");
+    }
+
+    #[test]
+    fn a_tool_that_requires_nothing_gets_its_optional_properties_when_the_words_name_none() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("books")).unwrap();
+        let known = Known { paths: super::super::context::Paths::scan(d.path(), &[]), ..Known::default() };
+        let def = json!({"name": "list_workbooks", "inputSchema": {"type": "object", "properties": {
+            "directory": {"type": "string", "default": ""}, "recursive": {"type": "boolean"}
+        }}});
+        let rejected = ArgSet::smallest(Map::new());
+        let sets = sets_from_rejection(
+            &def,
+            &known,
+            &rejected,
+            "Path must be a non-empty file system path.",
+            std::slice::from_ref(&rejected),
+        );
+        assert!(sets.iter().any(|s| s.args.get("directory").is_some_and(|v| v != "")), "{sets:?}");
+        // Words that name a property point at it alone.
+        let def2 = json!({"name": "find", "inputSchema": {"type": "object", "properties": {
+            "directory": {"type": "string"}, "pattern": {"type": "string"}
+        }}});
+        let sets =
+            sets_from_rejection(&def2, &known, &rejected, "pattern is required", std::slice::from_ref(&rejected));
+        assert!(sets.iter().all(|s| !s.args.contains_key("directory")), "{sets:?}");
+    }
+
+    #[test]
+    fn a_name_the_rejection_says_is_taken_gets_one_of_its_own() {
+        let def = json!({"name": "create_chart", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "sheet": {"type": "string", "maxLength": 31}
+        }, "required": ["path", "sheet"]}});
+        let mut rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("data/sales.xlsx")),
+            ("sheet".to_string(), json!("Sales")),
+        ]));
+        rejected.relative.push("/path".into());
+        let sets =
+            sets_from_rejection(&def, &Known::default(), &rejected, "A sheet named 'Sales' already exists.", &[]);
+        assert_eq!(sets[0].args["sheet"], "mcp_pin_probe_create_chart", "{sets:?}");
+        assert_eq!(sets[0].args["path"], "data/sales.xlsx", "the other arguments are kept");
+        // A path keeps its folder and extension, and stays a path.
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &rejected,
+            "/home/u/p/data/sales.xlsx already exists. Pass overwrite=true to replace it.",
+            &[],
+        );
+        let made = sets.iter().find(|s| s.args["path"] != "data/sales.xlsx").expect("a fresh path");
+        assert_eq!(made.args["path"], "data/mcp-pin-probe-create-chart.xlsx", "{sets:?}");
+        assert!(made.relative.contains(&"/path".to_string()));
+        // Never longer than a sheet name may be; nothing taken, nothing fresh.
+        assert!(fresh_name("add_a_rather_long_tool_name_here", "x", false).chars().count() <= MAX_FRESH_NAME);
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "Sheet 'Sales' not found.", &[]);
+        assert!(sets.iter().all(|s| s.args["sheet"] != "mcp_pin_probe_create_chart"), "{sets:?}");
+    }
 
     #[test]
     fn bounds_a_text_names() {
@@ -428,6 +701,7 @@ mod tests {
         let sets =
             sets_from_rejection(&def, &Known::default(), &rejected, "rows must contain at least one value.", &[]);
         assert_eq!(sets[0].args["rows"].as_array().map(Vec::len), Some(1), "{sets:?}");
+        assert_eq!(sets[0].args["rows"][0].as_array().map(Vec::len), Some(1), "an item of an item too: {sets:?}");
         assert_eq!(sets[0].args["at"], "B2");
     }
 
@@ -479,6 +753,8 @@ mod tests {
             &[],
         );
         assert!(sets.iter().any(|s| s.args["source"] == "Sales!B2:F9" && s.args["sheet"] == "Sales"), "{sets:?}");
+        assert!(refused("Invalid range 'x'", "x") && refused("«ünïcödé» Unknown column \"y\"", "y"));
+        assert!(!refused("Use a header ('region', 'sales', None) or a column letter", "sales"));
     }
 
     #[test]
