@@ -296,9 +296,29 @@ async fn run_placed(
         if mode == Mode::Lock && at == Place::Sandbox {
             waves.entry(order::Wave::Use).or_default();
         }
+        if mode == Mode::Lock {
+            waves.entry(order::Wave::Late).or_default();
+        }
+        // Each wave's tools, and what was known once the wave was done.
+        let mut searched: Vec<(Vec<(&String, &Value)>, candidates::Known)> = Vec::new();
         for (wave, mut in_wave) in waves {
             if wave == order::Wave::Use && mode == Mode::Lock {
                 in_wave = users_of_made_values(server, tools, &done, &known);
+            }
+            // At `lock`, a tool that failed with every candidate gets one more try after every
+            // other wave of its place when what the later waves returned or were sent gives it
+            // other arguments (a reader of an early wave, and the document a later tool opened).
+            if wave == order::Wave::Late && mode == Mode::Lock {
+                in_wave = searched
+                    .iter()
+                    .flat_map(|(tools, then)| {
+                        tools.iter().copied().filter(|(name, def)| {
+                            failed_every_candidate(&done, name)
+                                && !budget.spent()
+                                && other_arguments(server, name, def, then, &known)
+                        })
+                    })
+                    .collect();
             }
             if in_wave.is_empty() {
                 continue;
@@ -345,10 +365,15 @@ async fn run_placed(
                 prepare(&mut places, at, &now, server.timeout, Some(&mut known)).await;
                 setups.extend(now);
             }
-            if wave == order::Wave::Use {
-                // Called here because only a maker's values reach them: a call that now succeeds
-                // replaces the one made in the server's own session, and the pin says where it
-                // was made, so `check` calls it here too.
+            // Called again here: a call that now succeeds replaces the earlier one, and the pin says
+            // where (a reader only a maker's values reach: the sandbox) or when (late) it was made,
+            // so `check` calls it there and then too.
+            let again = match wave {
+                order::Wave::Use => Some((PLACE_KEY, Value::String(Place::Sandbox.as_str().into()))),
+                order::Wave::Late => Some((LATE_KEY, Value::Bool(true))),
+                _ => None,
+            };
+            if let Some((key, value)) = &again {
                 results.retain(|d| d.result.is_some() || mode == Mode::Check);
                 for d in &mut results {
                     done.retain(|x| x.tool != d.tool);
@@ -356,7 +381,7 @@ async fn run_placed(
                         if let Some(Value::Object(shape)) = &mut d.shape {
                             let call = shape.entry(search::CALL_KEY).or_insert_with(|| Value::Object(Map::new()));
                             if let Value::Object(call) = call {
-                                call.insert(PLACE_KEY.into(), Value::String(Place::Sandbox.as_str().into()));
+                                call.insert((*key).into(), value.clone());
                             }
                         }
                     }
@@ -366,6 +391,10 @@ async fn run_placed(
                 place::stamp(&mut d.probes, at);
             }
             done.extend(results);
+            // (The tools of `Use` and `Late` were searched in an earlier wave already.)
+            if mode == Mode::Lock && again.is_none() {
+                searched.push((in_wave, known.clone()));
+            }
         }
     }
     places.close().await;
@@ -384,6 +413,10 @@ async fn run_placed(
 /// hints place it (a reader only a maker's values reach: [`order::Wave::Use`]). Only the
 /// sandbox is ever read from it: a lock cannot move a tool out of the sandbox.
 pub const PLACE_KEY: &str = "place";
+
+/// The key of a pinned call made after every other wave of its place ([`order::Wave::Late`]):
+/// `check` calls it there too, after the same calls.
+pub const LATE_KEY: &str = "late";
 
 /// A place's tools by wave ([`order::wave`]).
 type Waves<'t> = BTreeMap<order::Wave, Vec<(&'t String, &'t Value)>>;
@@ -413,6 +446,14 @@ fn arrange<'t>(
             at = Place::Sandbox;
             wave = order::Wave::Use;
         }
+        let late = pinned
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.pointer(&format!("/{}/{LATE_KEY}", search::CALL_KEY)))
+            .and_then(Value::as_bool)
+            == Some(true);
+        if called && late && wave != order::Wave::Use {
+            wave = order::Wave::Late;
+        }
         each.push((at, wave, name, def, called));
     }
     let setup_in_sandbox =
@@ -432,9 +473,13 @@ fn arrange<'t>(
 }
 
 /// Offer what a wave's tools returned to the later tools: a listing reader's names, a setup
-/// tool's or a maker's handles ([`order::feeds`]).
+/// tool's or a maker's handles ([`order::feeds`]), and the values every call that succeeded was
+/// sent ([`candidates::Known::worked_for`]).
 fn feed(known: &mut candidates::Known, tools: &BTreeMap<String, Value>, results: &[search::Done]) {
     for d in results {
+        if let (Some(_), Some(set)) = (&d.result, &d.set) {
+            known.worked_for(&d.tool, set);
+        }
         if let (Some(r), Some(def)) = (&d.result, tools.get(&d.tool)) {
             if order::makes(&d.tool, def) {
                 match &d.set {

@@ -34,6 +34,10 @@ pub enum Wave {
     /// Tools that undo the session's setup (`clear_working_dir`, `close_document`,
     /// `disconnect_db`): after everything else, one at a time, so no tool finds it undone.
     Teardown,
+    /// Tools called once more after every other wave of their place, because what the later
+    /// waves returned or were sent gives them other arguments (the probe run gives it, and the
+    /// lock says so, so `check` calls them at the same point).
+    Late,
 }
 
 impl Wave {
@@ -163,8 +167,8 @@ pub fn sets_up(tool: &str, def: &Value) -> bool {
     named || SETUP_PHRASES.iter().any(|p| desc.contains(p))
 }
 
-/// The wave a tool is called in, from its definition alone ([`Wave::Use`] is never given here:
-/// the probe run gives it).
+/// The wave a tool is called in, from its definition alone ([`Wave::Use`] and [`Wave::Late`]
+/// are never given here: the probe run gives them).
 pub fn wave(tool: &str, def: &Value) -> Wave {
     if sets_up(tool, def) {
         return Wave::Setup;

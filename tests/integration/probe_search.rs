@@ -468,3 +468,49 @@ fn a_taken_name_and_a_property_inside_an_object_argument_are_found_from_the_word
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(probe(&report, "add_sorted_copy", "call")["outcome"], "pass", "{report:#}");
 }
+
+/// What another tool of the server accepted for a property of the same name is a source: a
+/// tool whose own words point at text files (`insert_near_text`) gets the document its sibling
+/// opened. Without `Known::worked_for` fed after each wave, or without the `Late` wave (its own
+/// wave, `Begin`, comes before its sibling's), the project's seven text files fill its
+/// candidates and it is pinned as failed (both checked by hand).
+#[test]
+fn a_value_another_tool_accepted_for_the_same_property_is_tried() {
+    let p = Project::new();
+    for f in ["a.txt", "b.md", "c.json", "d.csv", "e.toml", "f.yaml", "g.yml", "report.docx"] {
+        p.write(f, "x");
+    }
+    // Paths are sent resolved against the server's working folder.
+    let doc = p.path("report.docx").display().to_string();
+    let reader = |name: &str, desc: &str| {
+        json!({"name": name, "description": desc,
+            "inputSchema": {"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]},
+            "annotations": {"readOnlyHint": true}})
+    };
+    let surface = json!({
+        "tools": [
+            reader("get_document_info", "Information about a Word document (.docx)."),
+            reader("insert_near_text", "Insert a line near the target text of a paragraph."),
+        ],
+        "calls": {
+            "get_document_info": {"accepts": {"filename": [doc]}},
+            "insert_near_text": {"accepts": {"filename": [doc]}}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pins = pins(&p, "fx");
+    assert_eq!(pins["get_document_info"]["call"]["from"]["filename"], "project folder", "{pins:#}");
+    let call = &pins["insert_near_text"]["call"];
+    assert_eq!(call["args"]["filename"], "report.docx", "{call:#}");
+    assert_eq!(call["from"]["filename"], "another tool's call", "{call:#}");
+    // Called after every other wave of its place (its own wave came before its sibling's), and
+    // the lock says so: `check` calls it at the same point.
+    assert_eq!(call["late"], true, "{call:#}");
+    assert!(pins["get_document_info"]["call"].get("late").is_none(), "{pins:#}");
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(probe(&report, "insert_near_text", "call")["outcome"], "pass", "{report:#}");
+}

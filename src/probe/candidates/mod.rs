@@ -70,6 +70,9 @@ pub enum Source {
     Result,
     /// A value the server named when it rejected a call ([`words`]).
     Rejection,
+    /// The value another tool of the server was called with, for a property of the same name,
+    /// in a call that succeeded ([`Known::worked_for`]).
+    Sibling,
     /// The smallest valid value.
     Smallest,
     /// An `args` fixture in the config.
@@ -88,6 +91,7 @@ impl Source {
             Source::Listing => "listing",
             Source::Result => "result",
             Source::Rejection => "server's words",
+            Source::Sibling => "another tool's call",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
         }
@@ -103,6 +107,7 @@ impl Source {
             Source::Listing,
             Source::Result,
             Source::Rejection,
+            Source::Sibling,
             Source::Smallest,
             Source::Fixture,
         ]
@@ -132,7 +137,22 @@ pub struct Known {
     pub env_values: Vec<String>,
     /// The home folder, never a candidate ([`guard`]).
     pub home: Option<PathBuf>,
+    /// Values other tools' calls that succeeded were sent ([`Known::worked_for`]).
+    pub worked: Vec<Worked>,
 }
+
+/// A value a call that succeeded was sent, for the property `prop`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Worked {
+    pub tool: String,
+    pub prop: String,
+    pub value: Value,
+    /// JSON pointers (into the value) of strings that are paths relative to the working folder.
+    pub relative: Vec<String>,
+}
+
+/// Most values kept from calls that succeeded, per server.
+const MAX_WORKED: usize = 128;
 
 impl Known {
     /// The context of one server: for a stdio server, its command line and working folder (the
@@ -151,7 +171,7 @@ impl Known {
             .filter(|v| v.len() >= MIN_ENV_VALUE)
             .collect();
         let home = crate::env_vars::get(crate::env_vars::HOME).map(PathBuf::from);
-        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values, home }
+        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values, home, worked: Vec::new() }
     }
 
     /// Add the values of one successful read-only call.
@@ -182,6 +202,51 @@ impl Known {
             } else {
                 i += 1;
             }
+        }
+    }
+
+    /// Keep the values of a call of `tool` that succeeded with `set`, for the tools called after
+    /// it: what a tool of the server accepted for `filename` (`report.docx`) is what its other
+    /// tools' `filename` most likely takes, whatever their words say (`insert_header_near_text`
+    /// reads as a text file). Only values found in the project, the server's words, a listing or
+    /// a description: not a schema's own values or the smallest valid one (they say nothing of
+    /// the project), not a handle made in a session, not a name made for the tool itself.
+    pub fn worked_for(&mut self, tool: &str, set: &ArgSet) {
+        for (prop, value) in &set.args {
+            let kept = matches!(
+                set.from.get(prop),
+                Some(
+                    Source::ProjectFolder
+                        | Source::CommandLine
+                        | Source::Roots
+                        | Source::Listing
+                        | Source::Description
+                        | Source::Rejection
+                        | Source::Sibling
+                )
+            );
+            let own_name = strings_in(value)
+                .iter()
+                .any(|s| s.contains(context::FRESH_NAME) || s.contains(&context::FRESH_NAME.replace('-', "_")));
+            if !kept || own_name || self.worked.len() >= MAX_WORKED {
+                continue;
+            }
+            if self.worked.iter().any(|w| w.prop == *prop && validate::json_eq(&w.value, value)) {
+                continue;
+            }
+            let at = format!("/{}", pointer_token(prop));
+            let relative = set
+                .relative
+                .iter()
+                .filter_map(|r| {
+                    if *r == at {
+                        Some(String::new())
+                    } else {
+                        r.strip_prefix(&format!("{at}/")).map(|x| format!("/{x}"))
+                    }
+                })
+                .collect();
+            self.worked.push(Worked { tool: tool.to_string(), prop: prop.clone(), value: value.clone(), relative });
         }
     }
 
@@ -470,9 +535,16 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // the only ones that can be wrong.
     let requires_nothing = root.get("required").and_then(Value::as_array).is_none_or(Vec::is_empty);
     let every = requires_nothing && !props.keys().any(|p| crate::probe::names_argument(text, p));
+    // Named as it is, or by every word of its name ("Target paragraph not found (by index or
+    // text)" names `target_paragraph_index` and `target_text`).
+    let text_words = hints::words(text);
+    let names = |p: &str| {
+        let ws = hints::words(p);
+        crate::probe::names_argument(text, p) || ws.len() >= 2 && ws.iter().all(|w| text_words.contains(w))
+    };
     let mut picks: Vec<(String, Value)> = Vec::new();
     for p in props.keys().take(MAX_PROPERTIES) {
-        if rejected.args.contains_key(p) || !(every || crate::probe::names_argument(text, p)) {
+        if rejected.args.contains_key(p) || !(every || names(p)) {
             continue;
         }
         // The property's smallest valid value: the whole schema synthesised with it required.
@@ -651,10 +723,17 @@ fn property_candidates(
             out.push(c);
         }
     };
+    let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+    // What another tool of the server accepted for a property of this name, first: the project's
+    // document is the one its sibling opened, whatever this tool's words say. Never for a path
+    // that must not exist yet (`create_document` would write over the project's document).
+    let fresh = hints::path_hint(prop, desc, tool.name, tool.desc).is_some_and(|h| h.fresh);
+    for w in known.worked.iter().filter(|w| w.prop == prop && w.tool != tool.name && !fresh) {
+        add(Candidate { value: w.value.clone(), source: Source::Sibling, relative: !w.relative.is_empty() }, &mut out);
+    }
     for v in schema::values(schema, root) {
         add(Candidate { value: v, source: Source::Schema, relative: false }, &mut out);
     }
-    let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
     for text in described::examples(desc) {
         for v in coerce(&text, schema, root) {
             add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);

@@ -240,3 +240,39 @@ fn a_listed_process_id_is_never_offered_a_made_one_is() {
     known.made_by("start_process", &json!({"content": [{"type": "text", "text": "Process started with PID 5599"}]}));
     assert_eq!(pids(&known)[0], json!(5599), "{:?}", pids(&known));
 }
+
+/// What another tool's call that succeeded was sent is offered for a property of the same name,
+/// first: values found in the project or the server's words, never a schema's own, the smallest
+/// valid one, or a name made for one tool; never for a path that must not exist yet.
+#[test]
+fn a_value_another_tool_was_sent_is_offered_first_for_the_same_property() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "x").unwrap();
+    std::fs::write(d.path().join("report.docx"), "x").unwrap();
+    let mut known = Known { paths: context::Paths::scan(d.path(), &[]), ..Known::default() };
+    let mut set = ArgSet::smallest(Map::from_iter([
+        ("filename".to_string(), json!("report.docx")),
+        ("mode".to_string(), json!("fast")),
+        ("out".to_string(), json!("mcp-pin-probe-x.txt")),
+    ]));
+    set.from.insert("filename".into(), Source::ProjectFolder);
+    set.from.insert("mode".into(), Source::Schema);
+    set.from.insert("out".into(), Source::ProjectFolder);
+    set.relative = vec!["/filename".into(), "/out".into()];
+    known.worked_for("get_document_info", &set);
+    assert_eq!(known.worked.len(), 1, "{:?}", known.worked);
+    assert_eq!(known.worked[0].relative, [""]);
+    let def = |name: &str| {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string"}, "mode": {"type": "string"}
+        }, "required": ["filename", "mode"]}})
+    };
+    let smallest = Map::from_iter([("filename".to_string(), json!("")), ("mode".to_string(), json!(""))]);
+    let sets = argument_sets("insert_near_text", &def("insert_near_text"), &known, &smallest);
+    assert_eq!((sets[0].args["filename"].clone(), sets[0].from["filename"]), (json!("report.docx"), Source::Sibling));
+    assert!(sets[0].relative.contains(&"/filename".to_string()), "{:?}", sets[0]);
+    assert_ne!(sets[0].args["mode"], "fast", "a schema's own value is the tool's own");
+    // A tool that makes a new file never gets the document another tool opened.
+    let sets = argument_sets("create_document", &def("create_document"), &known, &smallest);
+    assert!(sets.iter().all(|s| s.from["filename"] != Source::Sibling), "{sets:?}");
+}

@@ -582,6 +582,19 @@ mod tests {
     }
 
     #[test]
+    fn an_optional_property_named_by_every_word_of_its_name_is_added() {
+        let def = json!({"name": "insert_header_near_text", "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string"}, "target_text": {"type": "string"},
+            "target_paragraph_index": {"type": "integer"}, "header_title": {"type": "string"}
+        }, "required": ["filename"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([("filename".to_string(), json!("report.docx"))]));
+        let text = "Target paragraph not found (by index or text).";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+        assert!(sets.iter().any(|s| s.args.contains_key("target_paragraph_index")), "{sets:?}");
+        assert!(sets.iter().all(|s| !s.args.contains_key("header_title")), "{sets:?}");
+    }
+
+    #[test]
     fn a_list_of_nothing_offers_nothing() {
         assert!(offered("Sheet 'Sales' has no table or PivotTable 'x'. Available: none.").iter().all(|v| v != "none"));
         assert_eq!(offered("Available sheets: 'Sales', 'None'")[0], "Sales");
