@@ -774,7 +774,9 @@ fn property_candidates(
     let mut listed = listing::for_property(prop, offered());
     // Nothing else known about it, for a tool that only reads: what the server listed, tied to
     // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
-    // changes things: a listed name is a real thing it would act on.
+    // changes things: outside the sandbox a listed name is a real thing it would act on, and in
+    // it, a real commit cherry-picked left a cherry-pick in progress that the next candidate
+    // (`--abort`) needed, so the call pinned passed at `lock` and failed at `check`.
     if out.is_empty() && listed.is_empty() && tool.reads {
         listed = listing::unmatched(offered());
     }
@@ -796,6 +798,10 @@ fn property_candidates(
         for s in ["a", "1"] {
             tail.push(Candidate { value: Value::String(s.into()), source: Source::Smallest, relative: false });
         }
+    }
+    // A flag: both values ("force flag must be set to true").
+    if let Some(b) = smallest.as_bool() {
+        tail.push(Candidate { value: Value::Bool(!b), source: Source::Smallest, relative: false });
     }
     // A process id no process has, before the smallest valid one (0, the caller's own group).
     if guard::takes_process_id(prop, schema) {

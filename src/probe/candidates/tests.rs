@@ -276,3 +276,15 @@ fn a_value_another_tool_was_sent_is_offered_first_for_the_same_property() {
     let sets = argument_sets("create_document", &def("create_document"), &known, &smallest);
     assert!(sets.iter().all(|s| s.from["filename"] != Source::Sibling), "{sets:?}");
 }
+
+/// A flag is tried both ways ("force flag must be set to true to clean untracked files").
+#[test]
+fn a_flag_is_offered_both_values() {
+    let def = json!({"name": "clean", "inputSchema": {"type": "object", "properties": {
+        "force": {"type": "boolean", "default": false}
+    }, "required": ["force"]}});
+    let smallest = Map::from_iter([("force".to_string(), json!(false))]);
+    let values: Vec<Value> =
+        argument_sets("clean", &def, &Known::default(), &smallest).iter().map(|s| s.args["force"].clone()).collect();
+    assert!(values.contains(&json!(false)) && values.contains(&json!(true)), "{values:?}");
+}
