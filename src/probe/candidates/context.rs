@@ -122,9 +122,15 @@ impl Paths {
                 .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
                 .take(64)
                 .collect();
+            // A file of the type the words name first (`csv_path` of `export_csv`: `.csv`).
+            let ext = h
+                .words
+                .iter()
+                .find(|w| super::hints::FILE_TYPE_WORDS.contains(&w.as_str()))
+                .map_or("txt", String::as_str);
             let name = match h.kind {
                 Kind::Dir => format!("{FRESH_NAME}-{stem}"),
-                _ => format!("{FRESH_NAME}-{stem}.txt"),
+                _ => format!("{FRESH_NAME}-{stem}.{ext}"),
             };
             out.push(Entry { path: name, relative: true, dir: h.kind == Kind::Dir, origin: Source::ProjectFolder });
         }
@@ -384,6 +390,9 @@ mod tests {
         assert_eq!(new[0].path, "mcp-pin-probe-write_file.txt");
         let new_dir = p.for_hint("create directory!", &path_hint("path", "", "create_directory", "").unwrap());
         assert_eq!((new_dir[0].path.as_str(), new_dir[0].dir), ("mcp-pin-probe-create-directory-", true));
+        // A new file of the type the words name: `export_csv` writes a CSV.
+        let csv = p.for_hint("export_csv", &path_hint("csv_path", "", "export_csv", "").unwrap());
+        assert_eq!(csv[0].path, "mcp-pin-probe-export_csv.csv");
     }
 
     #[test]

@@ -54,7 +54,13 @@ const MAYBE_PATH_WORDS: &[&str] = &["source", "src", "destination", "dest", "dst
 /// Property words that name something to be made (a path that should not exist yet).
 const NEW_PROPERTY_WORDS: &[&str] = &["destination", "dest", "dst", "target", "new", "output", "to"];
 /// Tool verbs that make something (their path argument should be new).
-const MAKING_VERBS: &[&str] = &["create", "write", "new", "make", "mkdir", "save", "init", "touch"];
+const MAKING_VERBS: &[&str] = &["create", "write", "new", "make", "mkdir", "save", "init", "touch", "export"];
+/// Words that name a type of file (`export_csv`, `save_pdf`): the object of a making verb, and
+/// the extension of the new path it makes.
+pub const FILE_TYPE_WORDS: &[&str] = &[
+    "csv", "tsv", "pdf", "json", "xlsx", "docx", "pptx", "png", "jpg", "jpeg", "svg", "md", "txt", "html", "xml",
+    "yaml", "yml", "toml", "zip",
+];
 
 /// What kind of path a property names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +119,7 @@ pub fn path_hint(prop: &str, prop_desc: &str, tool: &str, tool_desc: &str) -> Op
     let makes_path = tw.windows(2).any(|w| {
         MAKING_VERBS.contains(&w[0].as_str())
             && (FILE_WORDS.contains(&w[1].as_str())
+                || FILE_TYPE_WORDS.contains(&w[1].as_str())
                 || DIR_WORDS.contains(&w[1].as_str())
                 || PATH_WORDS.contains(&w[1].as_str()))
     }) || tw.first().is_some_and(|v| v == "mkdir" || v == "touch");

@@ -225,16 +225,20 @@ impl Known {
                         | Source::Sibling
                 )
             );
-            let own_name = strings_in(value)
-                .iter()
-                .any(|s| s.contains(context::FRESH_NAME) || s.contains(&context::FRESH_NAME.replace('-', "_")));
+            // A new path a tool made (`mcp-pin-probe-export_csv.csv`) is there for the tools after
+            // it (`import_csv`), at `check` as at `lock`; a name made for one tool is its own.
+            let at = format!("/{}", pointer_token(prop));
+            let path = set.relative.iter().any(|r| *r == at || r.starts_with(&format!("{at}/")));
+            let own_name = !path
+                && strings_in(value)
+                    .iter()
+                    .any(|s| s.contains(context::FRESH_NAME) || s.contains(&context::FRESH_NAME.replace('-', "_")));
             if !kept || own_name || self.worked.len() >= MAX_WORKED {
                 continue;
             }
             if self.worked.iter().any(|w| w.prop == *prop && validate::json_eq(&w.value, value)) {
                 continue;
             }
-            let at = format!("/{}", pointer_token(prop));
             let relative = set
                 .relative
                 .iter()
@@ -535,16 +539,9 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // the only ones that can be wrong.
     let requires_nothing = root.get("required").and_then(Value::as_array).is_none_or(Vec::is_empty);
     let every = requires_nothing && !props.keys().any(|p| crate::probe::names_argument(text, p));
-    // Named as it is, or by every word of its name ("Target paragraph not found (by index or
-    // text)" names `target_paragraph_index` and `target_text`).
-    let text_words = hints::words(text);
-    let names = |p: &str| {
-        let ws = hints::words(p);
-        crate::probe::names_argument(text, p) || ws.len() >= 2 && ws.iter().all(|w| text_words.contains(w))
-    };
     let mut picks: Vec<(String, Value)> = Vec::new();
     for p in props.keys().take(MAX_PROPERTIES) {
-        if rejected.args.contains_key(p) || !(every || names(p)) {
+        if rejected.args.contains_key(p) || !(every || names_property(text, p)) {
             continue;
         }
         // The property's smallest valid value: the whole schema synthesised with it required.
@@ -555,6 +552,92 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
         }
     }
     sets_with(def, known, rejected, &picks, Some(Source::Rejection), tried)
+}
+
+/// The smallest valid value of `schema` (a property's, in the tool's `root`) that holds
+/// something: an array gets one item, all the way down (`rows: [[""]]`, never `[[]]`).
+pub(crate) fn one_value(schema: &Value, root: &Value) -> Option<Value> {
+    let mut one = schema::standalone(local_ref(schema, root), root);
+    let mut at = Some(&mut one);
+    while let Some(Value::Object(p)) = at {
+        if p.get("type").and_then(Value::as_str) != Some("array") {
+            break;
+        }
+        p.insert("minItems".into(), Value::from(1));
+        at = p.get_mut("items");
+    }
+    let mut alone = serde_json::json!({"type": "object", "properties": {"v": one}, "required": ["v"]});
+    for key in ["$defs", "definitions"] {
+        if let Some(defs) = root.get(key) {
+            alone[key] = defs.clone();
+        }
+    }
+    crate::probe::synthesize_args(&alone).ok().and_then(|mut m| m.remove("v"))
+}
+
+/// Whether the words `text` name the property `p`: as it is, or by every word of its name when
+/// it has two or more ("Target paragraph not found (by index or text)" names
+/// `target_paragraph_index` and `target_text`).
+fn names_property(text: &str, p: &str) -> bool {
+    let ws = hints::words(p);
+    crate::probe::names_argument(text, p)
+        || ws.len() >= 2 && {
+            let text_words = hints::words(text);
+            ws.iter().all(|w| text_words.contains(w))
+        }
+}
+
+/// Argument sets that add to an object argument of `rejected` a property of it that the
+/// rejection `text` names and the call did not send ("list validation needs either options or
+/// source" about `rule: {type: "list"}`): each such property at the examples its description
+/// gives, then its smallest valid value that holds something ([`one_value`]), at most
+/// [`PER_NAMED_OPTIONAL`] each, every other argument kept.
+pub fn with_named_inner_optional(
+    def: &Value,
+    known: &Known,
+    rejected: &ArgSet,
+    text: &str,
+    tried: &[ArgSet],
+) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else { return vec![] };
+    let dir = known.paths.base.as_deref();
+    let mut out: Vec<ArgSet> = Vec::new();
+    for (k, v) in &rejected.args {
+        let (Value::Object(sent), Some(schema)) = (v, props.get(k)) else { continue };
+        if rejected.from.get(k) == Some(&Source::Fixture) {
+            continue;
+        }
+        let inner = local_ref(schema, root).get("properties").and_then(Value::as_object);
+        for (np, ns) in inner.into_iter().flatten().take(MAX_PROPERTIES) {
+            if sent.contains_key(np) || !names_property(text, np) {
+                continue;
+            }
+            let desc = ns.get("description").and_then(Value::as_str).unwrap_or("");
+            let mut values: Vec<Value> = described::examples(desc).iter().flat_map(|t| coerce(t, ns, root)).collect();
+            values.extend(one_value(ns, root));
+            let mut added = 0;
+            for value in values {
+                let mut set = rejected.clone();
+                if let Some(Value::Object(m)) = set.args.get_mut(k) {
+                    m.insert(np.clone(), value);
+                }
+                set.from.insert(k.clone(), Source::Rejection);
+                let now = Value::Object(set.resolve(dir));
+                if added < PER_NAMED_OPTIONAL
+                    && whole.is_valid(&now)
+                    && !known.holds_secret(&now)
+                    && !tried.iter().chain(&out).any(|s| s.args == set.args)
+                {
+                    out.push(set);
+                    added += 1;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// For each `(property, smallest valid value)` of `picks`, `rejected` with that property at each
@@ -851,19 +934,20 @@ fn relative_pointers(p: &str, v: &Value) -> Vec<String> {
 
 /// The schema of an array's items when they are objects (through a local `$ref`).
 fn object_items<'a>(schema: &'a Value, root: &'a Value) -> Option<&'a Value> {
-    let local = |s: &'a Value| match s.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
-        Some(p) => root.pointer(p).unwrap_or(s),
-        None => s,
-    };
-    let items = local(local(schema).get("items")?);
+    let items = local_ref(local_ref(schema, root).get("items")?, root);
     items.get("properties").and_then(Value::as_object).map(|_| items)
 }
 
-fn is_array(schema: &Value, root: &Value) -> bool {
-    let s = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+/// The schema a local `$ref` (`#/$defs/Rule`) points at, or `schema` itself.
+pub(crate) fn local_ref<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
         Some(p) => root.pointer(p).unwrap_or(schema),
         None => schema,
-    };
+    }
+}
+
+fn is_array(schema: &Value, root: &Value) -> bool {
+    let s = local_ref(schema, root);
     match s.get("type") {
         Some(Value::String(t)) => t == "array",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "array") && !ts.iter().any(|t| t == "string"),

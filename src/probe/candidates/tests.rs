@@ -243,7 +243,8 @@ fn a_listed_process_id_is_never_offered_a_made_one_is() {
 
 /// What another tool's call that succeeded was sent is offered for a property of the same name,
 /// first: values found in the project or the server's words, never a schema's own, the smallest
-/// valid one, or a name made for one tool; never for a path that must not exist yet.
+/// valid one, or a name made for one tool (a new path it made is kept); never for a path that
+/// must not exist yet.
 #[test]
 fn a_value_another_tool_was_sent_is_offered_first_for_the_same_property() {
     let d = tempfile::tempdir().unwrap();
@@ -254,13 +255,17 @@ fn a_value_another_tool_was_sent_is_offered_first_for_the_same_property() {
         ("filename".to_string(), json!("report.docx")),
         ("mode".to_string(), json!("fast")),
         ("out".to_string(), json!("mcp-pin-probe-x.txt")),
+        ("sheet".to_string(), json!("mcp_pin_probe_x")),
     ]));
     set.from.insert("filename".into(), Source::ProjectFolder);
     set.from.insert("mode".into(), Source::Schema);
     set.from.insert("out".into(), Source::ProjectFolder);
+    set.from.insert("sheet".into(), Source::Rejection);
     set.relative = vec!["/filename".into(), "/out".into()];
     known.worked_for("get_document_info", &set);
-    assert_eq!(known.worked.len(), 1, "{:?}", known.worked);
+    // The new path a tool made is there for the tools after it; a name made for it is its own.
+    let kept: Vec<&str> = known.worked.iter().map(|w| w.prop.as_str()).collect();
+    assert_eq!(kept, ["filename", "out"], "{:?}", known.worked);
     assert_eq!(known.worked[0].relative, [""]);
     let def = |name: &str| {
         json!({"name": name, "inputSchema": {"type": "object", "properties": {

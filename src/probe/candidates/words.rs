@@ -27,8 +27,9 @@ const TAKEN: &[&str] = &[
 ];
 /// Longest fresh name that is no path (a spreadsheet's sheet name may hold 31 characters).
 const MAX_FRESH_NAME: usize = 31;
-/// Words that, in a list of what a rejection would take, say it would take nothing.
-const NOTHING: &[&str] = &["none", "(none)", "nothing", "null", "nil", "n/a", "empty", "-"];
+/// Words that, in a list of what a rejection would take, say it would take nothing (or are an
+/// abbreviation that starts the examples: "must be absolute, e.g. '/home/me/q1.xlsx'").
+const NOTHING: &[&str] = &["none", "(none)", "nothing", "null", "nil", "n/a", "empty", "-", "e.g", "i.e", "etc"];
 /// Most argument sets made from one rejection.
 pub const PER_REJECTION: usize = 4;
 /// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
@@ -50,16 +51,26 @@ const OFFERS: &[&str] = &[
     "supported",
     "expected",
     "choose from",
-    "must be",
-    "should be",
-    "try",
     "did you mean",
 ];
+/// Phrases after which a rejection says what it wants in words as often as in values ("must be
+/// absolute", "must be text", "try again"): only what they quote is offered ("must be 'add' or
+/// 'enhance'").
+const QUOTED_OFFERS: &[&str] = &["must be", "should be", "try"];
 
 /// The values a rejection `text` offers, in order: those after an offering phrase (`Available
 /// sheets: 'Items', 'Notes'`), then the examples and quoted spans a description would give.
 pub fn offered(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    for rest in described::after_phrases(text, QUOTED_OFFERS) {
+        // (To the end of its sentence: a dot inside a value, `'a.xlsx'`, ends nothing.)
+        let sentence = rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("");
+        for v in described::quoted(sentence) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
     for rest in described::after_phrases(text, OFFERS) {
         // `Available sheets: a, b`: the list starts after the colon that follows.
         // (A colon inside a value, `'A1:C10'`, starts nothing.)
@@ -197,6 +208,18 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             _ => false,
         })
         .collect();
+    // A value it quotes points at its property more surely than a word: "Path 'workbooks' must be
+    // absolute" is about `csv_path`, sent `workbooks`, not about `path`, whose value it does not
+    // quote.
+    let quoted_first = !quoted.is_empty() && !named.iter().any(|n| quoted.contains(n));
+    let (aimed, then): (&[&str], &[&str]) = if quoted_first { (&quoted, &named) } else { (&named, &quoted) };
+    // An optional property it names that was not sent ("Give `range` to create a table"): the
+    // words are about that one, never about every required property.
+    let names_optional = props.is_some_and(|m| {
+        m.keys().any(|k| {
+            !required.contains(&k.as_str()) && !rejected.args.contains_key(k) && crate::probe::names_argument(text, k)
+        })
+    });
     // Leaves inside object arguments (`sort_by: [{column: ""}]`) the text names or quotes
     // ("Column '' is not in A1:C10. Use a header ('region', 'sales')").
     let inner: Vec<Leaf> = inner_leaves(&rejected.args)
@@ -206,7 +229,14 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 && (crate::probe::names_argument(text, &l.key) || quotes(text, &l.value))
         })
         .collect();
-    let values = offered(text);
+    // No value: a property's own name (`range` in "Give `range` …"), or a Windows path (`C:\\Reports\\q1.xlsx`
+    // in "must be absolute, e.g. …": never a path on this machine).
+    // Nor a value it quotes as refused ("Path 'workbooks' must be absolute": no `path` either).
+    let mut values = offered(text);
+    values.retain(|v| {
+        let windows = v.as_bytes().get(1) == Some(&b':') && v.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+        !windows && !props.is_some_and(|m| m.keys().any(|k| k.eq_ignore_ascii_case(v))) && !refused(text, v)
+    });
     let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
@@ -260,11 +290,11 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     }
     // The value goes to each property the text names; when that gives nothing new (`Range ''
     // must …` about `at`, while `range` is set already), to the first whose value it quotes;
-    // when the text names and quotes none, to each required property.
-    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() && inner.is_empty() {
+    // when the text names and quotes none (nor an optional property), to each required property.
+    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() && inner.is_empty() && !names_optional {
         required.clone()
     } else {
-        quoted.iter().copied().filter(|q| !named.contains(q)).collect()
+        then.iter().copied().filter(|q| !aimed.contains(q)).collect()
     };
     let sent_before = rejected.resolve(dir);
     let sent_strings: Vec<&str> = sent_before.values().filter_map(Value::as_str).filter(|s| s.len() >= 3).collect();
@@ -298,7 +328,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     };
     'values: for v in &values {
         let mut placed = false;
-        for prop in &named {
+        for prop in aimed {
             if out.len() >= PER_REJECTION {
                 break 'values;
             }
@@ -349,17 +379,8 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             if !rejected.args.get(*prop).and_then(Value::as_array).is_some_and(Vec::is_empty) {
                 continue;
             }
-            let mut one = root.clone();
-            one["required"] = Value::Array(vec![Value::String((*prop).to_string())]);
-            // One item all the way down: `rows: [[]]` holds no value either.
-            let mut at = one.get_mut("properties").and_then(|p| p.get_mut(*prop));
-            while let Some(Value::Object(p)) = at {
-                p.insert("minItems".into(), Value::from(1));
-                at = p.get_mut("items").filter(|i| i.get("type").and_then(Value::as_str) == Some("array"));
-            }
-            let Some(item) = crate::probe::synthesize_args(&one).ok().and_then(|mut m| m.remove(*prop)) else {
-                continue;
-            };
+            let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
+            let Some(item) = super::one_value(schema, root) else { continue };
             let set = rejected.with_value(prop, item, Source::Rejection, false);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
@@ -435,21 +456,32 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         more.truncate(room);
         out.extend(more);
     }
+    // A property of an object argument it asks for ("list validation needs either options or
+    // source" about `rule`).
+    if out.len() < PER_REJECTION {
+        let room = PER_REJECTION - out.len();
+        let mut more = super::with_named_inner_optional(def, known, rejected, text, &[tried, &out].concat());
+        more.truncate(room);
+        out.extend(more);
+    }
     out
 }
 
 /// Whether `text` says the value it quotes as `part` is refused ("Sheet 'Data' not found",
-/// "Invalid range 'x'", "Unknown column 'y'"), not offered (`Use a header ('region', 'sales')`):
+/// "Invalid range 'x'", "Unknown column 'y'", "Path 'x' must be absolute"), not offered (`Use a
+/// header ('region', 'sales')`, "such as 'A1:C10'"):
 /// a negation in the rest of its sentence, or a refusal just before it.
 fn refused(text: &str, part: &str) -> bool {
-    const AFTER: &[&str] = &["not", "no", "isn't", "doesn't", "cannot", "can't", "invalid", "unknown", "missing"];
+    const AFTER: &[&str] =
+        &["not", "no", "isn't", "doesn't", "cannot", "can't", "invalid", "unknown", "missing", "must", "should"];
     const BEFORE: &[&str] = &["invalid", "unknown", "no such", "missing", "cannot find", "could not find"];
     let lower = text.to_lowercase();
     let part = part.to_lowercase();
     [format!("'{part}'"), format!("\"{part}\"")].iter().any(|q| {
         lower.match_indices(q.as_str()).any(|(i, m)| {
             let rest = &lower[i + m.len()..];
-            let sentence = rest.split(['.', '\n', ';']).next().unwrap_or("");
+            // (To the end of its sentence: a dot inside a value, `'a.xlsx'`, ends nothing.)
+            let sentence = rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("");
             let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').take(8).collect();
             let head = &lower[..i];
             let before = &head[head.char_indices().rev().nth(23).map_or(0, |(j, _)| j)..];
@@ -592,6 +624,69 @@ mod tests {
         let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
         assert!(sets.iter().any(|s| s.args.contains_key("target_paragraph_index")), "{sets:?}");
         assert!(sets.iter().all(|s| !s.args.contains_key("header_title")), "{sets:?}");
+    }
+
+    #[test]
+    fn a_value_the_words_quote_points_at_its_property_more_surely_than_a_word() {
+        let def = json!({"name": "export_csv", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "csv_path": {"type": "string"}
+        }, "required": ["path", "csv_path"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("sales.xlsx")),
+            ("csv_path".to_string(), json!("workbooks")),
+        ]));
+        let text = "Path 'workbooks' must be a file, e.g. 'out.csv' or 'C:\\Reports\\q1.csv'.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        assert!(sets.iter().all(|s| s.args["path"] == "sales.xlsx"), "{sets:?}");
+        assert_eq!(sets[0].args["csv_path"], "out.csv", "{sets:?}");
+        assert!(sets.iter().all(|s| !s.args["csv_path"].as_str().unwrap_or("").starts_with("C:")), "{sets:?}");
+    }
+
+    #[test]
+    fn words_about_an_optional_property_never_fill_the_required_ones() {
+        let def = json!({"name": "set_table", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "sheet": {"type": "string"},
+            "range": {"type": "string", "description": "The range with its header row, e.g. 'A1:C10'."}
+        }, "required": ["path", "sheet"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("sales.xlsx")),
+            ("sheet".to_string(), json!("Sales")),
+        ]));
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "Give `range` to create a table.", &[]);
+        assert!(sets.iter().all(|s| s.args["path"] == "sales.xlsx" && s.args["sheet"] == "Sales"), "{sets:?}");
+        assert_eq!(sets.first().map(|s| s.args.get("range").cloned()), Some(Some(json!("A1:C10"))), "{sets:?}");
+    }
+
+    #[test]
+    fn a_property_of_an_object_argument_the_words_ask_for_is_added() {
+        let def = json!({"name": "add_data_validation", "inputSchema": {"type": "object",
+            "$defs": {"Rule": {"type": "object", "properties": {
+                "type": {"enum": ["list", "whole"], "type": "string"},
+                "options": {"type": "array", "items": {"type": "string"}},
+                "source": {"type": "string", "description": "e.g. '=$A$2:$A$20'"},
+                "prompt": {"type": "string"}
+            }, "required": ["type"]}},
+            "properties": {"range": {"type": "string"}, "rule": {"$ref": "#/$defs/Rule"}},
+            "required": ["range", "rule"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("range".to_string(), json!("B2")),
+            ("rule".to_string(), json!({"type": "list"})),
+        ]));
+        let text = "list validation needs either options or source.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        let rules: Vec<&Value> = sets.iter().map(|s| &s.args["rule"]).collect();
+        assert!(rules.contains(&&json!({"type": "list", "options": [""]})), "{rules:?}");
+        assert!(rules.contains(&&json!({"type": "list", "source": "=$A$2:$A$20"})), "{rules:?}");
+        assert!(rules.iter().all(|r| r.get("prompt").is_none()), "{rules:?}");
+        assert!(sets.iter().all(|s| s.args["range"] == "B2"));
+    }
+
+    #[test]
+    fn words_that_say_what_is_wanted_are_no_values() {
+        assert!(offered("Path 'x' must be absolute.").iter().all(|v| v != "absolute"));
+        assert!(offered("Every header cell must be text.").is_empty());
+        assert_eq!(offered("Invalid operation: . Must be 'add' or 'enhance'"), ["add", "enhance"]);
+        assert_eq!(offered("Path must be 'a.xlsx' or 'b.xlsx'. Try again"), ["a.xlsx", "b.xlsx"]);
     }
 
     #[test]
