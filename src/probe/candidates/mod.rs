@@ -15,6 +15,7 @@
 //! each valid against the whole `inputSchema`. The judgement is words and schemas only: no
 //! server is named anywhere.
 
+pub mod command;
 pub mod context;
 pub mod described;
 pub mod guard;
@@ -823,6 +824,13 @@ fn property_candidates(
         }
     }
     // SQL: the smallest statement of the kind the property's or the tool's words name.
+    // A process a tool starts and leaves running, for the tools that use it after.
+    if command::starts_process(tool.name, prop) {
+        add(
+            Candidate { value: Value::String(command::LASTING.into()), source: Source::Description, relative: false },
+            &mut out,
+        );
+    }
     if sql::takes_sql(prop, desc) {
         for text in sql::candidates(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
             add(Candidate { value: Value::String(text), source: Source::Description, relative: false }, &mut out);

@@ -30,6 +30,27 @@ const MAX_FRESH_NAME: usize = 31;
 /// Words that, in a list of what a rejection would take, say it would take nothing (or are an
 /// abbreviation that starts the examples: "must be absolute, e.g. '/home/me/q1.xlsx'").
 const NOTHING: &[&str] = &["none", "(none)", "nothing", "null", "nil", "n/a", "empty", "-", "e.g", "i.e", "etc"];
+/// Words that say a path argument takes a name, not a path.
+const NAME_ONLY: &[&str] = &[
+    "path separator",
+    "cannot contain '/'",
+    "must not contain '/'",
+    "not a path",
+    "only a file name",
+    "just the file name",
+];
+/// Words that say a path argument must be written relative (to the folder the server works in),
+/// not absolute.
+const RELATIVE_ONLY: &[&str] = &[
+    "must be relative",
+    "must be a relative",
+    "relative path within",
+    "relative to vault",
+    "relative to the vault",
+    "must not be absolute",
+    "absolute paths are not",
+    "not an absolute path",
+];
 /// Most argument sets made from one rejection.
 pub const PER_REJECTION: usize = 4;
 /// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
@@ -389,23 +410,16 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         }
     }
     // "Filename cannot contain path separators": a path sent gets its last part, as it is (a name
-    // in the folder the server works in, never resolved to a path).
+    // in the folder the server works in, never resolved to a path). "Path must be relative to
+    // vault root": a path sent as it was written, relative (never resolved).
     let lower = text.to_ascii_lowercase();
-    if [
-        "path separator",
-        "cannot contain '/'",
-        "must not contain '/'",
-        "not a path",
-        "only a file name",
-        "just the file name",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
-    {
+    let as_name = NAME_ONLY.iter().any(|p| lower.contains(p));
+    let as_written = RELATIVE_ONLY.iter().any(|p| lower.contains(p));
+    if as_name || as_written {
         for at in rejected.relative.iter().filter(|p| p.matches('/').count() == 1) {
             let prop = &at[1..];
             let Some(Value::String(v)) = rejected.args.get(prop) else { continue };
-            let name = v.rsplit('/').next().unwrap_or(v);
+            let name = if as_name { v.rsplit('/').next().unwrap_or(v) } else { v.as_str() };
             if name.is_empty() || name == "." || out.len() >= PER_REJECTION {
                 continue;
             }
@@ -687,6 +701,28 @@ mod tests {
         assert!(offered("Every header cell must be text.").is_empty());
         assert_eq!(offered("Invalid operation: . Must be 'add' or 'enhance'"), ["add", "enhance"]);
         assert_eq!(offered("Path must be 'a.xlsx' or 'b.xlsx'. Try again"), ["a.xlsx", "b.xlsx"]);
+    }
+
+    #[test]
+    fn a_path_the_words_want_relative_is_sent_as_written() {
+        let def = json!({"name": "delete-note", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "vault": {"type": "string"}
+        }, "required": ["path", "vault"]}});
+        let mut rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("daily/today.md")),
+            ("vault".to_string(), json!("project")),
+        ]));
+        rejected.relative.push("/path".into());
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &rejected,
+            "Invalid arguments: Path must be relative to vault root",
+            &[],
+        );
+        let written = sets.iter().find(|s| s.args["path"] == "daily/today.md").expect("the same path");
+        assert!(written.relative.is_empty(), "sent as written, never resolved: {written:?}");
+        assert_eq!(written.args["vault"], "project");
     }
 
     #[test]
