@@ -33,6 +33,7 @@ pub mod macos;
 #[cfg(target_os = "linux")]
 mod reap;
 pub mod runner;
+pub mod samples;
 pub mod scratch;
 
 use std::ffi::OsString;

@@ -181,6 +181,8 @@ impl Scratch {
         let mut withheld = vec![];
         let copied = copy_project(&canonical, &root.join(&name), &mut withheld)
             .map_err(|e| format!("cannot copy the project folder {} to the sandbox: {e}", project.display()))?;
+        super::samples::write(&root.join(&name))
+            .map_err(|e| format!("cannot write the sample files into the sandbox's copy: {e}"))?;
         if let Some(home) = own("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
             for rel in HOME_SECRETS {
                 if let Ok(p) = home.join(rel).canonicalize() {

@@ -169,6 +169,12 @@ impl Paths {
             k.len()
         };
         let told = first.iter().any(|e| !e.dir && affinity(&h.words, &e.path) > 0);
+        // A file of a kind the words name and the project has none of: the sample the sandbox's
+        // copy holds (an image for `insert_image`), first after a new path.
+        if h.kind != Kind::Dir && !h.fresh {
+            let missing = self.samples(|s| affinity(&h.words, s.name) > 0);
+            out.extend(missing);
+        }
         let a = if told { 2 } else { kinds(&first).clamp(2, 4) };
         let (a, b) = (first.len().min(a), other.len().min(2));
         out.extend(first.drain(..a));
@@ -242,11 +248,32 @@ fn normalize(p: &Path) -> PathBuf {
 /// listing order: a rejection that names the extensions it takes ("must point to an Excel file
 /// (.xlsm, .xlsx)") is answered with them.
 impl Paths {
-    pub fn files_with(&self, exts: &[String]) -> Vec<&Entry> {
-        self.entries
+    pub fn files_with(&self, exts: &[String]) -> Vec<Entry> {
+        let ext_of = |p: &str| p.rsplit_once('.').map(|(_, x)| x.to_ascii_lowercase());
+        let mut out: Vec<Entry> = self
+            .entries
             .iter()
-            .filter(|e| !e.dir)
-            .filter(|e| e.path.rsplit_once('.').is_some_and(|(_, x)| exts.contains(&x.to_ascii_lowercase())))
+            .filter(|e| !e.dir && ext_of(&e.path).is_some_and(|x| exts.contains(&x)))
+            .cloned()
+            .collect();
+        if out.is_empty() {
+            out = self.samples(|s| ext_of(s.name).is_some_and(|x| exts.contains(&x)));
+        }
+        out
+    }
+
+    /// The sample files ([`crate::sandbox::samples`]) `wanted` picks, of a kind the project has
+    /// no file of: they exist in the sandbox's copy of the project, not in the project.
+    fn samples(&self, wanted: impl Fn(&crate::sandbox::samples::Sample) -> bool) -> Vec<Entry> {
+        let has = |kinds: &[&str]| {
+            self.entries.iter().any(|e| {
+                !e.dir && e.path.rsplit_once('.').is_some_and(|(_, x)| kinds.contains(&x.to_ascii_lowercase().as_str()))
+            })
+        };
+        crate::sandbox::samples::SAMPLES
+            .iter()
+            .filter(|s| wanted(s) && !has(s.stands_for))
+            .map(|s| Entry { path: s.name.to_string(), relative: true, dir: false, origin: Source::Sample })
             .collect()
     }
 }
@@ -390,6 +417,8 @@ mod tests {
         assert_eq!(new[0].path, "mcp-pin-probe-write_file.txt");
         let new_dir = p.for_hint("create directory!", &path_hint("path", "", "create_directory", "").unwrap());
         assert_eq!((new_dir[0].path.as_str(), new_dir[0].dir), ("mcp-pin-probe-create-directory-", true));
+        // The project has an image: no sample image.
+        assert!(media.iter().all(|e| e.origin != Source::Sample), "{media:?}");
         // A new file of the type the words name: `export_csv` writes a CSV.
         let csv = p.for_hint("export_csv", &path_hint("csv_path", "", "export_csv", "").unwrap());
         assert_eq!(csv[0].path, "mcp-pin-probe-export_csv.csv");
@@ -401,5 +430,22 @@ mod tests {
         assert_eq!(relative_to(d.path(), &d.path().join("docs/../notes.txt")).as_deref(), Some("notes.txt"));
         assert_eq!(relative_to(d.path(), d.path()).as_deref(), Some("."));
         assert_eq!(relative_to(d.path(), Path::new("/")), None);
+    }
+
+    /// A file of a kind the words name and the project has none of: the sample the sandbox's
+    /// copy holds, after a new path and before the project's entries; and when a rejection names
+    /// the extension.
+    #[test]
+    fn a_sample_stands_for_a_kind_of_file_the_project_lacks() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("sales.xlsx"), "x").unwrap();
+        let p = Paths::scan(d.path(), &[]);
+        let image = p.for_hint("insert_image", &path_hint("image_path", "", "insert_image", "").unwrap());
+        assert_eq!((image[0].path.as_str(), image[0].origin), ("mcp-pin-sample.png", Source::Sample), "{image:?}");
+        let book = p.for_hint("read_sheet", &path_hint("path", "", "read_sheet", "").unwrap());
+        assert!(book.iter().all(|e| e.origin != Source::Sample), "{book:?}");
+        let named = p.files_with(&["jpg".to_string(), "png".to_string()]);
+        assert_eq!(named.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["mcp-pin-sample.png"]);
+        assert!(p.files_with(&["pdf".to_string()]).is_empty());
     }
 }

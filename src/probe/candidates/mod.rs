@@ -74,6 +74,9 @@ pub enum Source {
     /// The value another tool of the server was called with, for a property of the same name,
     /// in a call that succeeded ([`Known::worked_for`]).
     Sibling,
+    /// A file of a kind the project has none of, written into the sandbox's copy of it
+    /// ([`crate::sandbox::samples`]).
+    Sample,
     /// The smallest valid value.
     Smallest,
     /// An `args` fixture in the config.
@@ -93,6 +96,7 @@ impl Source {
             Source::Result => "result",
             Source::Rejection => "server's words",
             Source::Sibling => "another tool's call",
+            Source::Sample => "sample file",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
         }
@@ -109,6 +113,7 @@ impl Source {
             Source::Result,
             Source::Rejection,
             Source::Sibling,
+            Source::Sample,
             Source::Smallest,
             Source::Fixture,
         ]
@@ -224,6 +229,7 @@ impl Known {
                         | Source::Description
                         | Source::Rejection
                         | Source::Sibling
+                        | Source::Sample
                 )
             );
             // A new path a tool made (`mcp-pin-probe-export_csv.csv`) is there for the tools after
