@@ -437,20 +437,16 @@ fn arrange<'t>(
         let called = matches!(plan, Plan::Call { .. });
         let mut at = place::of(server, name, def, &plan);
         let mut wave = order::wave(name, def);
-        let moved = pinned
-            .and_then(|p| p.get(name))
-            .and_then(|p| p.pointer(&format!("/{}/{PLACE_KEY}", search::CALL_KEY)))
-            .and_then(Value::as_str)
-            == Some(Place::Sandbox.as_str());
+        // What the pinned call says of where and when it was made.
+        let said = |key: &str| {
+            pinned.and_then(|p| p.get(name)).and_then(|p| p.pointer(&format!("/{}/{key}", search::CALL_KEY)))
+        };
+        let moved = said(PLACE_KEY).and_then(Value::as_str) == Some(Place::Sandbox.as_str());
         if called && moved && policy(server, name) == ProbePolicy::Sandbox {
             at = Place::Sandbox;
             wave = order::Wave::Use;
         }
-        let late = pinned
-            .and_then(|p| p.get(name))
-            .and_then(|p| p.pointer(&format!("/{}/{LATE_KEY}", search::CALL_KEY)))
-            .and_then(Value::as_bool)
-            == Some(true);
+        let late = said(LATE_KEY).and_then(Value::as_bool) == Some(true);
         if called && late && wave != order::Wave::Use {
             wave = order::Wave::Late;
         }

@@ -585,7 +585,7 @@ pub(crate) fn one_value(schema: &Value, root: &Value) -> Option<Value> {
 /// Whether the words `text` name the property `p`: as it is, or by every word of its name when
 /// it has two or more ("Target paragraph not found (by index or text)" names
 /// `target_paragraph_index` and `target_text`).
-fn names_property(text: &str, p: &str) -> bool {
+pub(crate) fn names_property(text: &str, p: &str) -> bool {
     let ws = hints::words(p);
     crate::probe::names_argument(text, p)
         || ws.len() >= 2 && {

@@ -84,9 +84,7 @@ const QUOTED_OFFERS: &[&str] = &["must be", "should be", "try"];
 pub fn offered(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for rest in described::after_phrases(text, QUOTED_OFFERS) {
-        // (To the end of its sentence: a dot inside a value, `'a.xlsx'`, ends nothing.)
-        let sentence = rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("");
-        for v in described::quoted(sentence) {
+        for v in described::quoted(sentence(rest)) {
             if !out.contains(&v) {
                 out.push(v);
             }
@@ -220,15 +218,8 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // The properties the text names; else those whose value it quotes (`Range '' must have …`);
     // else every required one.
     let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
-    let quoted: Vec<&str> = required
-        .iter()
-        .copied()
-        .filter(|p| match rejected.args.get(*p) {
-            Some(Value::String(v)) => text.contains(&format!("'{v}'")) || text.contains(&format!("\"{v}\"")),
-            Some(v @ Value::Number(_)) => text.contains(&format!("'{v}'")),
-            _ => false,
-        })
-        .collect();
+    let quoted: Vec<&str> =
+        required.iter().copied().filter(|p| rejected.args.get(*p).is_some_and(|v| quotes(text, v))).collect();
     // A value it quotes points at its property more surely than a word: "Path 'workbooks' must be
     // absolute" is about `csv_path`, sent `workbooks`, not about `path`, whose value it does not
     // quote.
@@ -238,7 +229,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // words are about that one, never about every required property.
     let names_optional = props.is_some_and(|m| {
         m.keys().any(|k| {
-            !required.contains(&k.as_str()) && !rejected.args.contains_key(k) && crate::probe::names_argument(text, k)
+            !required.contains(&k.as_str()) && !rejected.args.contains_key(k) && super::names_property(text, k)
         })
     });
     // Leaves inside object arguments (`sort_by: [{column: ""}]`) the text names or quotes
@@ -438,7 +429,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         let tool = def.get("name").and_then(Value::as_str).unwrap_or("");
         for (prop, v) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
             let resolved = sent_before.get(prop).and_then(Value::as_str).unwrap_or(v);
-            let quoted = text.contains(&format!("'{v}'")) || text.contains(&format!("\"{v}\""));
+            let quoted = quotes(text, &Value::String(v.to_string()));
             if out.len() >= PER_REJECTION
                 || rejected.from.get(prop) == Some(&Source::Fixture)
                 || !(quoted || v.chars().count() >= 3 && (text.contains(v) || text.contains(resolved)))
@@ -495,13 +486,18 @@ fn refused(text: &str, part: &str) -> bool {
         lower.match_indices(q.as_str()).any(|(i, m)| {
             let rest = &lower[i + m.len()..];
             // (To the end of its sentence: a dot inside a value, `'a.xlsx'`, ends nothing.)
-            let sentence = rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("");
-            let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').take(8).collect();
+            let words: Vec<&str> = sentence(rest).split(|c: char| !c.is_alphanumeric() && c != '\'').take(8).collect();
             let head = &lower[..i];
             let before = &head[head.char_indices().rev().nth(23).map_or(0, |(j, _)| j)..];
             words.iter().any(|w| AFTER.contains(w)) || BEFORE.iter().any(|b| before.contains(b))
         })
     })
+}
+
+/// `rest` to the end of its sentence: a dot that ends one is followed by a space (a dot inside a
+/// value, `'a.xlsx'`, ends nothing), or a line end or a semicolon.
+fn sentence(rest: &str) -> &str {
+    rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("")
 }
 
 /// Whether `text` quotes the value `v` (`'x'`, `"x"`; `''` for an empty string).
