@@ -292,6 +292,7 @@ async fn run_placed(
         // What setup tools and makers returned exists in the session that made it, not here;
         // what the setup calls return here does.
         known = known.without_made();
+        known.sandboxed = at == Place::Sandbox;
         prepare(&mut places, at, &setups, server.timeout, Some(&mut known)).await;
         if mode == Mode::Lock && at == Place::Sandbox {
             waves.entry(order::Wave::Use).or_default();

@@ -18,6 +18,14 @@ use crate::client::{CallOutcome, ClientError, Session};
 /// The key of a pin that holds the valid call's arguments.
 pub const CALL_KEY: &str = "call";
 
+/// The key, in a pinned call, of the calls `lock` made of the tool before it, that reached the
+/// tool's code and failed ([`BEFORE_MAX`] at most): `check` makes them again when the pinned
+/// call alone fails, so a call that passed only after what they did (a cherry-pick left in
+/// progress, then aborted) is judged as `lock` saw it.
+pub const BEFORE_KEY: &str = "before";
+/// Most calls kept in [`BEFORE_KEY`]; a search that needed more pins none.
+pub const BEFORE_MAX: usize = 8;
+
 /// When further candidates stop being tried for one server.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
@@ -120,6 +128,16 @@ fn strings_of(v: &Value) -> Vec<String> {
     }
 }
 
+/// Whether a call that did not succeed reached the tool's code (and may have changed what the
+/// next call finds): an answer from the tool, or a JSON-RPC error other than invalid params.
+fn reached_the_tool(outcome: &Result<CallOutcome, ClientError>) -> bool {
+    match outcome {
+        Ok(CallOutcome::Result(_)) => true,
+        Ok(CallOutcome::RpcError { code, .. }) => *code != -32602,
+        _ => false,
+    }
+}
+
 /// Whether trying another candidate is pointless: the tool hangs, the connection failed, or it
 /// needs something no argument gives (tasks, more input).
 fn hopeless(outcome: &Result<CallOutcome, ClientError>) -> bool {
@@ -183,6 +201,8 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         });
     }
     let dir = session.working_dir();
+    // The calls of this search that reached the tool's code and failed, in order.
+    let mut reached: Vec<usize> = Vec::new();
     // The first outcome of the best rank so far.
     let mut best: Option<(usize, u8, Result<CallOutcome, ClientError>)> = None;
     let mut tried = 0;
@@ -206,6 +226,9 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         let outcome = call(session, &tool, sets[i].resolve(dir), timeout).await;
         tried += 1;
         let r = rank(&outcome);
+        if r < 2 && reached_the_tool(&outcome) {
+            reached.push(i);
+        }
         let stop = r == 2 || hopeless(&outcome);
         // The server's own words: values its rejection names are tried next, in this set.
         if !stop && mode == Mode::Lock && synthesised.is_some() && from_words < candidates::words::MAX_FROM_WORDS {
@@ -222,6 +245,39 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             break;
         }
         i += 1;
+    }
+    // At `check`, a pinned call that fails alone is made again after the calls `lock` made
+    // before it: judged on that, with a note, when it then passes.
+    let mut again = None;
+    if mode == Mode::Check && best.as_ref().is_some_and(|b| b.1 < 2) {
+        if let Some(before) = pinned.and_then(|p| p.pointer(&format!("/{CALL_KEY}/{BEFORE_KEY}"))) {
+            let root = def.get("inputSchema").cloned().unwrap_or(Value::Null);
+            let calls: Vec<ArgSet> = before
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(BEFORE_MAX)
+                .filter_map(ArgSet::from_pin)
+                .map(|s| candidates::refresh_made(s, known))
+                .collect();
+            let safe = calls.iter().all(|s| {
+                candidates::aimed_at_machine(&root, &Value::Object(s.args.clone()), known).is_none()
+                    && !known.holds_secret(&Value::Object(s.args.clone()))
+            });
+            if safe && !calls.is_empty() && !sets.is_empty() {
+                for s in &calls {
+                    let _ = call(session, &tool, s.resolve(dir), timeout).await;
+                }
+                let outcome = call(session, &tool, sets[0].resolve(dir), timeout).await;
+                if rank(&outcome) == 2 {
+                    again = Some(outcome);
+                }
+            }
+        }
+    }
+    if let Some(outcome) = again {
+        best = Some((0, 2, outcome));
+        note = Some("it passed once the calls `lock` made before it were made again");
     }
     let ok = best.as_ref().is_some_and(|b| b.1 == 2);
     let Some((index, _, outcome)) = best else {
@@ -250,7 +306,17 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     // no arguments need no pin; a secret is never pinned).
     if let (Some(Value::Object(m)), Some(_)) = (&mut shape, &synthesised) {
         if !set.args.is_empty() && !known.holds_secret(&Value::Object(set.args.clone())) {
-            m.insert(CALL_KEY.into(), set.to_pin(tried));
+            let mut pin = set.to_pin(tried);
+            // The failed calls that reached a tool that changes things before the one pinned.
+            let before: Vec<&ArgSet> = reached.iter().filter(|j| **j < index).map(|j| &sets[*j]).collect();
+            let changes = candidates::hints::rank(&tool, def) > 1;
+            if ok && mode == Mode::Lock && changes && !before.is_empty() && before.len() <= BEFORE_MAX {
+                let kept = before.iter().filter(|s| !known.holds_secret(&Value::Object(s.args.clone())));
+                if let Value::Object(p) = &mut pin {
+                    p.insert(BEFORE_KEY.into(), kept.map(|s| s.to_pin(0)).collect());
+                }
+            }
+            m.insert(CALL_KEY.into(), pin);
         }
     }
     let result = match (&outcome, ok) {

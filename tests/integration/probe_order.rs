@@ -336,3 +336,36 @@ fn a_kill_tool_never_takes_down_its_server() {
     assert_ne!(kill["outcome"], "fail", "{kill:#}");
     assert!(!kill["answered"].as_str().unwrap_or("").starts_with("Sent signal"), "{kill:#}");
 }
+
+/// A call `lock` pinned may pass only after what an earlier, failed call of the same search left
+/// behind (a cherry-pick of a real commit left in progress, then `--abort` passed). `check` makes
+/// the pinned call alone, in a new session, where it fails; it then makes again the calls `lock`
+/// made before it (pinned with it, `before`) and judges the pinned call on that: no false alarm.
+/// Without the replay in `search::probe_tool`, `check` fails `call-failed` (checked by hand).
+#[test]
+fn a_call_that_passed_after_what_a_failed_call_left_is_judged_after_the_same_calls() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let surface = json!({
+        "tools": [rw("cherry_pick", json!({"commit": string()}), &["commit"])],
+        "calls": {"cherry_pick": {
+            "leaves": "pick_in_progress",
+            "needs": ["pick_in_progress"],
+            "accepts": {"commit": ["abort"]},
+            "refusalTexts": {"commit": "Commit '{value}' could not be applied; a pick is in progress: try 'abort'"}
+        }}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let call = &pins(&p, "fx")["cherry_pick"]["call"];
+    assert_eq!(call["args"]["commit"], "abort", "{call:#}");
+    assert!(call["before"].as_array().is_some_and(|b| !b.is_empty()), "{call:#}");
+    let (code, report) = check_json_env(&p, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let c = probe(&report, "cherry_pick", "call");
+    assert_eq!(c["outcome"], "pass", "{c:#}");
+    assert!(c["message"].as_str().unwrap_or("").contains("made again"), "{c:#}");
+}

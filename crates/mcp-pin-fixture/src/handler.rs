@@ -357,10 +357,14 @@ impl ServerHandler for Fixture {
         }
         let args = request.arguments.unwrap_or_default();
         if surface::missing_required(&tool, &args).is_empty() {
+            // What it leaves behind is left before it is judged (`needs` of the same tool sees
+            // only what earlier calls left).
+            let needs_now = crate::state::refusal(&s, &behaviour, &args);
+            crate::state::attempted(&behaviour);
             if let Some(why) = behaviour.refusal(&args) {
                 return Ok(text_result(why, !behaviour.quiet_refusal).into());
             }
-            if let Some(why) = crate::state::refusal(&s, &behaviour, &args) {
+            if let Some(why) = needs_now {
                 return Ok(text_result(why, true).into());
             }
             if let Some(file) = &behaviour.roots_to {

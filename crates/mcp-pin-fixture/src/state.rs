@@ -49,6 +49,13 @@ pub fn refusal(s: &Surface, b: &CallBehaviour, args: &Map<String, Value>) -> Opt
     None
 }
 
+/// What a call with every required argument leaves behind, refused or not (`leaves`).
+pub fn attempted(b: &CallBehaviour) {
+    if let Some(key) = &b.leaves {
+        state().set.insert(key.clone(), String::new());
+    }
+}
+
 /// The state changes of a call that succeeded: `sets`, `removes`, `makes`. Returns the
 /// answer of a maker.
 pub fn succeeded(tool: &Value, b: &CallBehaviour, args: &Map<String, Value>) -> Option<String> {

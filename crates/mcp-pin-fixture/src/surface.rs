@@ -119,6 +119,10 @@ pub struct CallBehaviour {
     /// starts with nothing set.
     #[serde(default)]
     pub sets: Option<String>,
+    /// Any call with every required argument, refused or not, sets KEY in this process (a
+    /// call that fails half way and leaves something behind: a cherry-pick in progress).
+    #[serde(default)]
+    pub leaves: Option<String>,
     /// Keys a `sets` tool must have set in this process first; while one is not, the call is
     /// answered `isError` with `No KEY set. Call SETTER first.` (KEY with spaces for
     /// underscores, SETTER the tool whose `sets` is KEY).

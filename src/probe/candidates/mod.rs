@@ -145,6 +145,8 @@ pub struct Known {
     pub home: Option<PathBuf>,
     /// Values other tools' calls that succeeded were sent ([`Known::worked_for`]).
     pub worked: Vec<Worked>,
+    /// The calls are made in the sandbox: a tool that changes things acts on a scratch copy.
+    pub sandboxed: bool,
 }
 
 /// A value a call that succeeded was sent, for the property `prop`.
@@ -177,7 +179,15 @@ impl Known {
             .filter(|v| v.len() >= MIN_ENV_VALUE)
             .collect();
         let home = crate::env_vars::get(crate::env_vars::HOME).map(PathBuf::from);
-        Known { paths, listed: Vec::new(), secrets: server.secrets(), env_values, home, worked: Vec::new() }
+        Known {
+            paths,
+            listed: Vec::new(),
+            secrets: server.secrets(),
+            env_values,
+            home,
+            worked: Vec::new(),
+            sandboxed: false,
+        }
     }
 
     /// Add the values of one successful read-only call.
@@ -870,11 +880,12 @@ fn property_candidates(
     let offered = || known.listed.iter().filter(|l| l.made || !pid);
     let mut listed = listing::for_property(prop, offered());
     // Nothing else known about it, for a tool that only reads: what the server listed, tied to
-    // it or not (`target` of a diff and a branch listed by another tool). Never for a tool that
-    // changes things: outside the sandbox a listed name is a real thing it would act on, and in
-    // it, a real commit cherry-picked left a cherry-pick in progress that the next candidate
-    // (`--abort`) needed, so the call pinned passed at `lock` and failed at `check`.
-    if out.is_empty() && listed.is_empty() && tool.reads {
+    // it or not (`target` of a diff and a branch listed by another tool). For a tool that changes
+    // things only in the sandbox: outside it, a listed name is a real thing it would act on.
+    // (A real commit cherry-picked there can leave a cherry-pick in progress that a later
+    // candidate, `--abort`, needs: the calls before the pinned one are pinned with it, and
+    // `check` makes them again when it fails alone: `search::BEFORE_KEY`.)
+    if out.is_empty() && listed.is_empty() && (tool.reads || known.sandboxed) {
         listed = listing::unmatched(offered());
     }
     for l in listed {
