@@ -885,8 +885,13 @@ fn property_candidates(
     // (A real commit cherry-picked there can leave a cherry-pick in progress that a later
     // candidate, `--abort`, needs: the calls before the pinned one are pinned with it, and
     // `check` makes them again when it fails alone: `search::BEFORE_KEY`.)
-    if out.is_empty() && listed.is_empty() && (tool.reads || known.sandboxed) {
+    // For a tool that changes things they come after the smallest valid values: its first sets
+    // stay what they were without them.
+    let mut untied = Vec::new();
+    if out.is_empty() && listed.is_empty() && tool.reads {
         listed = listing::unmatched(offered());
+    } else if out.is_empty() && listed.is_empty() && known.sandboxed {
+        untied = listing::unmatched(offered());
     }
     for l in listed {
         if l.relative {
@@ -923,6 +928,11 @@ fn property_candidates(
             out.pop();
         }
         out.push(c);
+    }
+    for l in untied {
+        for value in coerce(&l.value, schema, root) {
+            add(Candidate { value, source: l.source(), relative: l.relative }, &mut out);
+        }
     }
     if out.is_empty() && guard::aimed_at_machine(prop, schema, smallest, home).is_none() {
         out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });

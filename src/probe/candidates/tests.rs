@@ -293,3 +293,23 @@ fn a_flag_is_offered_both_values() {
         argument_sets("clean", &def, &Known::default(), &smallest).iter().map(|s| s.args["force"].clone()).collect();
     assert!(values.contains(&json!(false)) && values.contains(&json!(true)), "{values:?}");
 }
+
+/// A value a listing named under words the property does not share: a reader takes it first; a
+/// tool that changes things takes it only in the sandbox (on the scratch copy), after its
+/// smallest values, so its first sets stay as they were.
+#[test]
+fn an_untied_listed_value_reaches_a_changing_tool_only_in_the_sandbox() {
+    let mut known = Known::default();
+    known.listed_by("git_branch", &json!({"content": [{"type": "text", "text": "* main"}]}));
+    let def = json!({"name": "git_checkout", "inputSchema": {"type": "object", "properties": {
+        "target": {"type": "string"}
+    }, "required": ["target"]}});
+    let smallest = Map::from_iter([("target".to_string(), json!(""))]);
+    let targets = |k: &Known| {
+        argument_sets("git_checkout", &def, k, &smallest).iter().map(|s| s.args["target"].clone()).collect::<Vec<_>>()
+    };
+    assert!(!targets(&known).contains(&json!("main")), "{:?}", targets(&known));
+    known.sandboxed = true;
+    let t = targets(&known);
+    assert!(t.contains(&json!("main")) && t[0] != json!("main"), "{t:?}");
+}
