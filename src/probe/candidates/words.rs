@@ -423,6 +423,30 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
         }
     }
+    // "Shape at index 0 is not a table": an index the words point at, that nothing offered a
+    // value for, gets the next one (what a maker added is further on), one step per rejection.
+    // (Named by the words of its name besides "index": "Shape is not a chart" is about
+    // `shape_index`.)
+    let text_words = super::hints::words(text);
+    for (prop, n) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_i64()?))) {
+        let ws = super::hints::words(prop);
+        let (index, what): (Vec<&String>, Vec<&String>) = ws.iter().partition(|w| *w == "index" || *w == "idx");
+        let offered_to = out.iter().any(|s| s.args.get(prop) != rejected.args.get(prop));
+        if index.is_empty()
+            || what.is_empty()
+            || !what.iter().all(|w| text_words.contains(w))
+            || offered_to
+            || out.len() >= PER_REJECTION
+            || rejected.from.get(prop) == Some(&Source::Fixture)
+        {
+            continue;
+        }
+        let set = rejected.with_value(prop, Value::from(n + 1), Source::Rejection, false);
+        let sent = Value::Object(set.resolve(dir));
+        if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+            out.push(set);
+        }
+    }
     // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
     // sent the name gets one of its own (a path keeps its folder and extension).
     if TAKEN.iter().any(|p| lower.contains(p)) {
@@ -719,6 +743,25 @@ mod tests {
         let written = sets.iter().find(|s| s.args["path"] == "daily/today.md").expect("the same path");
         assert!(written.relative.is_empty(), "sent as written, never resolved: {written:?}");
         assert_eq!(written.args["vault"], "project");
+    }
+
+    #[test]
+    fn an_index_the_words_refuse_gets_the_next_one() {
+        let def = json!({"name": "format_table_cell", "inputSchema": {"type": "object", "properties": {
+            "slide_index": {"type": "integer"}, "shape_index": {"type": "integer"}, "row": {"type": "integer"}
+        }, "required": ["slide_index", "shape_index", "row"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("slide_index".to_string(), json!(0)),
+            ("shape_index".to_string(), json!(3)),
+            ("row".to_string(), json!(0)),
+        ]));
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "Shape at index 3 is not a table", &[]);
+        assert_eq!(sets.len(), 1, "{sets:?}");
+        assert_eq!((sets[0].args["shape_index"].clone(), sets[0].args["slide_index"].clone()), (json!(4), json!(0)));
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "Shape does not contain a table", &[]);
+        assert_eq!(sets.first().map(|s| s.args["shape_index"].clone()), Some(json!(4)), "{sets:?}");
+        // Words about no index move none.
+        assert!(sets_from_rejection(&def, &Known::default(), &rejected, "Row out of range", &[]).is_empty());
     }
 
     #[test]
