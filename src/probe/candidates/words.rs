@@ -447,6 +447,18 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             out.push(set);
         }
     }
+    // A range of two numbers sent empty (`start_pos: 0, end_pos: 0`: "Invalid text positions",
+    // "cannot merge a single cell with itself"): its end one past its start.
+    for (end, n) in ranges(&rejected.args) {
+        if out.len() >= PER_REJECTION || rejected.from.get(&end) == Some(&Source::Fixture) {
+            continue;
+        }
+        let set = rejected.with_value(&end, Value::from(n + 1), Source::Rejection, false);
+        let sent = Value::Object(set.resolve(dir));
+        if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
+            out.push(set);
+        }
+    }
     // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
     // sent the name gets one of its own (a path keeps its folder and extension).
     if TAKEN.iter().any(|p| lower.contains(p)) {
@@ -522,6 +534,33 @@ fn refused(text: &str, part: &str) -> bool {
 /// value, `'a.xlsx'`, ends nothing), or a line end or a semicolon.
 fn sentence(rest: &str) -> &str {
     rest.split(". ").next().unwrap_or("").split(['\n', ';']).next().unwrap_or("")
+}
+
+/// The pairs of whole-number arguments that bound a range and were sent the same value: `(end
+/// property, value)`. A pair is two names equal but for one word, a start
+/// word (`start`, `from`, `begin`, `first`, `min`) in one and its end word in the other
+/// (`start_row`/`end_row`, `from_line`/`to_line`, `minValue`/`maxValue`).
+fn ranges(args: &Map<String, Value>) -> Vec<(String, i64)> {
+    const PAIRS: &[(&str, &str)] =
+        &[("start", "end"), ("from", "to"), ("begin", "end"), ("first", "last"), ("min", "max")];
+    let mut out = Vec::new();
+    for (end, e) in args {
+        let Some(n) = e.as_i64() else { continue };
+        let ew = super::hints::words(end);
+        for (start, s) in args {
+            let sw = super::hints::words(start);
+            if s.as_i64() != Some(n) || sw.len() != ew.len() {
+                continue;
+            }
+            let differ: Vec<usize> = (0..ew.len()).filter(|i| ew[*i] != sw[*i]).collect();
+            if let [i] = differ[..] {
+                if PAIRS.iter().any(|(a, b)| sw[i] == *a && ew[i] == *b) {
+                    out.push((end.clone(), n));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether `text` quotes the value `v` (`'x'`, `"x"`; `''` for an empty string).
@@ -762,6 +801,29 @@ mod tests {
         assert_eq!(sets.first().map(|s| s.args["shape_index"].clone()), Some(json!(4)), "{sets:?}");
         // Words about no index move none.
         assert!(sets_from_rejection(&def, &Known::default(), &rejected, "Row out of range", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_range_sent_empty_gets_its_end_one_past_its_start() {
+        let def = json!({"name": "merge_table_cells", "inputSchema": {"type": "object", "properties": {
+            "start_row": {"type": "integer"}, "end_row": {"type": "integer"},
+            "start_col": {"type": "integer"}, "end_col": {"type": "integer"}, "count": {"type": "integer"}
+        }, "required": ["start_row", "end_row", "start_col", "end_col", "count"]}});
+        let rejected = ArgSet::smallest(Map::from_iter(
+            ["start_row", "end_row", "start_col", "end_col", "count"].map(|k| (k.to_string(), json!(0))),
+        ));
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &rejected,
+            "Invalid merge range: cannot merge a single cell with itself",
+            &[],
+        );
+        let moved: Vec<(&str, &Value)> = sets
+            .iter()
+            .flat_map(|s| s.args.iter().filter(|(k, v)| rejected.args[k.as_str()] != **v).map(|(k, v)| (k.as_str(), v)))
+            .collect();
+        assert_eq!(moved, [("end_col", &json!(1)), ("end_row", &json!(1))], "{sets:?}");
     }
 
     #[test]
