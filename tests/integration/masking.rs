@@ -562,7 +562,12 @@ fn a_signal_while_the_lock_is_written_leaves_no_temporary_file() {
         if seen {
             caught += 1;
             assert_eq!(out.status.code(), Some(143));
-            assert!(!p.path("mcp.lock").exists(), "no lock is written after the signal");
+            // The signal can land just after the rename that puts the whole lock in place: then
+            // the lock is there, whole. Never a part of one.
+            if p.path("mcp.lock").exists() {
+                let lock: Value = serde_json::from_str(&p.read("mcp.lock")).expect("a lock in place is whole JSON");
+                assert!(lock["servers"]["s"]["tools"]["t11"].is_object(), "a lock in place holds every tool");
+            }
         }
     }
     if caught == 0 {
