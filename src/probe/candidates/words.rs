@@ -266,10 +266,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                 let v = Value::String(f.path.clone());
                 let set =
                     rejected.with_value(prop, if many { Value::Array(vec![v]) } else { v }, Source::Rejection, true);
-                let sent = Value::Object(set.resolve(dir));
-                if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-                    out.push(set);
-                }
+                push_new(&mut out, set, &whole, dir, tried);
             }
         }
     }
@@ -293,10 +290,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
                     Source::Rejection,
                     paths,
                 );
-                let sent_now = Value::Object(set.resolve(dir));
-                if whole.is_valid(&sent_now) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-                    out.push(set);
-                }
+                push_new(&mut out, set, &whole, dir, tried);
             }
         }
     }
@@ -394,10 +388,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
             let Some(item) = super::one_value(schema, root) else { continue };
             let set = rejected.with_value(prop, item, Source::Rejection, false);
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-                out.push(set);
-            }
+            push_new(&mut out, set, &whole, dir, tried);
         }
     }
     // "Filename cannot contain path separators": a path sent gets its last part, as it is (a name
@@ -442,10 +433,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             continue;
         }
         let set = rejected.with_value(prop, Value::from(n + 1), Source::Rejection, false);
-        let sent = Value::Object(set.resolve(dir));
-        if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-            out.push(set);
-        }
+        push_new(&mut out, set, &whole, dir, tried);
     }
     // A range of two numbers sent empty (`start_pos: 0, end_pos: 0`: "Invalid text positions",
     // "cannot merge a single cell with itself"): its end one past its start.
@@ -454,10 +442,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             continue;
         }
         let set = rejected.with_value(&end, Value::from(n + 1), Source::Rejection, false);
-        let sent = Value::Object(set.resolve(dir));
-        if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-            out.push(set);
-        }
+        push_new(&mut out, set, &whole, dir, tried);
     }
     // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
     // sent the name gets one of its own (a path keeps its folder and extension).
@@ -474,10 +459,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
             let path = rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)));
             let set = rejected.with_value(prop, Value::String(fresh_name(tool, v, path)), Source::Rejection, path);
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent) && !tried.iter().chain(&out).any(|s| s.args == set.args) {
-                out.push(set);
-            }
+            push_new(&mut out, set, &whole, dir, tried);
         }
     }
     // Nothing offered for a property whose value the rejection quotes ("Note \"a.md\" not
@@ -528,6 +510,20 @@ fn refused(text: &str, part: &str) -> bool {
             words.iter().any(|w| AFTER.contains(w)) || BEFORE.iter().any(|b| before.contains(b))
         })
     })
+}
+
+/// Push `set` onto `out` when the tool's `inputSchema` (`whole`) takes it as it will be sent
+/// (paths resolved against `dir`) and it is no set tried or offered already.
+fn push_new(
+    out: &mut Vec<ArgSet>,
+    set: ArgSet,
+    whole: &jsonschema::Validator,
+    dir: Option<&std::path::Path>,
+    tried: &[ArgSet],
+) {
+    if whole.is_valid(&Value::Object(set.resolve(dir))) && !tried.iter().chain(out.iter()).any(|s| s.args == set.args) {
+        out.push(set);
+    }
 }
 
 /// `rest` to the end of its sentence: a dot that ends one is followed by a space (a dot inside a
