@@ -265,12 +265,21 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
                     && !known.holds_secret(&Value::Object(s.args.clone()))
             });
             if safe && !calls.is_empty() && !sets.is_empty() {
+                // A call that hangs or loses its connection ends the replay: the pinned call's
+                // first outcome is judged (a server cannot stretch `check` by its timeout once
+                // for each of them).
+                let mut whole = true;
                 for s in &calls {
-                    let _ = call(session, &tool, s.resolve(dir), timeout).await;
+                    if hopeless(&call(session, &tool, s.resolve(dir), timeout).await) {
+                        whole = false;
+                        break;
+                    }
                 }
-                let outcome = call(session, &tool, sets[0].resolve(dir), timeout).await;
-                if rank(&outcome) == 2 {
-                    again = Some(outcome);
+                if whole {
+                    let outcome = call(session, &tool, sets[0].resolve(dir), timeout).await;
+                    if rank(&outcome) == 2 {
+                        again = Some(outcome);
+                    }
                 }
             }
         }
