@@ -199,6 +199,10 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             }
             None => true,
         });
+        // No set made at all: say so when the smallest arguments are what would aim it there.
+        if sets.is_empty() && refused.is_none() {
+            refused = candidates::aimed_at_machine(&root, &Value::Object(smallest.clone()), known);
+        }
     }
     let dir = session.working_dir();
     // The calls of this search that reached the tool's code and failed, in order.

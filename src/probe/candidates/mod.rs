@@ -477,6 +477,11 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
             (*p, property_candidates(p, schema, root, &tool, known, &smallest[*p]))
         })
         .collect();
+    // A property with no candidate (every value it may take would be aimed at the machine: a
+    // process id the schema fixes at 1) makes no set at all.
+    if per_prop.iter().any(|(_, cands)| cands.is_empty()) {
+        return Vec::new();
+    }
     let base_dir = known.paths.base.as_deref();
     let build = |choice: &[usize]| -> ArgSet {
         let mut set = base.clone();

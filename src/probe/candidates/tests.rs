@@ -313,3 +313,15 @@ fn an_untied_listed_value_reaches_a_changing_tool_only_in_the_sandbox() {
     let t = targets(&known);
     assert!(t.contains(&json!("main")) && t[0] != json!("main"), "{t:?}");
 }
+
+/// A required property whose every value would be aimed at the machine (a process id the schema
+/// fixes at 1) has no candidate: no set is made with it, and nothing panics (found by the `synth`
+/// fuzz target).
+#[test]
+fn a_property_with_no_candidate_makes_no_set() {
+    for schema in [json!({"type": "integer", "const": 1}), json!({"type": "integer", "enum": [0, 1]})] {
+        let def = tool(json!({"pid": schema, "name": {"type": "string"}}), &["name", "pid"]);
+        let sets = sets("kill_process", &def, &Known::default());
+        assert!(sets.is_empty(), "{schema}: {sets:?}");
+    }
+}
