@@ -224,7 +224,8 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // absolute" is about `csv_path`, sent `workbooks`, not about `path`, whose value it does not
     // quote.
     let quoted_first = !quoted.is_empty() && !named.iter().any(|n| quoted.contains(n));
-    let (aimed, then): (&[&str], &[&str]) = if quoted_first { (&quoted, &named) } else { (&named, &quoted) };
+    let (mut aimed, mut then): (Vec<&str>, Vec<&str>) =
+        if quoted_first { (quoted.clone(), named.clone()) } else { (named.clone(), quoted.clone()) };
     // An optional property it names that was not sent ("Give `range` to create a table"): the
     // words are about that one, never about every required property.
     let names_optional = props.is_some_and(|m| {
@@ -249,6 +250,15 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         let windows = v.as_bytes().get(1) == Some(&b':') && v.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
         !windows && !props.is_some_and(|m| m.keys().any(|k| k.eq_ignore_ascii_case(v))) && !refused(text, v)
     });
+    // Of several values it quotes, the offer is for the one quoted last before it: "Sheet 'Sales'
+    // has no image named 'TaxRate'. Available: 'Picture 1'" offers a `name`, not a `sheet`. The
+    // others have it only when that gives nothing new.
+    if quoted.len() > 1 {
+        if let Some(nearest) = nearest_quoted(text, &values, &rejected.args, &quoted) {
+            then = aimed.iter().chain(&then).copied().filter(|p| *p != nearest).collect();
+            aimed = vec![nearest];
+        }
+    }
     let statements = super::sql::statements(text);
     let dir = known.paths.base.as_deref();
     let mut out: Vec<ArgSet> = Vec::new();
@@ -334,7 +344,7 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     };
     'values: for v in &values {
         let mut placed = false;
-        for prop in aimed {
+        for prop in &aimed {
             if out.len() >= PER_REJECTION {
                 break 'values;
             }
@@ -561,12 +571,36 @@ fn ranges(args: &Map<String, Value>) -> Vec<(String, i64)> {
 
 /// Whether `text` quotes the value `v` (`'x'`, `"x"`; `''` for an empty string).
 fn quotes(text: &str, v: &Value) -> bool {
+    !quoted_at(text, v).is_empty()
+}
+
+/// Where (byte offsets) `text` quotes the value `v`.
+fn quoted_at(text: &str, v: &Value) -> Vec<usize> {
     let s = match v {
         Value::String(s) => s.clone(),
         Value::Number(n) => n.to_string(),
-        _ => return false,
+        _ => return vec![],
     };
-    text.contains(&format!("'{s}'")) || text.contains(&format!("\"{s}\""))
+    let mut at: Vec<usize> = [format!("'{s}'"), format!("\"{s}\"")]
+        .iter()
+        .flat_map(|q| text.match_indices(q.as_str()).map(|(i, _)| i).collect::<Vec<_>>())
+        .collect();
+    at.sort_unstable();
+    at
+}
+
+/// Of the properties `quoted` (whose values in `args` the text quotes), the one quoted last
+/// before the first value the text offers (`offers`), when exactly one is.
+fn nearest_quoted<'a>(text: &str, offers: &[String], args: &Map<String, Value>, quoted: &[&'a str]) -> Option<&'a str> {
+    let offer = offers.iter().filter_map(|v| quoted_at(text, &Value::String(v.clone())).first().copied()).min()?;
+    let before = |p: &str| args.get(p).and_then(|v| quoted_at(text, v).into_iter().filter(|i| *i < offer).max());
+    let mut at: Vec<(usize, &'a str)> = quoted.iter().filter_map(|p| Some((before(p)?, *p))).collect();
+    at.sort_unstable();
+    match at.as_slice() {
+        [.., (a, _), (b, p)] if a != b => Some(p),
+        [(_, p)] => Some(p),
+        _ => None,
+    }
 }
 
 /// A string or number below the top level of the arguments (inside an object argument or an
@@ -996,6 +1030,30 @@ mod tests {
         assert!(sets.iter().any(|s| s.args["source"] == "Sales!B2:F9" && s.args["sheet"] == "Sales"), "{sets:?}");
         assert!(refused("Invalid range 'x'", "x") && refused("«ünïcödé» Unknown column \"y\"", "y"));
         assert!(!refused("Use a header ('region', 'sales', None) or a column letter", "sales"));
+    }
+
+    /// Of two values a rejection quotes, the offer after them is for the one quoted last ("no
+    /// image named 'TaxRate'"), never for the sheet it also quotes; the same two values quoted in
+    /// the other order give the offer to the other property.
+    #[test]
+    fn an_offer_is_for_the_value_quoted_nearest_before_it() {
+        let def = json!({"name": "delete_image", "inputSchema": {"type": "object", "properties": {
+            "path": {"type": "string"}, "sheet": {"type": "string"}, "name": {"type": "string"}
+        }, "required": ["path", "sheet", "name"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("path".to_string(), json!("sales.xlsx")),
+            ("sheet".to_string(), json!("Sales")),
+            ("name".to_string(), json!("TaxRate")),
+        ]));
+        let text = "Sheet 'Sales' has no image named 'TaxRate'. Available: 'Picture 1'.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        assert_eq!(sets[0].args["name"], "Picture 1", "{sets:?}");
+        assert_eq!(sets[0].args["sheet"], "Sales", "{sets:?}");
+        assert!(sets.iter().all(|s| s.args["sheet"] == "Sales"), "{sets:?}");
+        let text = "No image 'TaxRate' on sheet 'Sales'. Available sheets: 'Data'.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        assert_eq!(sets[0].args["sheet"], "Data", "{sets:?}");
+        assert_eq!(sets[0].args["name"], "TaxRate", "{sets:?}");
     }
 
     #[test]
