@@ -42,6 +42,16 @@ const GENERIC: &[&str] = &[
     "result",
 ];
 
+/// Words that name one kind of thing: a property named by one takes what a listing named by
+/// another listed, after what a listing of its own words listed (the `upstream` or `onto` of a
+/// rebase is a branch of a branch listing; a `revision` is one of its commits).
+const KIN: &[&[&str]] = &[&["branch", "upstream", "onto", "revision", "rev", "commit", "sha"]];
+
+/// The first word of `w`'s kin ([`KIN`]), or `w` itself.
+fn kind_of(w: &str) -> &str {
+    KIN.iter().find(|g| g.contains(&w)).map_or(w, |g| g[0])
+}
+
 /// Keys whose values are bodies (a file's text, a message), not names: never taken. A listing's
 /// names are what a later call needs; a body could carry anything the project holds.
 const BODY_KEYS: &[&str] = &[
@@ -244,7 +254,8 @@ fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
 
 /// The listed values for property `prop`, best first: those of a tool or key that shares a
 /// significant word with the property (`table_name` and `list_tables`; `branch_name` and a
-/// branch listing), then, among them, those under a key the property's words include.
+/// branch listing), then, among them, those under a key the property's words include; then
+/// those that share only a word of its kind ([`KIN`]: `upstream` and a branch listing).
 pub fn for_property<'a>(prop: &str, listed: impl IntoIterator<Item = &'a Listed>) -> Vec<&'a Listed> {
     let pw = words(prop);
     let significant: Vec<&String> = pw.iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
@@ -253,11 +264,13 @@ pub fn for_property<'a>(prop: &str, listed: impl IntoIterator<Item = &'a Listed>
         let tw = words(&l.tool);
         let kw = l.key.as_deref().map(words).unwrap_or_default();
         let shared = significant.iter().filter(|w| tw.contains(w) || kw.contains(w)).count();
-        if shared == 0 {
+        let kin =
+            significant.iter().filter(|w| tw.iter().chain(&kw).any(|x| x != **w && kind_of(x) == kind_of(w))).count();
+        if shared + kin == 0 {
             continue;
         }
         let key_fits = !kw.is_empty() && kw.iter().all(|w| pw.contains(w));
-        scored.push((2 * shared + usize::from(key_fits), i, l));
+        scored.push((4 * shared + 2 * usize::from(shared > 0 && key_fits) + usize::from(kin > 0), i, l));
     }
     // Equal words: what a tool of this session made (`PID 5599` from `start_process`) before
     // what a listing named (every process of the machine).
@@ -370,6 +383,24 @@ mod tests {
         assert_eq!(values("branch_name"), ["main"]);
         assert!(for_property("query", &listed).is_empty());
         assert!(for_property("name", &listed).is_empty(), "a generic word alone ties nothing");
+    }
+
+    /// A property named by a word of a listing's kind takes its values, after those of a listing
+    /// of its own words: a rebase's `upstream` and `onto` take the branches; a `revision`, the
+    /// commits first, then the branches.
+    #[test]
+    fn a_property_takes_the_values_of_a_listing_of_its_kind_after_its_own() {
+        let mut listed = extract("git_branch", &text("* main\n  feature"));
+        listed.extend(extract("git_log", &json!({"structuredContent": {"commits": [{"commit": "c3a422d"}]}})));
+        listed.extend(extract("list_tags", &text("v1.0")));
+        let values = |prop: &str| for_property(prop, &listed).iter().map(|l| l.value.clone()).collect::<Vec<_>>();
+        assert_eq!(values("upstream"), ["main", "feature", "c3a422d"]);
+        assert_eq!(values("onto"), ["main", "feature", "c3a422d"]);
+        assert_eq!(values("revision"), ["main", "feature", "c3a422d"]);
+        assert_eq!(values("commit"), ["c3a422d", "main", "feature"]);
+        assert_eq!(values("branch"), ["main", "feature", "c3a422d"]);
+        assert!(values("tag_name").iter().all(|v| v == "v1.0"), "{:?}", values("tag_name"));
+        assert!(values("query").is_empty());
     }
 
     /// Among values that share as many words with the property, one a tool of this session made

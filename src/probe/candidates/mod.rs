@@ -562,6 +562,7 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
     let requires_nothing = root.get("required").and_then(Value::as_array).is_none_or(Vec::is_empty);
     let every = requires_nothing && !props.keys().any(|p| crate::probe::names_argument(text, p));
     let mut picks: Vec<(String, Value)> = Vec::new();
+    let mut out: Vec<ArgSet> = Vec::new();
     for p in props.keys().take(MAX_PROPERTIES) {
         if rejected.args.contains_key(p) || !(every || names_property(text, p)) {
             continue;
@@ -570,10 +571,29 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
         let mut alone = root.clone();
         alone["required"] = Value::Array(vec![Value::String(p.clone())]);
         if let Some(smallest) = crate::probe::synthesize_args(&alone).ok().and_then(|mut m| m.remove(p)) {
+            // A flag the words give as a command-line option ("use 'git cherry-pick --abort'"
+            // about `abort`): set, before any other value.
+            if smallest.is_boolean() && gives_option(text, p) {
+                let set = rejected.with_value(p, Value::Bool(true), Source::Rejection, false);
+                if let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) {
+                    words::push_new(&mut out, set, &whole, known.paths.base.as_deref(), tried);
+                }
+            }
             picks.push((p.clone(), smallest));
         }
     }
-    sets_with(def, known, rejected, &picks, Some(Source::Rejection), tried)
+    let rest = sets_with(def, known, rejected, &picks, Some(Source::Rejection), &[tried, &out].concat());
+    out.extend(rest);
+    out
+}
+
+/// Whether `text` gives property `prop` as a command-line option: `--abort` for `abort`,
+/// `--no-commit` for `noCommit` (the same words, whatever the spelling).
+fn gives_option(text: &str, prop: &str) -> bool {
+    let want = hints::words(prop);
+    text.split(|c: char| c.is_whitespace() || "'\"`,;()[]".contains(c))
+        .filter_map(|t| t.strip_prefix("--"))
+        .any(|o| !o.starts_with('-') && hints::words(o.split('=').next().unwrap_or(o)) == want)
 }
 
 /// The smallest valid value of `schema` (a property's, in the tool's `root`) that holds

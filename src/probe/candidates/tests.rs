@@ -325,3 +325,25 @@ fn a_property_with_no_candidate_makes_no_set() {
         assert!(sets.is_empty(), "{schema}: {sets:?}");
     }
 }
+
+/// A flag the server's words give as a command-line option ("use 'git cherry-pick --abort'") is
+/// added set, before any other value; a flag they only name is added at its smallest value.
+#[test]
+fn a_flag_the_words_give_as_an_option_is_set_first() {
+    let def = tool(
+        json!({"commits": {"type": "array", "items": {"type": "string"}},
+               "abort": {"type": "boolean", "default": false}, "noCommit": {"type": "boolean"}, "signoff": {"type": "boolean"}}),
+        &["commits"],
+    );
+    let rejected = ArgSet::smallest(Map::from_iter([("commits".to_string(), json!(["main"]))]));
+    let text = "The previous cherry-pick is now empty. Otherwise, use 'git cherry-pick --skip' or 'git cherry-pick --abort' (or --no-commit).";
+    let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    let first = |p: &str| sets.iter().find(|s| s.args.contains_key(p)).map(|s| s.args[p].clone());
+    assert_eq!(first("abort"), Some(json!(true)), "{sets:?}");
+    assert_eq!(first("noCommit"), Some(json!(true)), "{sets:?}");
+    assert!(first("signoff").is_none(), "{sets:?}");
+    assert!(gives_option("--abort", "abort") && !gives_option("abort", "abort") && !gives_option("---abort", "abort"));
+    let text = "Abort is not possible: nothing to abort.";
+    let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    assert_eq!(sets.iter().find(|s| s.args.contains_key("abort")).map(|s| s.args["abort"].clone()), Some(json!(false)));
+}

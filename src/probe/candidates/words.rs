@@ -524,7 +524,7 @@ fn refused(text: &str, part: &str) -> bool {
 
 /// Push `set` onto `out` when the tool's `inputSchema` (`whole`) takes it as it will be sent
 /// (paths resolved against `dir`) and it is no set tried or offered already.
-fn push_new(
+pub(super) fn push_new(
     out: &mut Vec<ArgSet>,
     set: ArgSet,
     whole: &jsonschema::Validator,
