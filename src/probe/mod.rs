@@ -328,7 +328,11 @@ async fn run_placed(
             // happens under another's call (the same tools would pass at `lock` and fail at
             // `check` as their calls happen to interleave).
             let at_once = if wave.reads() { CONCURRENCY } else { 1 };
-            let mut results = probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await;
+            let mut results = if wave == order::Wave::Remove {
+                remove_each(&mut places, at, &shared, &in_wave, &mut known, &setups, &done).await
+            } else {
+                probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await
+            };
             results.sort_by(|a, b| a.tool.cmp(&b.tool));
             let before = known.clone();
             feed(&mut known, tools, &results);
@@ -552,6 +556,51 @@ async fn prepare(
             }
         }
     }
+}
+
+/// Probe the removers of one wave in the session of `at`, one at a time. A handle a maker made
+/// (a process, a note) is gone once one of them was sent it, so before the next remover that
+/// maker is called again, with the arguments it succeeded with (`done`), and what it returns
+/// replaces what it had made: `force_terminate` and then `kill_process` each end a process of
+/// their own, at `lock` and at `check` alike. Not probes: the maker was judged where it was probed.
+async fn remove_each(
+    places: &mut place::Places<'_>,
+    at: Place,
+    shared: &Shared<'_>,
+    tools: &[(&String, &Value)],
+    known: &mut candidates::Known,
+    setups: &[(String, candidates::ArgSet)],
+    done: &[search::Done],
+) -> Vec<search::Done> {
+    let mut results = Vec::new();
+    for (k, one) in tools.iter().enumerate() {
+        let now = probe_wave(places, at, shared, &[*one], known, 1, setups).await;
+        let gone: Vec<String> = now
+            .iter()
+            .filter(|d| d.result.is_some())
+            .filter_map(|d| d.set.as_ref())
+            .flat_map(|s| known.makers_of(s))
+            .collect();
+        results.extend(now);
+        if k + 1 == tools.len() {
+            break;
+        }
+        for maker in gone {
+            let Some(set) = done.iter().find(|d| d.tool == maker && d.result.is_some()).and_then(|d| d.set.as_ref())
+            else {
+                continue;
+            };
+            let Ok(session) = places.open(at).await else { break };
+            let outcome = call(session, &maker, set.resolve(session.working_dir()), shared.server.timeout).await;
+            if let Ok(CallOutcome::Result(r)) = &outcome {
+                if !shape::is_error(r) {
+                    known.forget_made_by(&maker);
+                    known.made_by_call(&maker, r, &set.args);
+                }
+            }
+        }
+    }
+    results
 }
 
 /// Probe the tools of one wave in the session of `at`, `at_once` at a time. When the server

@@ -212,6 +212,42 @@ fn makers_come_before_users_and_removers_last_with_an_id_in_a_json_answer() {
     makers_before_users_removers_last(r#"{"id": "{id}"}"#);
 }
 
+/// Two removers of one made handle (`force_terminate` and `kill_process` of the process
+/// `start_process` made): the first ends it, so the maker is called again before the second,
+/// which gets a handle of its own, at lock and at check. Without `probe::remove_each` the second
+/// finds its note gone ("note '…' not found") and fails at lock with every candidate.
+#[test]
+fn each_remover_of_a_made_handle_gets_one_of_its_own() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            rw("create_note", json!({"title": string()}), &["title"]),
+            rw("delete_note", json!({"note_id": string()}), &["note_id"]),
+            rw("remove_note", json!({"note_id": string()}), &["note_id"]),
+            ro("get_note", json!({"note_id": string()}), &["note_id"])
+        ],
+        "calls": {
+            "create_note": {"makes": {"kind": "note", "answer": "Created note with ID: {id}"}},
+            "delete_note": {"removes": {"note_id": "note"}},
+            "remove_note": {"removes": {"note_id": "note"}},
+            "get_note": {"uses": {"note_id": "note"}}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pins = pins(&p, "fx");
+    for t in ["delete_note", "remove_note"] {
+        assert_eq!(pins[t]["call"]["from"]["note_id"], "result", "{t}: {pins:#}");
+    }
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    calls_pass(&report, &["create_note", "delete_note", "remove_note", "get_note"]);
+}
+
 /// Never aimed at the machine (RULES.md): "A server that dies during a wave is started again for
 /// the tools still waiting, and a tool whose call was lost that way is called again, never judged
 /// on the loss." `crash_once` takes its server down once per marker; `slow_a`/`slow_b` are in

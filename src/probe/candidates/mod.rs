@@ -271,6 +271,29 @@ impl Known {
         }
     }
 
+    /// The tools that made the handles `set` was sent ([`Source::Result`] values): a call that
+    /// removes or ends them leaves them gone for every tool after it.
+    pub fn makers_of(&self, set: &ArgSet) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (prop, from) in &set.from {
+            if *from != Source::Result {
+                continue;
+            }
+            let sent = set.args.get(prop).map(strings_in).unwrap_or_default();
+            for l in self.listed.iter().filter(|l| l.made && sent.contains(&l.value)) {
+                if !out.contains(&l.tool) {
+                    out.push(l.tool.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Forget what `tool` made (it is gone: [`Known::makers_of`]).
+    pub fn forget_made_by(&mut self, tool: &str) {
+        self.listed.retain(|l| !(l.made && l.tool == tool));
+    }
+
     /// The same without what setup tools and makers returned.
     pub fn without_made(&self) -> Known {
         let mut k = self.clone();
