@@ -171,6 +171,47 @@ pub fn bounds(text: &str) -> Vec<String> {
     out
 }
 
+/// Most items an array is given because the words count them.
+const MAX_COUNTED: usize = 16;
+
+/// The counts a text gives for a noun, as (fewest, noun's last word): "color_scale needs 2 or 3
+/// colors" gives (2, "color"), "at least 3 items" (3, "item"), "2-5 values" (2, "value").
+pub fn counts(text: &str) -> Vec<(usize, String)> {
+    let tokens: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || ",;:()".contains(c))
+        .filter(|t| !t.is_empty())
+        .map(|t| t.trim_end_matches('.').to_ascii_lowercase())
+        .collect();
+    let mut out = Vec::new();
+    let mut after = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        // "2-5", or "2" then "or"/"to" and a number (whose own count it is not).
+        let first = t.split('-').next().unwrap_or(t);
+        let Ok(n) = first.parse::<usize>() else { continue };
+        if i < after {
+            continue;
+        }
+        let mut j = i + 1;
+        if matches!(tokens.get(j).map(String::as_str), Some("or" | "to"))
+            && tokens.get(j + 1).is_some_and(|x| x.parse::<usize>().is_ok())
+        {
+            j += 2;
+        }
+        if tokens.get(j).map(String::as_str) == Some("more") {
+            j += 1;
+        }
+        after = j;
+        let Some(noun) = tokens.get(j).and_then(|w| super::hints::words(w).pop()) else { continue };
+        if (2..=MAX_COUNTED).contains(&n)
+            && noun.chars().all(|c| c.is_ascii_alphabetic())
+            && !out.contains(&(n, noun.clone()))
+        {
+            out.push((n, noun));
+        }
+    }
+    out
+}
+
 /// The file extensions a text names (`.xlsx`, `(.xlsm, .xlsx)`), lower case, without the dot: a
 /// dot after a space, a bracket or a comma, then 2 to 5 letters or digits, then no letter.
 pub fn extensions(text: &str) -> Vec<String> {
@@ -401,6 +442,28 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             push_new(&mut out, set, &whole, dir, tried);
         }
     }
+    // "color_scale needs 2 or 3 colors": an array the words count, at any depth (`rule.colors`),
+    // gets that many items, its first repeated.
+    for (n, noun) in counts(text) {
+        for (top, v) in &rejected.args {
+            if out.len() >= PER_REJECTION || rejected.from.get(top) == Some(&Source::Fixture) {
+                break;
+            }
+            let hits = counted_arrays(top, v, &noun, n);
+            if hits.is_empty() {
+                continue;
+            }
+            let mut set = rejected.clone();
+            for at in &hits {
+                if let Some(Value::Array(a)) = set.args.get_mut(top).and_then(|x| x.pointer_mut(at)) {
+                    let first = a[0].clone();
+                    a.resize(n, first);
+                }
+            }
+            set.from.insert(top.clone(), Source::Rejection);
+            push_new(&mut out, set, &whole, dir, tried);
+        }
+    }
     // "Filename cannot contain path separators": a path sent gets its last part, as it is (a name
     // in the folder the server works in, never resolved to a path). "Path must be relative to
     // vault root": a path sent as it was written, relative (never resolved).
@@ -615,8 +678,8 @@ struct Leaf {
     value: Value,
 }
 
-/// The leaves below the top level of `args`. Array elements that are not objects are values of
-/// their array, not properties.
+/// The leaves below the top level of `args`. The items of a top-level array that are not objects
+/// are values of their argument, not properties.
 fn inner_leaves(args: &Map<String, Value>) -> Vec<Leaf> {
     fn walk(top: &str, rest: String, key: &str, v: &Value, out: &mut Vec<Leaf>) {
         let depth = rest.matches('/').count();
@@ -626,8 +689,10 @@ fn inner_leaves(args: &Map<String, Value>) -> Vec<Leaf> {
                     walk(top, format!("{rest}/{}", crate::json::pointer_token(k)), k, x, out);
                 }
             }
+            // The items of an array inside an object argument are leaves under the array's key
+            // (`rule.colors[0]`); a top-level array's are values of their argument.
             Value::Array(a) if depth < 8 => {
-                for (j, x) in a.iter().enumerate().filter(|(_, x)| x.is_object()) {
+                for (j, x) in a.iter().enumerate().filter(|(_, x)| x.is_object() || depth > 0) {
                     walk(top, format!("{rest}/{j}"), key, x, out);
                 }
             }
@@ -644,8 +709,36 @@ fn inner_leaves(args: &Map<String, Value>) -> Vec<Leaf> {
     out
 }
 
+/// The JSON pointers (inside argument `top`'s value `v`) of the non-empty arrays shorter than `n`
+/// under a key whose last word is `noun` (`colors` for "color").
+fn counted_arrays(top: &str, v: &Value, noun: &str, n: usize) -> Vec<String> {
+    fn walk(key: &str, at: String, v: &Value, noun: &str, n: usize, out: &mut Vec<String>) {
+        if at.matches('/').count() > 8 {
+            return;
+        }
+        match v {
+            Value::Array(a)
+                if !a.is_empty() && a.len() < n && super::hints::words(key).last().is_some_and(|w| w == noun) =>
+            {
+                out.push(at)
+            }
+            Value::Array(a) => {
+                a.iter().enumerate().for_each(|(j, x)| walk(key, format!("{at}/{j}"), x, noun, n, out));
+            }
+            Value::Object(m) => {
+                m.iter().for_each(|(k, x)| walk(k, format!("{at}/{}", crate::json::pointer_token(k)), x, noun, n, out))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(top, String::new(), v, noun, n, &mut out);
+    out
+}
+
 /// `rejected` with `leaf` set to `v` (a number where a number was), found by the rejection; the
-/// leaf is no path any more.
+/// leaf is no path any more. A leaf in an array (`rule.colors[0]`) is set in every item of the
+/// array that held the same value ("Invalid color ''" about `colors: ["", ""]`).
 fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str) -> Option<ArgSet> {
     let new = match leaf.value {
         Value::Number(_) => Value::Number(serde_json::from_str(v).ok()?),
@@ -655,6 +748,12 @@ fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str) -> Option<ArgSet> {
         return None;
     }
     let mut set = rejected.clone();
+    let parent = leaf.rest.rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+    if let Some(Value::Array(items)) = set.args.get_mut(&leaf.top)?.pointer_mut(parent) {
+        for x in items.iter_mut().filter(|x| **x == leaf.value) {
+            *x = new.clone();
+        }
+    }
     *set.args.get_mut(&leaf.top)?.pointer_mut(&leaf.rest)? = new;
     let at = format!("/{}{}", crate::json::pointer_token(&leaf.top), leaf.rest);
     set.relative.retain(|r| *r != at);
@@ -1054,6 +1153,43 @@ mod tests {
         let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
         assert_eq!(sets[0].args["sheet"], "Data", "{sets:?}");
         assert_eq!(sets[0].args["name"], "TaxRate", "{sets:?}");
+    }
+
+    #[test]
+    fn counts_a_text_gives() {
+        assert_eq!(counts("color_scale needs 2 or 3 colors."), [(2, "color".to_string())]);
+        assert_eq!(counts("Give at least 3 items"), [(3, "item".to_string())]);
+        assert_eq!(counts("between 2-5 values, or 2 to 4 rows"), [(2, "value".to_string()), (2, "row".to_string())]);
+        assert!(counts("Paragraph has 1 character; line 12").is_empty(), "{:?}", counts("Paragraph has 1 character"));
+        assert!(counts("error 404 at 2026-12-06").is_empty());
+    }
+
+    /// An array inside an object argument that the words count gets that many items ("color_scale
+    /// needs 2 or 3 colors" about `rule.colors: [""]`), and the value then offered for the items
+    /// ("Invalid color ''. Use a hex color like '#1F4E78'") goes into every item that held the
+    /// refused one.
+    #[test]
+    fn an_array_the_words_count_gets_that_many_items_and_each_the_value_offered() {
+        let def = json!({"name": "add_conditional_format", "inputSchema": {"type": "object", "properties": {
+            "range": {"type": "string"},
+            "rule": {"type": "object", "properties": {"type": {"type": "string"},
+                "colors": {"type": "array", "items": {"type": "string"}}}, "required": ["type"]}
+        }, "required": ["range", "rule"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("range".to_string(), json!("A1:C10")),
+            ("rule".to_string(), json!({"type": "color_scale", "colors": [""]})),
+        ]));
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "color_scale needs 2 or 3 colors.", &[]);
+        assert_eq!(sets[0].args["rule"], json!({"type": "color_scale", "colors": ["", ""]}), "{sets:?}");
+        let sets = sets_from_rejection(
+            &def,
+            &Known::default(),
+            &sets[0],
+            "Invalid color ''. Use a hex color like '#1F4E78'.",
+            &[],
+        );
+        assert_eq!(sets[0].args["rule"], json!({"type": "color_scale", "colors": ["#1F4E78", "#1F4E78"]}), "{sets:?}");
+        assert!(sets.iter().all(|s| s.args["range"] == "A1:C10"), "{sets:?}");
     }
 
     #[test]
