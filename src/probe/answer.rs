@@ -125,6 +125,11 @@ const ANYWHERE: &[&str] = &[
     "is required",
     "are required",
     "must be provided",
+    "must provide",
+    "must specify",
+    "must be specified",
+    "please provide",
+    "please specify",
     "must be one of",
     "is currently loaded",
     "is currently open",
@@ -202,6 +207,8 @@ mod tests {
             "Access denied - path outside allowed directories: /etc",
             "Traceback (most recent call last):",
             "Process with pid 0 not found",
+            "Must provide either search_text or paragraph_index",
+            "Please specify a footnote id",
         ] {
             assert!(failure(&text(t)).is_some(), "{t}");
         }

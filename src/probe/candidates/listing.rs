@@ -196,15 +196,16 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
         // `Process started with PID 5599 (shell: …)`, `with ID n-7f3a`: the token after a word
         // that names a handle.
         let tokens: Vec<&str> = l.split_whitespace().collect();
+        // (Also in brackets: `Added footnote (ID: 2) to …`.)
         for w in tokens.windows(2) {
-            let head = w[0].trim_end_matches(':').to_ascii_lowercase();
-            let value = w[1].trim_end_matches(['.', ',', ';', ')']);
-            if ID_WORDS.contains(&head.as_str())
+            let word = w[0].trim_start_matches(['(', '[', '{']).trim_end_matches(':');
+            let value = w[1].trim_end_matches(['.', ',', ';', ')', ']', '}']);
+            if ID_WORDS.contains(&word.to_ascii_lowercase().as_str())
                 && !value.is_empty()
                 && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
                 && value.chars().any(|c| c.is_ascii_digit())
             {
-                keep(tool, Some(w[0].trim_end_matches(':')), value, out);
+                keep(tool, Some(word), value, out);
             }
         }
         match l.split_once(": ") {
@@ -401,6 +402,15 @@ mod tests {
         assert_eq!(values("branch"), ["main", "feature", "c3a422d"]);
         assert!(values("tag_name").iter().all(|v| v == "v1.0"), "{:?}", values("tag_name"));
         assert!(values("query").is_empty());
+    }
+
+    /// A handle in brackets is a handle: `Successfully added footnote (ID: 2) to …/report.docx`.
+    #[test]
+    fn a_handle_in_brackets_is_taken() {
+        let l = extract("add_footnote_after_text", &text("Successfully added footnote (ID: 2) to /p/report.docx"));
+        assert!(l.iter().any(|x| x.value == "2" && x.key.as_deref() == Some("ID")), "{l:?}");
+        let l = extract("start", &text("Started [pid 4242]"));
+        assert!(l.iter().any(|x| x.value == "4242"), "{l:?}");
     }
 
     /// Among values that share as many words with the property, one a tool of this session made

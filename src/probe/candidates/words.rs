@@ -487,6 +487,17 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             }
         }
     }
+    // A range of two numbers sent empty (`start_pos: 0, end_pos: 0`: "Invalid text positions",
+    // "cannot merge a single cell with itself"): its end one past its start.
+    // Before the index walk below: an empty range is wrong in every paragraph or row, so walking
+    // the index first (each step one rejection) spends the tool's budget on the wrong argument.
+    for (end, n) in ranges(&rejected.args) {
+        if out.len() >= PER_REJECTION || rejected.from.get(&end) == Some(&Source::Fixture) {
+            continue;
+        }
+        let set = rejected.with_value(&end, Value::from(n + 1), Source::Rejection, false);
+        push_new(&mut out, set, &whole, dir, tried);
+    }
     // "Shape at index 0 is not a table": an index the words point at, that nothing offered a
     // value for, gets the next one (what a maker added is further on), one step per rejection.
     // (Named by the words of its name besides "index": "Shape is not a chart" is about
@@ -506,15 +517,6 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
             continue;
         }
         let set = rejected.with_value(prop, Value::from(n + 1), Source::Rejection, false);
-        push_new(&mut out, set, &whole, dir, tried);
-    }
-    // A range of two numbers sent empty (`start_pos: 0, end_pos: 0`: "Invalid text positions",
-    // "cannot merge a single cell with itself"): its end one past its start.
-    for (end, n) in ranges(&rejected.args) {
-        if out.len() >= PER_REJECTION || rejected.from.get(&end) == Some(&Source::Fixture) {
-            continue;
-        }
-        let set = rejected.with_value(&end, Value::from(n + 1), Source::Rejection, false);
         push_new(&mut out, set, &whole, dir, tried);
     }
     // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
@@ -1153,6 +1155,31 @@ mod tests {
         let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
         assert_eq!(sets[0].args["sheet"], "Data", "{sets:?}");
         assert_eq!(sets[0].args["name"], "TaxRate", "{sets:?}");
+    }
+
+    /// An empty range is mended before an index is walked: "Invalid text positions" about
+    /// `start_pos: 0, end_pos: 0` in paragraph 0 is wrong in every paragraph, and each step of the
+    /// walk costs one rejection of the tool's budget.
+    #[test]
+    fn an_empty_range_is_mended_before_an_index_is_walked() {
+        let def = json!({"name": "format_text", "inputSchema": {"type": "object", "properties": {
+            "filename": {"type": "string"}, "paragraph_index": {"type": "integer"},
+            "start_pos": {"type": "integer"}, "end_pos": {"type": "integer"}
+        }, "required": ["filename", "paragraph_index", "start_pos", "end_pos"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("filename".to_string(), json!("report.docx")),
+            ("paragraph_index".to_string(), json!(0)),
+            ("start_pos".to_string(), json!(0)),
+            ("end_pos".to_string(), json!(0)),
+        ]));
+        let text = "Invalid text positions. Paragraph has 18 characters.";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
+        assert_eq!(
+            (sets[0].args["end_pos"].clone(), sets[0].args["paragraph_index"].clone()),
+            (json!(1), json!(0)),
+            "{sets:?}"
+        );
+        assert!(sets.iter().any(|s| s.args["paragraph_index"] == 1), "the walk still follows: {sets:?}");
     }
 
     #[test]
