@@ -91,6 +91,28 @@ fn kind_of(ws: &[String]) -> Option<Kind> {
     }
 }
 
+/// The kind of path the examples of a description (`e.g., 'folder/note.md'`) are, when they
+/// are paths and agree: a name with an extension is a file, one that ends in `/` a folder.
+fn example_kind(desc: &str) -> Option<Kind> {
+    let mut kinds = super::described::examples(desc).into_iter().filter_map(|e| {
+        let e = e.trim();
+        if e.is_empty() || e.contains(char::is_whitespace) || e.contains("://") {
+            return None;
+        }
+        if e.ends_with('/') && e.len() > 1 {
+            return Some(Kind::Dir);
+        }
+        let last = e.rsplit('/').next().unwrap_or(e);
+        let (stem, ext) = last.rsplit_once('.')?;
+        let ext_ok = (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic());
+        (!stem.is_empty() && ext_ok).then_some(Kind::File)
+    });
+    let first = kinds.next()?;
+    kinds.all(|k| k == first).then_some(first)
+}
+
 /// Whether the property `prop` (with its description) of tool `tool` (with its description)
 /// names a path, and of which kind. The property's own name decides first, then its
 /// description, then the tool's name, then the tool's description.
@@ -111,8 +133,15 @@ pub fn path_hint(prop: &str, prop_desc: &str, tool: &str, tool_desc: &str) -> Op
         return None;
     }
     // The first source that names one kind decides; one that names both decides only when no
-    // later source names one (`file paths within allowed directories` says both).
-    let kinds: Vec<Kind> = [&pw, &dw, &tw, &tdw].into_iter().filter_map(|ws| kind_of(ws)).collect();
+    // later source names one (`file paths within allowed directories` says both). After the
+    // property's name, the paths its description gives as examples: `e.g., 'folder/note.md'` is
+    // a file, whatever "folder" or "relative to vault root" say around it.
+    let example = example_kind(prop_desc).map(|k| vec![if k == Kind::File { "file" } else { "folder" }.to_string()]);
+    let kinds: Vec<Kind> = [Some(&pw), example.as_ref(), Some(&dw), Some(&tw), Some(&tdw)]
+        .into_iter()
+        .flatten()
+        .filter_map(|ws| kind_of(ws))
+        .collect();
     let kind = kinds.iter().copied().find(|k| *k != Kind::Either).or(kinds.first().copied()).unwrap_or(Kind::Either);
     // A tool that makes a path: a making verb whose object is a file or folder (`write_file`,
     // `create_directory`; not `create_branch`, whose path argument is where it works).
@@ -252,6 +281,21 @@ mod tests {
         // A description that names both leaves it to the tool's name.
         let h = path_hint("paths", "file paths within allowed directories", "read_multiple_files", "").unwrap();
         assert_eq!(h.kind, Kind::File);
+    }
+
+    /// A path the description gives as an example says which kind the property takes, before
+    /// the words around it: `folder/note.md` is a note, whatever "folder" and "vault root" say.
+    #[test]
+    fn a_path_example_says_the_kind_before_the_words_around_it() {
+        let desc = "Source path of the note relative to vault root (e.g., 'folder/note.md')";
+        assert_eq!(path_hint("source", desc, "move-note", "Move/rename a note").unwrap().kind, Kind::File);
+        let desc = "Folder relative to vault root (e.g., 'projects/')";
+        assert_eq!(path_hint("path", desc, "list-notes", "").unwrap().kind, Kind::Dir);
+        // No example, or one that is no path: the words decide, as before.
+        assert_eq!(path_hint("path", "Folder relative to the vault root", "x", "").unwrap().kind, Kind::Dir);
+        assert_eq!(path_hint("path", "A folder, e.g. 'my notes'", "x", "").unwrap().kind, Kind::Dir);
+        assert_eq!(example_kind("e.g. 'notes/' or 'a.md'"), None, "examples that disagree say nothing");
+        assert_eq!(example_kind("e.g. 'v1.2'"), None, "a version is no file");
     }
 
     #[test]
