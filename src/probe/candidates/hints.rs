@@ -50,7 +50,9 @@ const DIR_WORDS: &[&str] = &["dir", "directory", "folder", "repo", "repository",
 const PATH_WORDS: &[&str] = &["path", "pathname"];
 /// Property words that may name a path, but only when something else says files are involved
 /// (`source_timezone` is not a path; `source` of `move_file` is).
-const MAYBE_PATH_WORDS: &[&str] = &["source", "src", "destination", "dest", "dst", "target", "from", "to", "output"];
+/// (`url`: "Git repository URL: HTTP(S), SSH, file://, or an absolute filesystem path".)
+const MAYBE_PATH_WORDS: &[&str] =
+    &["source", "src", "destination", "dest", "dst", "target", "from", "to", "output", "url", "uri"];
 /// Property words that name something to be made (a path that should not exist yet).
 const NEW_PROPERTY_WORDS: &[&str] = &["destination", "dest", "dst", "target", "new", "output", "to"];
 /// Tool verbs that make something (their path argument should be new).
@@ -152,7 +154,11 @@ pub fn path_hint(prop: &str, prop_desc: &str, tool: &str, tool_desc: &str) -> Op
                 || DIR_WORDS.contains(&w[1].as_str())
                 || PATH_WORDS.contains(&w[1].as_str()))
     }) || tw.first().is_some_and(|v| v == "mkdir" || v == "touch");
-    let fresh = named(&pw, NEW_PROPERTY_WORDS) || (makes_path && !named(&pw, &["source", "src", "from"]));
+    // New: its name says so, or the first word of its description ("Destination path where the
+    // repository should be cloned"), or the tool makes a path.
+    let fresh = named(&pw, NEW_PROPERTY_WORDS)
+        || dw.first().is_some_and(|w| NEW_PROPERTY_WORDS.contains(&w.as_str()) && w != "to")
+        || (makes_path && !named(&pw, &["source", "src", "from"]));
     let mut all = pw;
     all.extend(dw);
     all.extend(tw);
@@ -296,6 +302,19 @@ mod tests {
         assert_eq!(path_hint("path", "A folder, e.g. 'my notes'", "x", "").unwrap().kind, Kind::Dir);
         assert_eq!(example_kind("e.g. 'notes/' or 'a.md'"), None, "examples that disagree say nothing");
         assert_eq!(example_kind("e.g. 'v1.2'"), None, "a version is no file");
+    }
+
+    /// A URL its description says may be a filesystem path is a path (the project's repository
+    /// can be cloned); a path described as a destination is a new one.
+    #[test]
+    fn a_url_that_may_be_a_path_is_one_and_a_destination_is_new() {
+        let url = "Git repository URL: HTTP(S), SSH, git://, file://, or an absolute filesystem path.";
+        let h = path_hint("url", url, "git_clone", "Clone a repository from a remote URL or local path.").unwrap();
+        assert_eq!((h.kind, h.fresh), (Kind::Dir, false));
+        assert!(path_hint("url", "The URL to fetch", "fetch", "Fetch a web page").is_none());
+        let dest = "Destination path where the repository should be cloned.";
+        assert!(path_hint("path", dest, "git_clone", "Clone a repository").unwrap().fresh);
+        assert!(!path_hint("path", "Path to the repository", "git_clone", "").unwrap().fresh);
     }
 
     #[test]
