@@ -155,9 +155,10 @@ pub fn path_hint(prop: &str, prop_desc: &str, tool: &str, tool_desc: &str) -> Op
                 || PATH_WORDS.contains(&w[1].as_str()))
     }) || tw.first().is_some_and(|v| v == "mkdir" || v == "touch");
     // New: its name says so, or the first word of its description ("Destination path where the
-    // repository should be cloned"), or the tool makes a path.
+    // repository should be cloned"; never "Target …", which is as often a file to edit), or the
+    // tool makes a path.
     let fresh = named(&pw, NEW_PROPERTY_WORDS)
-        || dw.first().is_some_and(|w| NEW_PROPERTY_WORDS.contains(&w.as_str()) && w != "to")
+        || dw.first().is_some_and(|w| matches!(w.as_str(), "destination" | "dest" | "dst" | "output" | "new"))
         || (makes_path && !named(&pw, &["source", "src", "from"]));
     let mut all = pw;
     all.extend(dw);
@@ -315,6 +316,7 @@ mod tests {
         let dest = "Destination path where the repository should be cloned.";
         assert!(path_hint("path", dest, "git_clone", "Clone a repository").unwrap().fresh);
         assert!(!path_hint("path", "Path to the repository", "git_clone", "").unwrap().fresh);
+        assert!(!path_hint("path", "Target file to edit", "edit_file", "").unwrap().fresh);
     }
 
     #[test]
