@@ -652,6 +652,49 @@ pub(crate) fn names_property(text: &str, p: &str) -> bool {
         }
 }
 
+/// Whether property `p` is text a tool must find in a file: `old_string`, `oldText`,
+/// `search_text`, `find_str`, `start_anchor_text`.
+pub(crate) fn finds_text(p: &str) -> bool {
+    let ws = hints::words(p);
+    let has = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
+    has(&["old"]) && has(&["string", "str", "text"])
+        || has(&["search", "find", "anchor"]) && has(&["text", "string", "str"])
+}
+
+/// Longest line taken from a file as text to find.
+const MAX_LINE: usize = 120;
+/// Most bytes read from a file for it.
+const MAX_FILE_READ: u64 = 64 * 1024;
+
+/// The first line of three characters or more of the project file that `set` names (its first
+/// path argument that is a text file inside the project folder), trimmed: text the file holds,
+/// so a tool that must find it there does. Never a line holding a secret.
+pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
+    use std::io::Read;
+    let base = known.paths.base.as_deref()?;
+    let sent = set.resolve(Some(base));
+    for at in &set.relative {
+        let Some(Value::String(path)) = Value::Object(sent.clone()).pointer(at).cloned() else { continue };
+        let path = PathBuf::from(path);
+        if !path.starts_with(base) || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path).ok()?.take(MAX_FILE_READ).read_to_end(&mut bytes).ok()?;
+        if bytes.contains(&0) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.lines().map(str::trim).find(|l| l.chars().filter(|c| !c.is_whitespace()).count() >= 3)?;
+        let line: String = line.chars().take(MAX_LINE).collect();
+        if known.holds_secret(&Value::String(line.clone())) || line.chars().any(char::is_control) {
+            return None;
+        }
+        return Some(line);
+    }
+    None
+}
+
 /// Argument sets that add to an object argument of `rejected` a property of it that the
 /// rejection `text` names and the call did not send ("list validation needs either options or
 /// source" about `rule: {type: "list"}`): each such property at the examples its description
@@ -733,7 +776,12 @@ fn sets_with(
             continue;
         }
         let sent_now = rejected.args.get(p);
-        let cands = property_candidates(p, schema, root, &tool, known, smallest);
+        let mut cands = property_candidates(p, schema, root, &tool, known, smallest);
+        // Text the tool must find in the file the call names (`old_string`, `search_text`): a
+        // line of that file, first.
+        if let Some(line) = finds_text(p).then(|| file_line(rejected, known)).flatten() {
+            cands.insert(0, Candidate { value: Value::String(line), source: Source::ProjectFolder, relative: false });
+        }
         for c in cands
             .into_iter()
             .filter(|c| sent_now.is_none_or(|v| !validate::json_eq(&c.value, v)))

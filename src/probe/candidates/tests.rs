@@ -347,3 +347,37 @@ fn a_flag_the_words_give_as_an_option_is_set_first() {
     let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
     assert_eq!(sets.iter().find(|s| s.args.contains_key("abort")).map(|s| s.args["abort"].clone()), Some(json!(false)));
 }
+
+/// Text a tool must find in the file its call names (`old_string` of an edit) is a line of that
+/// file, first: the edit reaches the tool's code. Never a line holding a configured secret, nor
+/// one of a binary file or of a file outside the project folder.
+#[test]
+fn text_to_find_is_a_line_of_the_file_the_call_names() {
+    for p in ["old_string", "oldText", "search_text", "find_str", "start_anchor_text"] {
+        assert!(finds_text(p), "{p}");
+    }
+    for p in ["query", "text", "old_name", "search", "new_string", "anchor"] {
+        assert!(!finds_text(p), "{p}");
+    }
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "\n  hello world  \nmore\n").unwrap();
+    std::fs::write(d.path().join("blob.bin"), b"abc\0def").unwrap();
+    let mut known = Known { paths: context::Paths::scan(d.path(), &[]), ..Known::default() };
+    let set = |file: &str| {
+        let mut s = ArgSet::smallest(Map::from_iter([("file_path".to_string(), json!(file))]));
+        s.relative = vec!["/file_path".into()];
+        s
+    };
+    assert_eq!(file_line(&set("notes.txt"), &known).as_deref(), Some("hello world"));
+    assert_eq!(file_line(&set("blob.bin"), &known), None);
+    assert_eq!(file_line(&set("../outside.txt"), &known), None);
+    let def = json!({"name": "edit_block", "inputSchema": {"type": "object", "properties": {
+        "file_path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}
+    }, "required": ["file_path"]}});
+    let text = "Must provide either (old_string + new_string) or (range + content)";
+    let sets = with_named_optional(&def, &known, &set("notes.txt"), text, &[]);
+    let olds: Vec<&Value> = sets.iter().filter_map(|s| s.args.get("old_string")).collect();
+    assert_eq!(olds.first(), Some(&&json!("hello world")), "{sets:?}");
+    known.secrets = vec!["hello".into()];
+    assert_eq!(file_line(&set("notes.txt"), &known), None, "a line holding a secret is never offered");
+}

@@ -554,6 +554,25 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
         more.truncate(room);
         out.extend(more);
     }
+    // A value it still asks for although it was sent empty ("Must provide either (old_string +
+    // new_string)" with `new_string: ""`): the server takes an empty value as none; the
+    // property's next candidate.
+    if out.len() < PER_REJECTION {
+        let empty: Vec<&str> = rejected
+            .args
+            .iter()
+            .filter(|(k, v)| {
+                v.as_str() == Some("")
+                    && rejected.from.get(*k) != Some(&Source::Fixture)
+                    && super::names_property(text, k)
+            })
+            .map(|(k, _)| k.as_str())
+            .collect();
+        let room = PER_REJECTION - out.len();
+        let mut more = super::with_next_candidates(def, known, rejected, &empty, &[tried, &out].concat());
+        more.truncate(room);
+        out.extend(more);
+    }
     // A property of an object argument it asks for ("list validation needs either options or
     // source" about `rule`).
     if out.len() < PER_REJECTION {
@@ -1180,6 +1199,26 @@ mod tests {
             "{sets:?}"
         );
         assert!(sets.iter().any(|s| s.args["paragraph_index"] == 1), "the walk still follows: {sets:?}");
+    }
+
+    /// A value the words still ask for although it was sent empty is taken by the server as none
+    /// ("Must provide either (old_string + new_string)" with `new_string: ""`): its next candidate.
+    #[test]
+    fn a_value_asked_for_though_sent_empty_gets_its_next_candidate() {
+        let def = json!({"name": "edit_block", "inputSchema": {"type": "object", "properties": {
+            "file_path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}
+        }, "required": ["file_path"]}});
+        let rejected = ArgSet::smallest(Map::from_iter([
+            ("file_path".to_string(), json!("notes.txt")),
+            ("old_string".to_string(), json!("hello")),
+            ("new_string".to_string(), json!("")),
+        ]));
+        let text = "Must provide either (old_string + new_string) or (range + content)";
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+        assert!(sets.iter().any(|s| s.args["new_string"] == "a" && s.args["old_string"] == "hello"), "{sets:?}");
+        // A value sent empty that the words do not name stays as it was.
+        let sets = sets_from_rejection(&def, &Known::default(), &rejected, "Search content not found", &[]);
+        assert!(sets.iter().all(|s| s.args["new_string"] == ""), "{sets:?}");
     }
 
     #[test]
