@@ -77,6 +77,9 @@ pub enum Source {
     /// A file of a kind the project has none of, written into the sandbox's copy of it
     /// ([`crate::sandbox::samples`]).
     Sample,
+    /// A line of the project file the call names, as text the tool must find in it
+    /// ([`file_line`]): `check` reads the file again ([`refresh_made`]).
+    FileText,
     /// The smallest valid value.
     Smallest,
     /// An `args` fixture in the config.
@@ -97,6 +100,7 @@ impl Source {
             Source::Rejection => "server's words",
             Source::Sibling => "another tool's call",
             Source::Sample => "sample file",
+            Source::FileText => "file text",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
         }
@@ -114,6 +118,7 @@ impl Source {
             Source::Rejection,
             Source::Sibling,
             Source::Sample,
+            Source::FileText,
             Source::Smallest,
             Source::Fixture,
         ]
@@ -780,14 +785,16 @@ fn sets_with(
         // Text the tool must find in the file the call names (`old_string`, `search_text`): a
         // line of that file, first.
         if let Some(line) = finds_text(p).then(|| file_line(rejected, known)).flatten() {
-            cands.insert(0, Candidate { value: Value::String(line), source: Source::ProjectFolder, relative: false });
+            cands.insert(0, Candidate { value: Value::String(line), source: Source::FileText, relative: false });
         }
         for c in cands
             .into_iter()
             .filter(|c| sent_now.is_none_or(|v| !validate::json_eq(&c.value, v)))
             .take(PER_NAMED_OPTIONAL)
         {
-            let set = rejected.with_value(p, c.value, from.unwrap_or(c.source), c.relative);
+            // (A line of a file stays one: `check` reads it again.)
+            let source = if c.source == Source::FileText { c.source } else { from.unwrap_or(c.source) };
+            let set = rejected.with_value(p, c.value, source, c.relative);
             let sent = Value::Object(set.resolve(dir));
             if whole.is_valid(&sent)
                 && !known.holds_secret(&sent)
@@ -814,8 +821,16 @@ pub fn aimed_at_machine(root: &Value, sent: &Value, known: &Known) -> Option<&'s
 /// The pinned arguments with each value that a setup tool or a maker returned at `lock`
 /// ([`Source::Result`]: an id made then, gone now) replaced by the value the same kind of result
 /// returned in this session, taken as `lock` took it ([`listing::for_property`]), in the pinned
-/// value's JSON type. A value nothing returned this time stays as pinned.
+/// value's JSON type. A value nothing returned this time stays as pinned. A line of a file
+/// ([`Source::FileText`]) is read again from the file as it is now: an edit of the project is
+/// no drift of the server.
 pub fn refresh_made(mut pin: ArgSet, known: &Known) -> ArgSet {
+    let texts: Vec<String> = pin.from.iter().filter(|(_, f)| **f == Source::FileText).map(|(k, _)| k.clone()).collect();
+    if let Some(line) = (!texts.is_empty()).then(|| file_line(&pin, known)).flatten() {
+        for k in texts {
+            pin.args.insert(k, Value::String(line.clone()));
+        }
+    }
     let made: Vec<listing::Listed> = known.listed.iter().filter(|l| l.made).cloned().collect();
     for (k, from) in &pin.from {
         if *from != Source::Result {

@@ -378,6 +378,12 @@ fn text_to_find_is_a_line_of_the_file_the_call_names() {
     let sets = with_named_optional(&def, &known, &set("notes.txt"), text, &[]);
     let olds: Vec<&Value> = sets.iter().filter_map(|s| s.args.get("old_string")).collect();
     assert_eq!(olds.first(), Some(&&json!("hello world")), "{sets:?}");
-    known.secrets = vec!["hello".into()];
+    // `check` reads the file again: an edit of that line is no drift of the server.
+    let pinned = sets.iter().find(|s| s.args.get("old_string") == Some(&json!("hello world"))).unwrap().clone();
+    assert_eq!(pinned.from["old_string"], Source::FileText);
+    let pinned = ArgSet::from_pin(&pinned.to_pin(1)).unwrap();
+    std::fs::write(d.path().join("notes.txt"), "goodbye\n").unwrap();
+    assert_eq!(refresh_made(pinned, &known).args["old_string"], "goodbye");
+    known.secrets = vec!["goodbye".into()];
     assert_eq!(file_line(&set("notes.txt"), &known), None, "a line holding a secret is never offered");
 }
