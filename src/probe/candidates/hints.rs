@@ -138,11 +138,9 @@ pub fn path_hint(prop: &str, prop_desc: &str, tool: &str, tool_desc: &str) -> Op
     // later source names one (`file paths within allowed directories` says both). After the
     // property's name, the paths its description gives as examples: `e.g., 'folder/note.md'` is
     // a file, whatever "folder" or "relative to vault root" say around it.
-    let example = example_kind(prop_desc).map(|k| vec![if k == Kind::File { "file" } else { "folder" }.to_string()]);
-    let kinds: Vec<Kind> = [Some(&pw), example.as_ref(), Some(&dw), Some(&tw), Some(&tdw)]
+    let kinds: Vec<Kind> = [kind_of(&pw), example_kind(prop_desc), kind_of(&dw), kind_of(&tw), kind_of(&tdw)]
         .into_iter()
         .flatten()
-        .filter_map(|ws| kind_of(ws))
         .collect();
     let kind = kinds.iter().copied().find(|k| *k != Kind::Either).or(kinds.first().copied()).unwrap_or(Kind::Either);
     // A tool that makes a path: a making verb whose object is a file or folder (`write_file`,

@@ -48,7 +48,7 @@ const GENERIC: &[&str] = &[
 const KIN: &[&[&str]] = &[&["branch", "upstream", "onto", "revision", "rev", "commit", "sha"]];
 
 /// The first word of `w`'s kin ([`KIN`]), or `w` itself.
-fn kind_of(w: &str) -> &str {
+fn kin_of(w: &str) -> &str {
     KIN.iter().find(|g| g.contains(&w)).map_or(w, |g| g[0])
 }
 
@@ -266,7 +266,7 @@ pub fn for_property<'a>(prop: &str, listed: impl IntoIterator<Item = &'a Listed>
         let kw = l.key.as_deref().map(words).unwrap_or_default();
         let shared = significant.iter().filter(|w| tw.contains(w) || kw.contains(w)).count();
         let kin =
-            significant.iter().filter(|w| tw.iter().chain(&kw).any(|x| x != **w && kind_of(x) == kind_of(w))).count();
+            significant.iter().filter(|w| tw.iter().chain(&kw).any(|x| x != **w && kin_of(x) == kin_of(w))).count();
         if shared + kin == 0 {
             continue;
         }

@@ -677,10 +677,9 @@ const MAX_FILE_READ: u64 = 64 * 1024;
 pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
     use std::io::Read;
     let base = known.paths.base.as_deref()?;
-    let sent = set.resolve(Some(base));
+    let sent = Value::Object(set.resolve(Some(base)));
     for at in &set.relative {
-        let Some(Value::String(path)) = Value::Object(sent.clone()).pointer(at).cloned() else { continue };
-        let path = PathBuf::from(path);
+        let Some(path) = sent.pointer(at).and_then(Value::as_str).map(PathBuf::from) else { continue };
         if !path.starts_with(base) || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
         }

@@ -539,48 +539,28 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     }
     // Nothing offered for a property whose value the rejection quotes ("Note \"a.md\" not
     // found"): its next candidates, the others kept.
-    if out.len() < PER_REJECTION && !quoted.is_empty() {
-        let room = PER_REJECTION - out.len();
+    if !quoted.is_empty() {
         let offered_to: Vec<&str> =
             quoted.iter().copied().filter(|q| !out.iter().any(|s| s.args.get(*q) != rejected.args.get(*q))).collect();
-        let mut more = super::with_next_candidates(def, known, rejected, &offered_to, &[tried, &out].concat());
-        more.truncate(room);
-        out.extend(more);
+        top_up(&mut out, tried, |seen| super::with_next_candidates(def, known, rejected, &offered_to, seen));
     }
     // An optional argument the rejection asks for ("Must provide either search_text or …").
-    if out.len() < PER_REJECTION {
-        let room = PER_REJECTION - out.len();
-        let mut more = super::with_named_optional(def, known, rejected, text, &[tried, &out].concat());
-        more.truncate(room);
-        out.extend(more);
-    }
+    top_up(&mut out, tried, |seen| super::with_named_optional(def, known, rejected, text, seen));
     // A value it still asks for although it was sent empty ("Must provide either (old_string +
     // new_string)" with `new_string: ""`): the server takes an empty value as none; the
     // property's next candidate.
-    if out.len() < PER_REJECTION {
-        let empty: Vec<&str> = rejected
-            .args
-            .iter()
-            .filter(|(k, v)| {
-                v.as_str() == Some("")
-                    && rejected.from.get(*k) != Some(&Source::Fixture)
-                    && super::names_property(text, k)
-            })
-            .map(|(k, _)| k.as_str())
-            .collect();
-        let room = PER_REJECTION - out.len();
-        let mut more = super::with_next_candidates(def, known, rejected, &empty, &[tried, &out].concat());
-        more.truncate(room);
-        out.extend(more);
-    }
+    let empty: Vec<&str> = rejected
+        .args
+        .iter()
+        .filter(|(k, v)| {
+            v.as_str() == Some("") && rejected.from.get(*k) != Some(&Source::Fixture) && super::names_property(text, k)
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    top_up(&mut out, tried, |seen| super::with_next_candidates(def, known, rejected, &empty, seen));
     // A property of an object argument it asks for ("list validation needs either options or
     // source" about `rule`).
-    if out.len() < PER_REJECTION {
-        let room = PER_REJECTION - out.len();
-        let mut more = super::with_named_inner_optional(def, known, rejected, text, &[tried, &out].concat());
-        more.truncate(room);
-        out.extend(more);
-    }
+    top_up(&mut out, tried, |seen| super::with_named_inner_optional(def, known, rejected, text, seen));
     out
 }
 
@@ -604,6 +584,18 @@ fn refused(text: &str, part: &str) -> bool {
             words.iter().any(|w| AFTER.contains(w)) || BEFORE.iter().any(|b| before.contains(b))
         })
     })
+}
+
+/// Add to `out`, while it holds fewer than [`PER_REJECTION`] sets, the first of those `more`
+/// makes given every set tried or offered so far (`seen`).
+fn top_up(out: &mut Vec<ArgSet>, tried: &[ArgSet], more: impl FnOnce(&[ArgSet]) -> Vec<ArgSet>) {
+    if out.len() >= PER_REJECTION {
+        return;
+    }
+    let room = PER_REJECTION - out.len();
+    let mut more = more(&[tried, out.as_slice()].concat());
+    more.truncate(room);
+    out.extend(more);
 }
 
 /// Push `set` onto `out` when the tool's `inputSchema` (`whole`) takes it as it will be sent
