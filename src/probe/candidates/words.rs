@@ -446,8 +446,11 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // gets that many items, its first repeated.
     for (n, noun) in counts(text) {
         for (top, v) in &rejected.args {
-            if out.len() >= PER_REJECTION || rejected.from.get(top) == Some(&Source::Fixture) {
+            if out.len() >= PER_REJECTION {
                 break;
+            }
+            if rejected.from.get(top) == Some(&Source::Fixture) {
+                continue;
             }
             let hits = counted_arrays(top, v, &noun, n);
             if hits.is_empty() {
@@ -1248,6 +1251,13 @@ mod tests {
         );
         assert_eq!(sets[0].args["rule"], json!({"type": "color_scale", "colors": ["#1F4E78", "#1F4E78"]}), "{sets:?}");
         assert!(sets.iter().all(|s| s.args["range"] == "A1:C10"), "{sets:?}");
+        // An argument the user fixed is left as it is, and the others are still counted.
+        let mut fixed = rejected.clone();
+        fixed.args.insert("a_tags".into(), json!(["x"]));
+        fixed.from.insert("a_tags".into(), Source::Fixture);
+        let sets = sets_from_rejection(&def, &Known::default(), &fixed, "needs 2 or 3 colors; 2 tags", &[]);
+        assert_eq!(sets.first().map(|s| s.args["rule"]["colors"].clone()), Some(json!(["", ""])), "{sets:?}");
+        assert!(sets.iter().all(|s| s.args["a_tags"] == json!(["x"])), "{sets:?}");
     }
 
     #[test]
