@@ -57,6 +57,56 @@ pub fn examples(desc: &str) -> Vec<String> {
     out
 }
 
+/// The values a text gives property `prop` by name, in order: `promptId: 'onb2_01'`,
+/// `get_prompts(action='get_prompt', promptId='onb2_01')`, `{ "message": "feat: add login" }`.
+/// A value is quoted, or a number; the name is whole (`id` in `promptId` is not `id`).
+/// Deduplicated; never empty strings. A tool's description shows its calls this way.
+pub fn given(text: &str, prop: &str) -> Vec<String> {
+    let text = match text.char_indices().nth(MAX_READ * 2) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let mut out: Vec<String> = Vec::new();
+    if prop.is_empty() {
+        return out;
+    }
+    let mut from = 0;
+    while let Some(i) = text[from..].find(prop) {
+        let start = from + i;
+        from = start + prop.len();
+        if text[..start].chars().next_back().is_some_and(ident) || text[from..].chars().next().is_some_and(ident) {
+            continue;
+        }
+        let rest = text[from..].trim_start_matches(['"', '\'', '`']).trim_start();
+        let Some(rest) = rest.strip_prefix([':', '=']) else { continue };
+        let rest = rest.trim_start();
+        let value = match rest.chars().next() {
+            Some(q @ ('\'' | '"' | '`')) => {
+                rest[1..].find(q).map(|end| &rest[1..1 + end]).filter(|v| !v.contains('\n'))
+            }
+            Some(c) if c.is_ascii_digit() || c == '-' => {
+                let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(rest.len());
+                Some(rest[..end].trim_end_matches('.')).filter(|v| v.parse::<f64>().is_ok())
+            }
+            _ => None,
+        };
+        if let Some(v) = value.map(str::trim) {
+            if !v.is_empty()
+                && v.chars().count() <= MAX_LEN
+                && !v.chars().any(char::is_control)
+                && !out.iter().any(|o| o == v)
+            {
+                out.push(v.to_string());
+            }
+        }
+        if out.len() >= MAX_EXAMPLES {
+            break;
+        }
+    }
+    out
+}
+
 /// The text after each whole-word occurrence of one of `phrases` in `text` (case-insensitive),
 /// phrase by phrase in order. Only where lower-casing kept every byte offset (ASCII text, in
 /// practice). A phrase starts a word (`like` inside `likely` is not one), and one that ends in
@@ -342,6 +392,21 @@ fn template_value(token: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_a_text_gives_a_property_by_name() {
+        let d = "1. Organize my Downloads folder (promptId: 'onb2_01')\n- \"2\" → get_prompts(action='get_prompt', promptId='onb2_02')";
+        assert_eq!(given(d, "promptId"), ["onb2_01", "onb2_02"]);
+        assert_eq!(given(d, "action"), ["get_prompt"]);
+        assert_eq!(
+            given("- Single line: { \"message\": \"feat: add user authentication\" }", "message"),
+            ["feat: add user authentication"]
+        );
+        assert_eq!(given("Use limit: 10 or limit=20.", "limit"), ["10", "20"]);
+        assert!(given(d, "id").is_empty(), "a name is whole: `promptId` holds no `id`");
+        assert!(given("path: the file to read", "path").is_empty(), "a value is quoted or a number, never prose");
+        assert!(given("message: ''", "message").is_empty(), "never an empty value");
+    }
 
     #[test]
     fn examples_after_e_g_in_quotes() {

@@ -615,6 +615,38 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
     out
 }
 
+/// Argument sets that grant what a refusal's words refused: each optional boolean named
+/// `allow…` (`allowEmpty`, `allow_overwrite`) not sent `true`, whose name or description shares
+/// a word of four letters or more with the rejection ("nothing added to commit" and "Allow
+/// creating a commit with no changes."), set `true`, every other argument kept. A fixture's flag
+/// is the user's word and stays.
+pub fn with_permission(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
+    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else { return vec![] };
+    let said: Vec<String> = hints::words(text).into_iter().filter(|w| w.len() >= 4).collect();
+    let mut out = Vec::new();
+    for (p, schema) in props.iter().take(MAX_PROPERTIES) {
+        let schema = local_ref(schema, root);
+        let name = hints::words(p);
+        if name.first().map(String::as_str) != Some("allow")
+            || schema.get("type").and_then(Value::as_str) != Some("boolean")
+            || rejected.args.get(p) == Some(&Value::Bool(true))
+            || rejected.from.get(p) == Some(&Source::Fixture)
+        {
+            continue;
+        }
+        let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+        let about = name.into_iter().chain(hints::words(desc)).filter(|w| w != "allow");
+        if about.into_iter().any(|w| said.contains(&w)) {
+            let set = rejected.with_value(p, Value::Bool(true), Source::Rejection, false);
+            words::push_new(&mut out, set, &whole, known.paths.base.as_deref(), tried);
+        }
+    }
+    out
+}
+
 /// Whether `text` gives property `prop` as a command-line option: `--abort` for `abort`,
 /// `--no-commit` for `noCommit` (the same words, whatever the spelling).
 fn gives_option(text: &str, prop: &str) -> bool {
@@ -944,7 +976,9 @@ fn property_candidates(
     for v in schema::values(schema, root) {
         add(Candidate { value: v, source: Source::Schema, relative: false }, &mut out);
     }
-    for text in described::examples(desc) {
+    // Then the values the tool's description gives it by name, as it shows a call
+    // (`get_prompts(action='get_prompt', promptId='onb2_01')`).
+    for text in described::examples(desc).into_iter().chain(described::given(tool.desc, prop)) {
         for v in coerce(&text, schema, root) {
             add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
         }

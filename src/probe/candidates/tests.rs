@@ -40,6 +40,18 @@ fn a_description_example_comes_before_the_smallest_value() {
 }
 
 #[test]
+fn a_value_the_tools_description_gives_by_name_comes_before_the_smallest_value() {
+    let mut def = tool(
+        json!({"action": {"enum": ["get_prompt"], "type": "string"}, "promptId": {"type": "string"}}),
+        &["action", "promptId"],
+    );
+    def["description"] = json!("Retrieve a prompt. 1. Organize my Downloads folder (promptId: 'onb2_01')\n- \"1\" → get_prompts(action='get_prompt', promptId='onb2_01')");
+    let s = sets("get_prompts", &def, &Known::default());
+    assert_eq!(s[0].args["promptId"], "onb2_01");
+    assert_eq!(s[0].from["promptId"], Source::Description);
+}
+
+#[test]
 fn the_schema_comes_first_and_invalid_examples_are_dropped() {
     let def = tool(
         json!({"unit": {"type": "string", "enum": ["c", "f"], "description": "e.g. 'kelvin' or 'c'"},
@@ -346,6 +358,34 @@ fn a_flag_the_words_give_as_an_option_is_set_first() {
     let text = "Abort is not possible: nothing to abort.";
     let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
     assert_eq!(sets.iter().find(|s| s.args.contains_key("abort")).map(|s| s.args["abort"].clone()), Some(json!(false)));
+}
+
+/// A permission flag the refusal's words point at is set: `allowEmpty` ("Allow creating a commit
+/// with no changes") after "nothing added to commit"; an `allow…` flag about something else, a
+/// flag of another name, and a fixture's flag are left as they are.
+#[test]
+fn a_permission_the_refusal_points_at_is_granted() {
+    let def = tool(
+        json!({"message": {"type": "string"},
+               "allowEmpty": {"type": "boolean", "default": false, "description": "Allow creating a commit with no changes."},
+               "allow_remote": {"type": "boolean", "description": "Allow fetching over the network."},
+               "amend": {"type": "boolean", "description": "Amend the previous commit instead."}}),
+        &["message"],
+    );
+    let rejected = ArgSet::smallest(Map::from_iter([("message".to_string(), json!("a"))]));
+    let text = "Git commit failed: HEAD detached at c53828e. nothing added to commit but untracked files present";
+    let sets = with_permission(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    assert_eq!(sets.len(), 1, "{sets:?}");
+    assert_eq!(sets[0].args["allowEmpty"], json!(true));
+    assert_eq!(sets[0].args["message"], json!("a"), "every other argument kept");
+    assert!(with_permission(&def, &Known::default(), &rejected, "Error: message too long", &[]).is_empty());
+    let mut fixed = rejected.clone();
+    fixed.args.insert("allowEmpty".into(), json!(false));
+    fixed.from.insert("allowEmpty".into(), Source::Fixture);
+    assert!(with_permission(&def, &Known::default(), &fixed, text, &[]).is_empty(), "a fixture's flag stays");
+    // Reached from the words of a rejection, as the search asks for them.
+    let worded = words::sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    assert!(worded.iter().any(|s| s.args.get("allowEmpty") == Some(&json!(true))), "{worded:?}");
 }
 
 /// Text a tool must find in the file its call names (`old_string` of an edit) is a line of that

@@ -564,6 +564,8 @@ pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: 
     // A property of an object argument it asks for ("list validation needs either options or
     // source" about `rule`).
     top_up(&mut out, tried, |seen| super::with_named_inner_optional(def, known, rejected, text, seen));
+    // A permission the refusal's words point at ("nothing added to commit" and `allowEmpty`).
+    top_up(&mut out, tried, |seen| super::with_permission(def, known, rejected, text, seen));
     out
 }
 
