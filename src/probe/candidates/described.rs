@@ -80,6 +80,9 @@ pub fn given(text: &str, prop: &str) -> Vec<String> {
         }
         let rest = text[from..].trim_start_matches(['"', '\'', '`']).trim_start();
         let Some(rest) = rest.strip_prefix([':', '=']) else { continue };
+        if forbidden_before(&text[..start].chars().collect::<Vec<char>>()) {
+            continue;
+        }
         let rest = rest.trim_start();
         let value = match rest.chars().next() {
             Some(q @ ('\'' | '"' | '`')) => {
@@ -105,6 +108,31 @@ pub fn given(text: &str, prop: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The first call a text shows as a JSON object of arguments (`Root note: { "vault": "vault1",
+/// "filename": "note.md" }`), when every value is a string, a number or a flag: never one shown
+/// as wrong (`INCORRECT: { … }`). A tool whose schema declares no argument but whose
+/// description shows them takes the shown ones as its arguments.
+pub fn shown_call(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = match text.char_indices().nth(MAX_READ * 2) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    };
+    let mut from = 0;
+    while let Some(i) = text[from..].find('{') {
+        let start = from + i;
+        from = start + 1;
+        let Some(len) = text[start..].char_indices().take(MAX_LEN * 8).find(|(_, c)| *c == '}').map(|(j, _)| j) else {
+            continue;
+        };
+        let Ok(serde_json::Value::Object(m)) = serde_json::from_str(&text[start..=start + len]) else { continue };
+        let scalars = m.values().all(|v| v.is_string() || v.is_number() || v.is_boolean());
+        if !m.is_empty() && scalars && !forbidden_before(&text[..start].chars().collect::<Vec<char>>()) {
+            return Some(m);
+        }
+    }
+    None
 }
 
 /// The text after each whole-word occurrence of one of `phrases` in `text` (case-insensitive),
@@ -293,6 +321,8 @@ pub fn quoted(desc: &str) -> Vec<String> {
 const PROHIBITIONS: &[&str] = &[
     "must not",
     "mustn't",
+    "incorrect",
+    "wrong",
     "cannot",
     "can't",
     "can not",
@@ -406,6 +436,16 @@ mod tests {
         assert!(given(d, "id").is_empty(), "a name is whole: `promptId` holds no `id`");
         assert!(given("path: the file to read", "path").is_empty(), "a value is quoted or a number, never prose");
         assert!(given("message: ''", "message").is_empty(), "never an empty value");
+    }
+
+    #[test]
+    fn a_call_the_text_shows_is_read_unless_shown_as_wrong() {
+        let d = "Edit a note.\nExamples:\n- INCORRECT: { \"filename\": \"journal/2024/note.md\" }\n- Root note: { \"vault\": \"vault1\", \"filename\": \"note.md\", \"operation\": \"append\" }";
+        let m = shown_call(d).unwrap();
+        assert_eq!(m["filename"], "note.md");
+        assert_eq!(m["operation"], "append");
+        assert!(shown_call("Returns { \"items\": [1, 2] } or {broken").is_none(), "an answer's shape is no call");
+        assert_eq!(given(d, "filename"), ["note.md"], "a value shown as wrong is none");
     }
 
     #[test]

@@ -491,6 +491,34 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
         return vec![base];
     };
     let props = root.get("properties").and_then(Value::as_object);
+    // A schema that declares no argument, of a tool whose description shows a call with some
+    // (`{ "vault": "vault1", "operation": "append" }`): after the call with none, the shown
+    // arguments, each searched as a declared one of its type.
+    let open = root.get("additionalProperties") != Some(&Value::Bool(false));
+    if props.is_none_or(Map::is_empty) && open {
+        if let Some(shown) = def.get("description").and_then(Value::as_str).and_then(described::shown_call) {
+            let properties: Map<String, Value> = shown
+                .iter()
+                .map(|(k, v)| {
+                    let kind = match v {
+                        Value::String(_) => "string",
+                        Value::Bool(_) => "boolean",
+                        _ => "number",
+                    };
+                    (k.clone(), serde_json::json!({ "type": kind }))
+                })
+                .collect();
+            let mut declared = def.clone();
+            declared["inputSchema"] = serde_json::json!({
+                "type": "object", "properties": properties, "required": shown.keys().collect::<Vec<_>>(),
+            });
+            let mut sets = vec![base];
+            if let Ok(least) = crate::probe::synthesize_args(&declared["inputSchema"]) {
+                sets.extend(argument_sets(name, &declared, known, &least));
+            }
+            return sets;
+        }
+    }
     let mut required: Vec<&str> = Vec::new();
     for r in root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
         if !required.contains(&r) && smallest.contains_key(r) && required.len() < MAX_PROPERTIES {

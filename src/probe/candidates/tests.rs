@@ -51,6 +51,31 @@ fn a_value_the_tools_description_gives_by_name_comes_before_the_smallest_value()
     assert_eq!(s[0].from["promptId"], Source::Description);
 }
 
+/// A tool whose schema declares no argument while its description shows a call with some: the
+/// call with none first, then the shown arguments, searched like declared ones (a vault another
+/// tool was sent, the operation shown).
+#[test]
+fn a_call_the_description_shows_gives_a_tool_that_declares_nothing_its_arguments() {
+    let mut def = tool(json!({}), &[]);
+    def["description"] = json!("Edit a note.\nExamples:\n- Root note: { \"vault\": \"vault1\", \"filename\": \"note.md\", \"operation\": \"append\", \"content\": \"new content\" }\n- INCORRECT: { \"filename\": \"journal/2024/note.md\" }");
+    let mut known = Known::default();
+    known.worked.push(Worked {
+        tool: "create-note".into(),
+        prop: "vault".into(),
+        value: json!("project"),
+        relative: vec![],
+    });
+    let s = sets("edit-note", &def, &known);
+    assert!(s[0].args.is_empty(), "the call with none first: {s:?}");
+    assert_eq!(s[1].args["vault"], "project", "a vault another tool was sent");
+    assert_eq!(s[1].args["operation"], "append");
+    assert_eq!(s[1].from["operation"], Source::Description);
+    assert!(s.iter().all(|x| x.args.get("filename") != Some(&json!("journal/2024/note.md"))));
+    // A closed schema that declares nothing takes nothing.
+    def["inputSchema"]["additionalProperties"] = json!(false);
+    assert_eq!(sets("edit-note", &def, &known).len(), 1);
+}
+
 #[test]
 fn the_schema_comes_first_and_invalid_examples_are_dropped() {
     let def = tool(
