@@ -76,6 +76,23 @@ impl Session {
         if let Some(c) = scratch.remap(&cfg.command).filter(|_| cfg.command.contains('/')) {
             inside.command = c;
         }
+        // A server that writes beside its own code writes beside a copy of it
+        // (`crate::sandbox::own_code`).
+        let path_env = inside.env.get("PATH").map(String::as_str);
+        let cwd = inside.cwd.as_deref();
+        if let Some(own) = crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root())
+        {
+            inside.command = own.command;
+            inside.args = own.args;
+            if let Some(dir) = own.python_path {
+                let dir = dir.to_string_lossy().into_owned();
+                let path = match inside.env.get("PYTHONPATH").filter(|p| !p.is_empty()) {
+                    Some(p) => format!("{dir}:{p}"),
+                    None => dir,
+                };
+                inside.env.insert("PYTHONPATH".into(), path);
+            }
+        }
         let mut config = server.clone();
         config.transport = Transport::Stdio(inside);
         let root = scratch.root().to_path_buf();

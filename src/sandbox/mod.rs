@@ -30,6 +30,7 @@ pub mod helper;
 pub mod linux;
 #[cfg(target_os = "macos")]
 pub mod macos;
+pub mod own_code;
 #[cfg(target_os = "linux")]
 mod reap;
 pub mod runner;

@@ -12,6 +12,7 @@
 //!   tmp/       TMPDIR, TMP, TEMP
 //!   cache/     XDG_CACHE_HOME
 //!   run/       XDG_RUNTIME_DIR
+//!   own/       a writable copy of the server's own package, when it has one (`super::own_code`)
 //! ```
 //!
 //! **The copy.** Every file of the project that its ignore files (`.gitignore`, `.ignore`,
@@ -391,7 +392,7 @@ fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
             }
             if name == "index-v5" {
                 std::fs::create_dir(&target)?;
-                let limits = Mirror { small: u64::MAX, bytes: NPM_INDEX_MAX_BYTES, entries: 500_000 };
+                let limits = Mirror { small: u64::MAX, bytes: NPM_INDEX_MAX_BYTES, entries: 500_000, whole: &[] };
                 mirror(&e.path(), &target, limits, &mut (0, 0))?;
             } else {
                 link(&e.path(), &target)?;
@@ -416,32 +417,35 @@ fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn link(real: &Path, at: &Path) -> std::io::Result<()> {
+pub(super) fn link(real: &Path, at: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     return std::os::unix::fs::symlink(real, at);
     #[cfg(not(unix))]
     return Err(std::io::Error::other(format!("cannot link {} here", real.display())));
 }
 
-/// How much of a cache [`mirror`] copies.
+/// How much of a folder [`mirror`] copies.
 #[derive(Clone, Copy)]
-struct Mirror {
+pub(super) struct Mirror {
     /// A file this size or smaller is copied (a tool writes to its small files: markers, locks,
     /// index buckets); a larger one is linked, read-only (package contents).
-    small: u64,
+    pub small: u64,
     /// At most this many bytes copied in all, and this many entries made; the rest is linked.
-    bytes: u64,
-    entries: usize,
+    pub bytes: u64,
+    pub entries: usize,
+    /// Folders of these names are linked whole, read-only (a package's own `node_modules`).
+    pub whole: &'static [&'static str],
 }
 
 /// Make `to` (existing) a writable mirror of the folder `from`: its folders made anew, its small
 /// files copied, everything else linked to the real one, which is never written through it.
-fn mirror(from: &Path, to: &Path, limits: Mirror, used: &mut (u64, usize)) -> std::io::Result<()> {
+pub(super) fn mirror(from: &Path, to: &Path, limits: Mirror, used: &mut (u64, usize)) -> std::io::Result<()> {
     for e in std::fs::read_dir(from)?.flatten() {
         let (path, target) = (e.path(), to.join(e.file_name()));
         let Ok(kind) = e.file_type() else { continue };
         used.1 += 1;
-        if used.1 > limits.entries {
+        let whole = kind.is_dir() && limits.whole.iter().any(|w| e.file_name() == *w);
+        if used.1 > limits.entries || whole {
             link(&path, &target)?;
         } else if kind.is_dir() {
             std::fs::create_dir(&target)?;
@@ -469,7 +473,7 @@ fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
         return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
     }
     std::fs::create_dir_all(to)?;
-    let limits = Mirror { small: 64 * 1024, bytes: 128 * 1024 * 1024, entries: 200_000 };
+    let limits = Mirror { small: 64 * 1024, bytes: 128 * 1024 * 1024, entries: 200_000, whole: &[] };
     mirror(from, to, limits, &mut (0, 0))
 }
 

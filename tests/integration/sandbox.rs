@@ -298,6 +298,58 @@ fn a_real_npx_server_starts_offline_in_the_sandbox_and_leaves_the_project_as_it_
     assert_eq!(before, after, "the project folder changed");
 }
 
+/// A real server that keeps its data beside its own code (`@modelcontextprotocol/server-memory`
+/// writes `memory.jsonl` into the folder of its `dist/index.js`, under npx's cache): inside the
+/// sandbox it runs from a writable copy of its package (`mcp_pin::sandbox::own_code`), so its
+/// writing tools succeed there, and its installation is left as it was. Without the copy, every
+/// writing tool fails with `EACCES` on `…/server-memory/dist/memory.jsonl` (the installation is
+/// read-only inside).
+#[test]
+fn a_server_that_writes_beside_its_own_code_writes_beside_a_copy_of_it() {
+    if !sandbox_here() {
+        return;
+    }
+    if !common::have_npx() {
+        skip("npx is not on PATH");
+        return;
+    }
+    let p = Project::new();
+    std::fs::write(p.path("notes.txt"), "hello\n").unwrap();
+    p.write(
+        "mcp-pin.toml",
+        "[servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-memory@2026.8.31\"]\ntimeout = \"120s\"\n",
+    );
+    let out = p.run(&["lock", "-v"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // The package npx installed (npm's cache is the test's, as the child's).
+    let cache = std::env::var("npm_config_cache")
+        .or_else(|_| std::env::var("NPM_CONFIG_CACHE"))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| Path::new(&std::env::var("HOME").unwrap()).join(".npm"));
+    let installed: Vec<_> = std::fs::read_dir(cache.join("_npx"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("node_modules/@modelcontextprotocol/server-memory"))
+        .filter(|p| p.join("package.json").is_file())
+        .collect();
+    assert!(!installed.is_empty(), "npx installed no server-memory under {}", cache.display());
+    let before: Vec<_> = installed.iter().map(|d| tree(d)).collect();
+    for t in &before {
+        assert!(
+            !t.keys().any(|k| k.to_string_lossy().contains("memory.jsonl")),
+            "lock wrote into the installation: {t:?}"
+        );
+    }
+    let (_, report) = p.check_json(&["--fail-on", "never"]);
+    for writer in ["create_entities", "add_observations", "create_relations", "delete_entities"] {
+        let call = common::probe(&report, writer, "call");
+        assert_eq!(call["outcome"], "pass", "{call:#}");
+        assert_eq!(call["place"], "sandbox", "{call:#}");
+    }
+    let after: Vec<_> = installed.iter().map(|d| tree(d)).collect();
+    assert_eq!(before, after, "the installation changed");
+}
+
 /// Every file under `dir` with its bytes (and every folder).
 fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
     let mut out = std::collections::BTreeMap::new();

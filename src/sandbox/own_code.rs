@@ -1,0 +1,335 @@
+//! A writable copy of the server's own package, for its sandboxed session.
+//!
+//! Many servers keep their data beside their code: `@modelcontextprotocol/server-memory` writes
+//! `memory.jsonl` into the folder of its own `dist/index.js`, a Python server a file beside its
+//! module. The sandbox writes only under the scratch folder, so inside it such a server's every
+//! writing tool fails, and outside it the real installation must never change. So the sandboxed
+//! session runs a copy of the server's own package, made under the scratch folder, in which it
+//! may write as it would in its installation; the installation itself is read, never written.
+//!
+//! **What is copied.** Only the package the server is started from, not what it depends on:
+//! - **Node**: the package (the nearest folder above the program with a `package.json`) of the
+//!   JavaScript program the command runs (`node dist/index.js`, a `bin` linked from
+//!   `node_modules/.bin`, the `bin` an `npx` command runs: [`super::runner`]). The copy is made
+//!   in a `node_modules` folder whose other entries are links to the real one's, so the package's
+//!   dependencies resolve as before; its own `node_modules` is linked whole.
+//! - **Python**: the top-level module a console script imports (`from excel_mcp.__main__ import
+//!   main` in `venv/bin/excel-mcp-server`) or `python -m` runs, found in the site-packages of the
+//!   interpreter's environment, and put first on `PYTHONPATH`.
+//!
+//! Its folders are made anew and its files of up to [`SMALL`] copied, up to [`MAX_BYTES`] and
+//! [`MAX_ENTRIES`] in all; the rest is linked, read-only (a write through a link is refused).
+//! A program inside the project folder needs none (the scratch copy of the project holds it), nor
+//! does a native program, one run through a shell, or a package that cannot be found: each runs
+//! from its installation as before, and a write beside it fails inside the sandbox.
+
+use std::path::{Path, PathBuf};
+
+use super::scratch::{link, mirror, Mirror};
+
+/// A file this size or smaller is copied; a larger one is linked.
+pub const SMALL: u64 = 4 * 1024 * 1024;
+/// At most this many bytes copied in all; the rest is linked.
+pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// At most this many entries made; the rest is linked.
+pub const MAX_ENTRIES: usize = 20_000;
+/// Most entries of a `node_modules` folder linked beside the copy.
+const MAX_SIBLINGS: usize = 20_000;
+/// Most bytes read of a script to tell what it runs.
+const MAX_HEAD: u64 = 8 * 1024;
+/// Most folders walked up from a program to its package.
+const MAX_UP: usize = 16;
+
+/// How the sandboxed session starts the copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnCode {
+    pub command: String,
+    pub args: Vec<String>,
+    /// A folder to put first on `PYTHONPATH` (where a Python package's copy is).
+    pub python_path: Option<PathBuf>,
+    /// The real package folder that was copied.
+    pub package: PathBuf,
+}
+
+/// Copy the package of the server `command args` starts (found on `path_env`, relative to
+/// `cwd`) under `scratch`, and say how to start the copy; `None` when there is nothing to copy
+/// (see the module docs), the package is inside `scratch` already, or the copy fails (the server
+/// then runs from its installation, as before).
+pub fn copy(
+    command: &str,
+    args: &[String],
+    path_env: Option<&str>,
+    cwd: Option<&Path>,
+    scratch: &Path,
+) -> Option<OwnCode> {
+    let scratch = scratch.canonicalize().ok()?;
+    let own = scratch.join("own");
+    if let Some((slot, entry)) = node_entry(command, args, path_env, cwd) {
+        let root = package_root(&entry)?;
+        if root.starts_with(&scratch) {
+            return None;
+        }
+        let copied = copy_node(&root, &own.join("node_modules")).ok()?;
+        let program = copied.join(entry.strip_prefix(&root).ok()?);
+        // The program itself is a copy whatever its size (a bundle of several MiB): Node takes a
+        // linked module for the file it links to, and its folder for the module's own.
+        if program.is_symlink() {
+            std::fs::remove_file(&program).ok()?;
+            std::fs::copy(&entry, &program).ok()?;
+        }
+        let started = program.to_string_lossy().into_owned();
+        let (mut command, mut args) = (command.to_string(), args.to_vec());
+        match slot {
+            Slot::Command => command = started,
+            Slot::Arg(i) => args[i] = started,
+        }
+        return Some(OwnCode { command, args: args.to_vec(), python_path: None, package: root });
+    }
+    let module = python_module(command, args, path_env, cwd)?;
+    if module.starts_with(&scratch) {
+        return None;
+    }
+    let name = module.file_name()?;
+    let into = own.join("python");
+    std::fs::create_dir_all(&into).ok()?;
+    if module.is_dir() {
+        std::fs::create_dir(into.join(name)).ok()?;
+        mirror(&module, &into.join(name), limits(), &mut (0, 0)).ok()?;
+    } else {
+        std::fs::copy(&module, into.join(name)).ok()?;
+    }
+    Some(OwnCode { command: command.to_string(), args: args.to_vec(), python_path: Some(into), package: module })
+}
+
+fn limits() -> Mirror {
+    Mirror { small: SMALL, bytes: MAX_BYTES, entries: MAX_ENTRIES, whole: &["node_modules", ".git"] }
+}
+
+/// Where the program's path is on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Command,
+    Arg(usize),
+}
+
+/// The JavaScript program `command args` runs (canonical): the first argument of `node` that is
+/// no option, or the command itself when it is a JavaScript file (a `bin` link).
+fn node_entry(command: &str, args: &[String], path_env: Option<&str>, cwd: Option<&Path>) -> Option<(Slot, PathBuf)> {
+    let name = Path::new(command).file_name()?.to_str()?;
+    let at = |p: &str| -> Option<PathBuf> {
+        let p = Path::new(p);
+        let p = if p.is_absolute() { p.to_path_buf() } else { cwd?.join(p) };
+        p.canonicalize().ok().filter(|p| p.is_file())
+    };
+    if matches!(name, "node" | "nodejs") {
+        let i = args.iter().position(|a| !a.starts_with('-'))?;
+        // `node -r x server.js`, `node --import x …`: an option's value is no program; not read.
+        if args[..i]
+            .iter()
+            .any(|a| matches!(a.as_str(), "-r" | "--require" | "--import" | "--loader" | "-e" | "--eval"))
+        {
+            return None;
+        }
+        return Some((Slot::Arg(i), at(&args[i])?));
+    }
+    let program = super::resolve(command, path_env, cwd).ok()?.canonicalize().ok()?;
+    let js = program.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "js" | "mjs" | "cjs"));
+    (js || shebang(&program).is_some_and(|s| s.contains("node"))).then_some((Slot::Command, program))
+}
+
+/// The first line of `file` when it is a `#!` line.
+fn shebang(file: &Path) -> Option<String> {
+    let head = head(file)?;
+    let line = head.lines().next()?;
+    line.strip_prefix("#!").map(str::to_string)
+}
+
+/// The first [`MAX_HEAD`] bytes of a regular file, as text.
+fn head(file: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = crate::files::open_regular(file, u64::MAX).ok()?;
+    let mut buf = Vec::new();
+    f.take(MAX_HEAD).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The package folder of `entry`: the nearest folder above it holding a `package.json`, never
+/// past a `node_modules` folder.
+fn package_root(entry: &Path) -> Option<PathBuf> {
+    for dir in entry.ancestors().skip(1).take(MAX_UP) {
+        if dir.file_name().is_some_and(|n| n == "node_modules") {
+            return None;
+        }
+        if dir.join("package.json").is_file() {
+            return Some(dir.to_path_buf());
+        }
+    }
+    None
+}
+
+/// Copy the package `root` into the `node_modules` folder `base` (made), beside links to every
+/// other entry of the `node_modules` it is in (its hoisted dependencies); the copy's folder.
+fn copy_node(root: &Path, base: &Path) -> std::io::Result<PathBuf> {
+    let name = root.file_name().ok_or_else(|| std::io::Error::other("a package with no name"))?;
+    let parent = root.parent().unwrap_or(root);
+    let scope = parent.file_name().filter(|s| s.to_string_lossy().starts_with('@'));
+    let installed = |p: &Path| p.file_name().is_some_and(|n| n == "node_modules");
+    std::fs::create_dir_all(base)?;
+    let copy = match scope {
+        Some(scope) if parent.parent().is_some_and(installed) => {
+            let modules = parent.parent().unwrap_or(parent);
+            link_siblings(modules, base, scope)?;
+            std::fs::create_dir_all(base.join(scope))?;
+            link_siblings(parent, &base.join(scope), name)?;
+            base.join(scope).join(name)
+        }
+        _ if installed(parent) => {
+            link_siblings(parent, base, name)?;
+            base.join(name)
+        }
+        _ => base.join(name),
+    };
+    std::fs::create_dir(&copy)?;
+    mirror(root, &copy, limits(), &mut (0, 0))?;
+    Ok(copy)
+}
+
+/// Link every entry of `from` but `except` into `to`.
+fn link_siblings(from: &Path, to: &Path, except: &std::ffi::OsStr) -> std::io::Result<()> {
+    for e in std::fs::read_dir(from)?.flatten().take(MAX_SIBLINGS) {
+        if e.file_name() != except {
+            link(&e.path(), &to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The top-level module (a folder or a `.py` file, canonical) that `command args` runs from a
+/// Python environment: `python -m pkg.sub`, or a console script that imports it.
+fn python_module(command: &str, args: &[String], path_env: Option<&str>, cwd: Option<&Path>) -> Option<PathBuf> {
+    let name = Path::new(command).file_name()?.to_str()?;
+    let (interpreter, module) = if name.starts_with("python") {
+        let i = args.iter().position(|a| a == "-m")?;
+        (super::resolve(command, path_env, cwd).ok()?, args.get(i + 1)?.clone())
+    } else {
+        let program = super::resolve(command, path_env, cwd).ok()?;
+        let text = head(&program)?;
+        let line = text.lines().next()?.strip_prefix("#!")?;
+        let interpreter = PathBuf::from(line.split_whitespace().next()?);
+        if !interpreter.file_name()?.to_str()?.starts_with("python") {
+            return None;
+        }
+        let module = text.lines().find_map(|l| {
+            let m = l.trim().strip_prefix("from ")?.split_whitespace().next()?;
+            (m != "__future__").then(|| m.to_string())
+        })?;
+        (interpreter, module)
+    };
+    let top =
+        module.split('.').next().filter(|t| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_'))?;
+    // `ENV/bin/python`: ENV/lib/python3.X/site-packages (not resolved: a venv's interpreter is a
+    // link to the system's, whose own site-packages is not the environment's).
+    let prefix = interpreter.parent()?.parent()?;
+    for lib in ["lib", "lib64"] {
+        let Ok(entries) = std::fs::read_dir(prefix.join(lib)) else { continue };
+        for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("python")) {
+            let site = e.path().join("site-packages");
+            for found in [site.join(top), site.join(format!("{top}.py"))] {
+                if found.exists() {
+                    return found.canonicalize().ok();
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `node_modules/@scope/server/dist/index.js` beside a hoisted dependency.
+    fn installed(dir: &Path) -> PathBuf {
+        let pkg = dir.join("node_modules/@scope/server");
+        std::fs::create_dir_all(pkg.join("dist")).unwrap();
+        std::fs::create_dir_all(pkg.join("node_modules/nested")).unwrap();
+        std::fs::write(pkg.join("package.json"), "{}").unwrap();
+        std::fs::File::create(pkg.join("dist/big.js")).unwrap().set_len(SMALL + 1).unwrap();
+        std::fs::write(pkg.join("dist/index.js"), "#!/usr/bin/env node\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(pkg.join("dist/index.js"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(dir.join("node_modules/@scope/other")).unwrap();
+        std::fs::create_dir_all(dir.join("node_modules/dep")).unwrap();
+        pkg.join("dist/index.js")
+    }
+
+    #[test]
+    fn a_node_package_is_copied_beside_links_to_its_dependencies() {
+        let real = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let entry = installed(real.path());
+        let own =
+            copy("node", &["--enable-source-maps".into(), entry.to_string_lossy().into()], None, None, scratch.path())
+                .expect("copied");
+        let base = scratch.path().canonicalize().unwrap().join("own/node_modules");
+        assert_eq!(own.command, "node");
+        assert_eq!(own.args[1], base.join("@scope/server/dist/index.js").to_string_lossy());
+        assert!(!base.join("@scope/server/dist/index.js").is_symlink(), "the program is a copy");
+        assert!(base.join("@scope/server/dist/big.js").is_symlink(), "a file past the size copied is linked");
+        assert!(base.join("@scope/server/node_modules").is_symlink(), "its own dependencies are linked whole");
+        assert!(base.join("dep").is_symlink() && base.join("@scope/other").is_symlink(), "hoisted ones are linked");
+        // A write beside the copied program lands in the copy; the installation is unchanged.
+        std::fs::write(base.join("@scope/server/dist/memory.jsonl"), "x").unwrap();
+        assert!(!entry.with_file_name("memory.jsonl").exists());
+        // The command itself a JavaScript file (a `bin`): the command is the copy's.
+        let scratch2 = tempfile::tempdir().unwrap();
+        let own = copy(&entry.to_string_lossy(), &[], None, None, scratch2.path()).expect("copied");
+        assert!(own.command.starts_with(&*scratch2.path().canonicalize().unwrap().to_string_lossy()));
+        // A program past the size copied (a bundle) is a copy all the same: Node would take a
+        // link for the installed file, and write beside that.
+        let scratch3 = tempfile::tempdir().unwrap();
+        let big = entry.with_file_name("big.js").to_string_lossy().into_owned();
+        let own = copy("node", &[big], None, None, scratch3.path()).expect("copied");
+        assert!(!Path::new(&own.args[0]).is_symlink() && Path::new(&own.args[0]).is_file(), "{own:?}");
+    }
+
+    #[test]
+    fn a_python_console_scripts_module_is_copied_and_put_first_on_the_path() {
+        let env = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let site = env.path().join("lib/python3.11/site-packages");
+        std::fs::create_dir_all(site.join("besideme")).unwrap();
+        std::fs::write(site.join("besideme/__init__.py"), "").unwrap();
+        std::fs::create_dir_all(env.path().join("bin")).unwrap();
+        let script = env.path().join("bin/besideme-server");
+        let python = env.path().join("bin/python");
+        std::fs::write(&script, format!("#!{}\nimport sys\nfrom besideme.__main__ import main\n", python.display()))
+            .unwrap();
+        std::fs::write(&python, "").unwrap();
+        #[cfg(unix)]
+        for f in [&script, &python] {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let own = copy(&script.to_string_lossy(), &[], None, None, scratch.path()).expect("copied");
+        let into = scratch.path().canonicalize().unwrap().join("own/python");
+        assert_eq!(own.python_path.as_deref(), Some(into.as_path()));
+        assert!(into.join("besideme/__init__.py").is_file());
+        assert_eq!(own.command, script.to_string_lossy(), "started as before");
+        // `python -m besideme`.
+        let scratch2 = tempfile::tempdir().unwrap();
+        let own = copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path());
+        assert!(own.is_some_and(|o| o.python_path.is_some()));
+    }
+
+    #[test]
+    fn nothing_is_copied_for_a_native_program_or_a_program_in_the_scratch_folder() {
+        let scratch = tempfile::tempdir().unwrap();
+        assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path()).is_none());
+        let entry = installed(scratch.path());
+        assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path()).is_none());
+    }
+}
