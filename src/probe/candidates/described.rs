@@ -135,6 +135,45 @@ pub fn shown_call(text: &str) -> Option<serde_json::Map<String, serde_json::Valu
     None
 }
 
+/// The line a tool's description gives property `prop` in its argument list (a Python
+/// docstring's `Args:`, `Arguments:` or `Parameters:` section): `connector_type: Type of connector
+/// ("straight", "elbow", "curved")`, `path (str): the file`, with the lines indented under it.
+/// A property whose schema says nothing of it is described there.
+pub fn argument_line(text: &str, prop: &str) -> Option<String> {
+    let text = match text.char_indices().nth(MAX_READ * 4) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| {
+        matches!(l.trim().to_ascii_lowercase().as_str(), "args:" | "arguments:" | "parameters:" | "params:")
+    })?;
+    let base = indent(lines[header]);
+    for (i, line) in lines.iter().enumerate().skip(header + 1) {
+        let t = line.trim();
+        // The section ends at the next header of its own level (`Returns:`).
+        if !t.is_empty() && indent(line) <= base {
+            break;
+        }
+        let Some(rest) = t.strip_prefix(prop) else { continue };
+        let rest = rest.trim_start();
+        let rest = match rest.strip_prefix('(') {
+            Some(typed) => typed.split_once(')').map_or("", |(_, r)| r).trim_start(),
+            None => rest,
+        };
+        let Some(said) = rest.strip_prefix(':') else { continue };
+        let mut out = said.trim().to_string();
+        for more in lines[i + 1..].iter().take_while(|m| !m.trim().is_empty() && indent(m) > indent(line)) {
+            out.push(' ');
+            out.push_str(more.trim());
+        }
+        let out: String = out.chars().take(MAX_LEN * 4).collect();
+        return (!out.is_empty()).then_some(out);
+    }
+    None
+}
+
 /// The text after each whole-word occurrence of one of `phrases` in `text` (case-insensitive),
 /// phrase by phrase in order. Only where lower-casing kept every byte offset (ASCII text, in
 /// practice). A phrase starts a word (`like` inside `likely` is not one), and one that ends in
@@ -446,6 +485,19 @@ mod tests {
         assert_eq!(m["operation"], "append");
         assert!(shown_call("Returns { \"items\": [1, 2] } or {broken").is_none(), "an answer's shape is no call");
         assert_eq!(given(d, "filename"), ["note.md"], "a value shown as wrong is none");
+    }
+
+    #[test]
+    fn the_line_a_docstring_gives_an_argument() {
+        let d = "\n        Add connector lines.\n\n        Args:\n            slide_index: Index of the slide (0-based)\n            connector_type: Type of connector (\"straight\", \"elbow\", \"curved\")\n            path (str): the file,\n                relative to the project\n\n        Returns:\n            connector_type: not an argument\n";
+        assert_eq!(
+            argument_line(d, "connector_type").as_deref(),
+            Some("Type of connector (\"straight\", \"elbow\", \"curved\")")
+        );
+        assert_eq!(examples(&argument_line(d, "connector_type").unwrap()), ["straight", "elbow", "curved"]);
+        assert_eq!(argument_line(d, "path").as_deref(), Some("the file, relative to the project"));
+        assert_eq!(argument_line(d, "slide").as_deref(), None, "a name is whole");
+        assert_eq!(argument_line("connector_type: a line", "connector_type"), None, "only in an argument list");
     }
 
     #[test]

@@ -993,7 +993,16 @@ fn property_candidates(
             out.push(c);
         }
     };
-    let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
+    // A property the schema does not describe is described by the line its tool's argument list
+    // gives it (a docstring's `Args:`: `connector_type: Type of connector ("straight", …)`).
+    let listed_line;
+    let desc = match schema.get("description").and_then(Value::as_str) {
+        Some(d) if !d.trim().is_empty() => d,
+        _ => {
+            listed_line = described::argument_line(tool.desc, prop).unwrap_or_default();
+            listed_line.as_str()
+        }
+    };
     // What another tool of the server accepted for a property of this name, first: the project's
     // document is the one its sibling opened, whatever this tool's words say. Never for a path
     // that must not exist yet (`create_document` would write over the project's document).

@@ -76,6 +76,22 @@ fn a_call_the_description_shows_gives_a_tool_that_declares_nothing_its_arguments
     assert_eq!(sets("edit-note", &def, &known).len(), 1);
 }
 
+/// A property the schema does not describe takes the examples of the line its tool's docstring
+/// gives it; one the schema describes keeps its own words.
+#[test]
+fn a_property_the_schema_does_not_describe_is_described_by_its_docstring_line() {
+    let mut def = tool(
+        json!({"connector_type": {"title": "Connector Type", "type": "string"},
+               "unit": {"type": "string", "description": "Unit, e.g. 'cm'"}}),
+        &["connector_type", "unit"],
+    );
+    def["description"] = json!("Add a connector.\n\n    Args:\n        connector_type: Type of connector (\"straight\", \"elbow\")\n        unit: 'inch' or 'pt'\n");
+    let s = sets("add_connector", &def, &Known::default());
+    assert_eq!(s[0].args["connector_type"], "straight");
+    assert_eq!(s[0].from["connector_type"], Source::Description);
+    assert_eq!(s[0].args["unit"], "cm", "its own description first");
+}
+
 #[test]
 fn the_schema_comes_first_and_invalid_examples_are_dropped() {
     let def = tool(
