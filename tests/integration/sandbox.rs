@@ -26,6 +26,18 @@ fn sandbox_here() -> bool {
     }
 }
 
+/// [`sandbox_here`], and npx on PATH (a real server started through it); if not, says so.
+fn sandbox_and_npx_here() -> bool {
+    if !sandbox_here() {
+        return false;
+    }
+    if !common::have_npx() {
+        skip("npx is not on PATH");
+        return false;
+    }
+    true
+}
+
 /// A name no other test (or run) uses.
 pub fn nonce() -> String {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -265,11 +277,7 @@ fn one_child_slot_is_enough_for_servers_with_sandboxed_tools() {
 /// byte-identical afterwards.
 #[test]
 fn a_real_npx_server_starts_offline_in_the_sandbox_and_leaves_the_project_as_it_was() {
-    if !sandbox_here() {
-        return;
-    }
-    if !common::have_npx() {
-        skip("npx is not on PATH");
+    if !sandbox_and_npx_here() {
         return;
     }
     let p = Project::new();
@@ -306,11 +314,7 @@ fn a_real_npx_server_starts_offline_in_the_sandbox_and_leaves_the_project_as_it_
 /// read-only inside).
 #[test]
 fn a_server_that_writes_beside_its_own_code_writes_beside_a_copy_of_it() {
-    if !sandbox_here() {
-        return;
-    }
-    if !common::have_npx() {
-        skip("npx is not on PATH");
+    if !sandbox_and_npx_here() {
         return;
     }
     let p = Project::new();
