@@ -47,8 +47,6 @@ pub struct OwnCode {
     pub args: Vec<String>,
     /// A folder to put first on `PYTHONPATH` (where a Python package's copy is).
     pub python_path: Option<PathBuf>,
-    /// The real package folder that was copied.
-    pub package: PathBuf,
 }
 
 /// Copy the package of the server `command args` starts (found on `path_env`, relative to
@@ -83,7 +81,7 @@ pub fn copy(
             Slot::Command => command = started,
             Slot::Arg(i) => args[i] = started,
         }
-        return Some(OwnCode { command, args: args.to_vec(), python_path: None, package: root });
+        return Some(OwnCode { command, args, python_path: None });
     }
     let module = python_module(command, args, path_env, cwd)?;
     if module.starts_with(&scratch) {
@@ -98,7 +96,7 @@ pub fn copy(
     } else {
         std::fs::copy(&module, into.join(name)).ok()?;
     }
-    Some(OwnCode { command: command.to_string(), args: args.to_vec(), python_path: Some(into), package: module })
+    Some(OwnCode { command: command.to_string(), args: args.to_vec(), python_path: Some(into) })
 }
 
 fn limits() -> Mirror {

@@ -27,10 +27,7 @@ const MAX_READ: usize = 2_048;
 /// The examples a description gives, in order: those after an example phrase, then quoted ones
 /// anywhere, then values made from format templates. Deduplicated; never empty strings.
 pub fn examples(desc: &str) -> Vec<String> {
-    let desc = match desc.char_indices().nth(MAX_READ) {
-        Some((i, _)) => &desc[..i],
-        None => desc,
-    };
+    let desc = at_most(desc, MAX_READ);
     let mut out: Vec<String> = Vec::new();
     let mut push = |s: &str| {
         let s = s.trim();
@@ -62,10 +59,7 @@ pub fn examples(desc: &str) -> Vec<String> {
 /// A value is quoted, or a number; the name is whole (`id` in `promptId` is not `id`).
 /// Deduplicated; never empty strings. A tool's description shows its calls this way.
 pub fn given(text: &str, prop: &str) -> Vec<String> {
-    let text = match text.char_indices().nth(MAX_READ * 2) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    };
+    let text = at_most(text, MAX_READ * 2);
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
     let mut out: Vec<String> = Vec::new();
     if prop.is_empty() {
@@ -115,10 +109,7 @@ pub fn given(text: &str, prop: &str) -> Vec<String> {
 /// as wrong (`INCORRECT: { … }`). A tool whose schema declares no argument but whose
 /// description shows them takes the shown ones as its arguments.
 pub fn shown_call(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let text = match text.char_indices().nth(MAX_READ * 2) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    };
+    let text = at_most(text, MAX_READ * 2);
     let mut from = 0;
     while let Some(i) = text[from..].find('{') {
         let start = from + i;
@@ -140,10 +131,7 @@ pub fn shown_call(text: &str) -> Option<serde_json::Map<String, serde_json::Valu
 /// ("straight", "elbow", "curved")`, `path (str): the file`, with the lines indented under it.
 /// A property whose schema says nothing of it is described there.
 pub fn argument_line(text: &str, prop: &str) -> Option<String> {
-    let text = match text.char_indices().nth(MAX_READ * 4) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    };
+    let text = at_most(text, MAX_READ * 4);
     let indent = |l: &str| l.len() - l.trim_start().len();
     let lines: Vec<&str> = text.lines().collect();
     let header = lines.iter().position(|l| {
@@ -172,6 +160,15 @@ pub fn argument_line(text: &str, prop: &str) -> Option<String> {
         return (!out.is_empty()).then_some(out);
     }
     None
+}
+
+/// The first `n` characters of `text` (all of it when shorter): what is read of a text that
+/// could be long.
+fn at_most(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
 }
 
 /// The text after each whole-word occurrence of one of `phrases` in `text` (case-insensitive),
@@ -221,10 +218,7 @@ pub fn list(rest: &str) -> Vec<String> {
 fn after_marker(rest: &str) -> Vec<String> {
     let rest = rest.trim_start_matches([',', ':', ' ']);
     // A list of examples is short: never read past a few of them.
-    let rest = match rest.char_indices().nth(MAX_LEN * 4) {
-        Some((i, _)) => &rest[..i],
-        None => rest,
-    };
+    let rest = at_most(rest, MAX_LEN * 4);
     let mut end = rest.len();
     let mut depth_quote: Option<char> = None;
     for (i, c) in rest.char_indices() {
