@@ -80,7 +80,9 @@ impl Session {
         // (`crate::sandbox::own_code`).
         let path_env = inside.env.get("PATH").map(String::as_str);
         let cwd = inside.cwd.as_deref();
-        if let Some(own) = crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root())
+        let withheld = &scratch.withheld;
+        if let Some(own) =
+            crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), withheld)
         {
             inside.command = own.command;
             inside.args = own.args;

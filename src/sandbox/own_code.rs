@@ -51,20 +51,24 @@ pub struct OwnCode {
 
 /// Copy the package of the server `command args` starts (found on `path_env`, relative to
 /// `cwd`) under `scratch`, and say how to start the copy; `None` when there is nothing to copy
-/// (see the module docs), the package is inside `scratch` already, or the copy fails (the server
-/// then runs from its installation, as before).
+/// (see the module docs), the package is inside `scratch` already, it holds one of the real
+/// files the sandbox may not read (`withheld`: a copy would let it read them; a config from a
+/// pull request can name any program), or the copy fails (the server then runs from its
+/// installation, as before).
 pub fn copy(
     command: &str,
     args: &[String],
     path_env: Option<&str>,
     cwd: Option<&Path>,
     scratch: &Path,
+    withheld: &[PathBuf],
 ) -> Option<OwnCode> {
     let scratch = scratch.canonicalize().ok()?;
     let own = scratch.join("own");
+    let refused = |root: &Path| root.starts_with(&scratch) || withheld.iter().any(|w| w.starts_with(root));
     if let Some((slot, entry)) = node_entry(command, args, path_env, cwd) {
         let root = package_root(&entry)?;
-        if root.starts_with(&scratch) {
+        if refused(&root) {
             return None;
         }
         let copied = copy_node(&root, &own.join("node_modules")).ok()?;
@@ -84,7 +88,7 @@ pub fn copy(
         return Some(OwnCode { command, args, python_path: None });
     }
     let module = python_module(command, args, path_env, cwd)?;
-    if module.starts_with(&scratch) {
+    if refused(&module) {
         return None;
     }
     let name = module.file_name()?;
@@ -269,9 +273,15 @@ mod tests {
         let real = tempfile::tempdir().unwrap();
         let scratch = tempfile::tempdir().unwrap();
         let entry = installed(real.path());
-        let own =
-            copy("node", &["--enable-source-maps".into(), entry.to_string_lossy().into()], None, None, scratch.path())
-                .expect("copied");
+        let own = copy(
+            "node",
+            &["--enable-source-maps".into(), entry.to_string_lossy().into()],
+            None,
+            None,
+            scratch.path(),
+            &[],
+        )
+        .expect("copied");
         let base = scratch.path().canonicalize().unwrap().join("own/node_modules");
         assert_eq!(own.command, "node");
         assert_eq!(own.args[1], base.join("@scope/server/dist/index.js").to_string_lossy());
@@ -284,13 +294,13 @@ mod tests {
         assert!(!entry.with_file_name("memory.jsonl").exists());
         // The command itself a JavaScript file (a `bin`): the command is the copy's.
         let scratch2 = tempfile::tempdir().unwrap();
-        let own = copy(&entry.to_string_lossy(), &[], None, None, scratch2.path()).expect("copied");
+        let own = copy(&entry.to_string_lossy(), &[], None, None, scratch2.path(), &[]).expect("copied");
         assert!(own.command.starts_with(&*scratch2.path().canonicalize().unwrap().to_string_lossy()));
         // A program past the size copied (a bundle) is a copy all the same: Node would take a
         // link for the installed file, and write beside that.
         let scratch3 = tempfile::tempdir().unwrap();
         let big = entry.with_file_name("big.js").to_string_lossy().into_owned();
-        let own = copy("node", &[big], None, None, scratch3.path()).expect("copied");
+        let own = copy("node", &[big], None, None, scratch3.path(), &[]).expect("copied");
         assert!(!Path::new(&own.args[0]).is_symlink() && Path::new(&own.args[0]).is_file(), "{own:?}");
     }
 
@@ -312,22 +322,38 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let own = copy(&script.to_string_lossy(), &[], None, None, scratch.path()).expect("copied");
+        let own = copy(&script.to_string_lossy(), &[], None, None, scratch.path(), &[]).expect("copied");
         let into = scratch.path().canonicalize().unwrap().join("own/python");
         assert_eq!(own.python_path.as_deref(), Some(into.as_path()));
         assert!(into.join("besideme/__init__.py").is_file());
         assert_eq!(own.command, script.to_string_lossy(), "started as before");
         // `python -m besideme`.
         let scratch2 = tempfile::tempdir().unwrap();
-        let own = copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path());
+        let own = copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path(), &[]);
         assert!(own.is_some_and(|o| o.python_path.is_some()));
     }
 
     #[test]
     fn nothing_is_copied_for_a_native_program_or_a_program_in_the_scratch_folder() {
         let scratch = tempfile::tempdir().unwrap();
-        assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path()).is_none());
+        assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path(), &[]).is_none());
         let entry = installed(scratch.path());
-        assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path()).is_none());
+        assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path(), &[]).is_none());
+    }
+
+    /// A package that holds a file the sandbox may not read (a secret store, when a config names
+    /// a program beside one) is never copied where the sandbox could read it.
+    #[test]
+    fn a_package_holding_a_withheld_file_is_not_copied() {
+        let real = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let entry = installed(real.path());
+        let secret = entry.parent().unwrap().parent().unwrap().join("id_rsa");
+        std::fs::write(&secret, "key").unwrap();
+        let args = [entry.to_string_lossy().into_owned()];
+        assert!(copy("node", &args, None, None, scratch.path(), &[secret.canonicalize().unwrap()]).is_none());
+        assert!(!scratch.path().join("own").exists());
+        let elsewhere = real.path().canonicalize().unwrap().join("other/id_rsa");
+        assert!(copy("node", &args, None, None, scratch.path(), &[elsewhere]).is_some());
     }
 }
