@@ -77,47 +77,68 @@ impl Session {
             inside.command = c;
         }
         // A server that writes beside its own code writes beside a copy of it
-        // (`crate::sandbox::own_code`).
+        // (`crate::sandbox::own_code`); one that does not start from the copy is started from
+        // its installation, as without it.
         let path_env = inside.env.get("PATH").map(String::as_str);
         let cwd = inside.cwd.as_deref();
         let withheld = &scratch.withheld;
-        if let Some(own) =
-            crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), withheld)
-        {
-            inside.command = own.command;
-            inside.args = own.args;
-            if let Some(dir) = own.python_path {
-                let dir = dir.to_string_lossy().into_owned();
-                let path = match inside.env.get("PYTHONPATH").filter(|p| !p.is_empty()) {
-                    Some(p) => format!("{dir}:{p}"),
-                    None => dir,
-                };
-                inside.env.insert("PYTHONPATH".into(), path);
-            }
-        }
-        let mut config = server.clone();
-        config.transport = Transport::Stdio(inside);
+        let copied =
+            crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), withheld).map(
+                |own| {
+                    let mut from_copy = inside.clone();
+                    from_copy.command = own.command;
+                    from_copy.args = own.args;
+                    if let Some(dir) = own.python_path {
+                        let dir = dir.to_string_lossy().into_owned();
+                        let path = match from_copy.env.get("PYTHONPATH").filter(|p| !p.is_empty()) {
+                            Some(p) => format!("{dir}:{p}"),
+                            None => dir,
+                        };
+                        from_copy.env.insert("PYTHONPATH".into(), path);
+                    }
+                    from_copy
+                },
+            );
         let root = scratch.root().to_path_buf();
         let hide = scratch.withheld.clone();
-        match Session::connect_confined(&config, Confinement::Sandbox { write: &root, hide: &hide }).await {
-            Ok(mut s) => {
-                s.scratch = Some(scratch);
-                Ok(s)
-            }
-            Err(e) => {
-                // The helper says so on stderr when the confinement could not be applied: the
-                // server never ran, and there is no sandbox here after all.
-                let text = e.to_string();
-                let failed = crate::sandbox::helper::CONFINEMENT_FAILED_TEXT;
-                match text.find(failed) {
-                    Some(at) => {
-                        let why = text[at..].lines().next().unwrap_or(failed).trim_start_matches("mcp-pin helper: ");
-                        Err(NoSandbox::Unavailable(why.to_string()))
-                    }
-                    None => Err(NoSandbox::Start(e)),
-                }
+        let confined = Confinement::Sandbox { write: &root, hide: &hide };
+        let mut session = None;
+        if let Some(from_copy) = copied {
+            match Self::connect_as(server, from_copy, confined).await {
+                Ok(s) => session = Some(s),
+                Err(NoSandbox::Start(_)) => {}
+                Err(unavailable) => return Err(unavailable),
             }
         }
+        let mut s = match session {
+            Some(s) => s,
+            None => Self::connect_as(server, inside, confined).await?,
+        };
+        s.scratch = Some(scratch);
+        Ok(s)
+    }
+
+    /// `server` started as `inside` says, confined.
+    async fn connect_as(
+        server: &ServerConfig,
+        inside: crate::config::Stdio,
+        confined: Confinement<'_>,
+    ) -> Result<Session, NoSandbox> {
+        let mut config = server.clone();
+        config.transport = Transport::Stdio(inside);
+        Session::connect_confined(&config, confined).await.map_err(|e| {
+            // The helper says so on stderr when the confinement could not be applied: the
+            // server never ran, and there is no sandbox here after all.
+            let text = e.to_string();
+            let failed = crate::sandbox::helper::CONFINEMENT_FAILED_TEXT;
+            match text.find(failed) {
+                Some(at) => {
+                    let why = text[at..].lines().next().unwrap_or(failed).trim_start_matches("mcp-pin helper: ");
+                    NoSandbox::Unavailable(why.to_string())
+                }
+                None => NoSandbox::Start(e),
+            }
+        })
     }
 
     /// Where this session runs.

@@ -39,6 +39,8 @@ const MAX_SIBLINGS: usize = 20_000;
 const MAX_HEAD: u64 = 8 * 1024;
 /// Most folders walked up from a program to its package.
 const MAX_UP: usize = 16;
+/// Most bytes read of a `package.json`.
+const MAX_PACKAGE_JSON: u64 = 1 << 20;
 
 /// How the sandboxed session starts the copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,18 +157,38 @@ fn head(file: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// The package folder of `entry`: the nearest folder above it holding a `package.json`, never
+/// The package folder of `entry`: the folder above it that is installed in a `node_modules`
+/// (`node_modules/pkg`, `node_modules/@scope/pkg`), else the nearest one whose `package.json`
+/// names a package (a `dist/package.json` that only says `"type": "module"` is none); never
 /// past a `node_modules` folder.
 fn package_root(entry: &Path) -> Option<PathBuf> {
+    let modules = |p: Option<&Path>| p.and_then(Path::file_name).is_some_and(|n| n == "node_modules");
+    let mut named = None;
     for dir in entry.ancestors().skip(1).take(MAX_UP) {
-        if dir.file_name().is_some_and(|n| n == "node_modules") {
-            return None;
+        if modules(Some(dir)) {
+            break;
         }
-        if dir.join("package.json").is_file() {
+        if !dir.join("package.json").is_file() {
+            continue;
+        }
+        let parent = dir.parent();
+        let scoped = parent.and_then(Path::file_name).is_some_and(|n| n.to_string_lossy().starts_with('@'));
+        if modules(parent) || scoped && modules(parent.and_then(Path::parent)) {
             return Some(dir.to_path_buf());
         }
+        if named.is_none() && names_a_package(&dir.join("package.json")) {
+            named = Some(dir.to_path_buf());
+        }
     }
-    None
+    named
+}
+
+/// Whether a `package.json` names a package.
+fn names_a_package(file: &Path) -> bool {
+    crate::files::read_regular(file, MAX_PACKAGE_JSON)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| m.get("name").and_then(serde_json::Value::as_str).is_some_and(|n| !n.is_empty()))
 }
 
 /// Copy the package `root` into the `node_modules` folder `base` (made), beside links to every
@@ -191,9 +213,40 @@ fn copy_node(root: &Path, base: &Path) -> std::io::Result<PathBuf> {
         }
         _ => base.join(name),
     };
+    // Node looks for a dependency in every `node_modules` above the package, nearest first: those
+    // above the one it is in are linked too, where the nearer ones have no entry of that name.
+    let above = if installed(parent) || scope.is_some() { root.ancestors().skip(2) } else { root.ancestors().skip(1) };
+    let mut linked = 0;
+    for dir in above.take(MAX_UP) {
+        let modules = dir.join("node_modules");
+        let linked_already = modules == parent || Some(modules.as_path()) == parent.parent();
+        if dir.file_name().is_some_and(|n| n == "node_modules") || !modules.is_dir() || linked_already {
+            continue;
+        }
+        link_missing(&modules, base, &mut linked)?;
+    }
     std::fs::create_dir(&copy)?;
     mirror(root, &copy, limits(), &mut (0, 0))?;
     Ok(copy)
+}
+
+/// Link into `to` each entry of `from` it has none of (inside a scope folder `to` has, each of
+/// the scope's entries), up to [`MAX_SIBLINGS`] links in all.
+fn link_missing(from: &Path, to: &Path, linked: &mut usize) -> std::io::Result<()> {
+    for e in std::fs::read_dir(from)?.flatten() {
+        if *linked >= MAX_SIBLINGS {
+            break;
+        }
+        let at = to.join(e.file_name());
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) && e.file_name().to_string_lossy().starts_with('@')
+        {
+            link_missing(&e.path(), &at, linked)?;
+        } else if std::fs::symlink_metadata(&at).is_err() {
+            link(&e.path(), &at)?;
+            *linked += 1;
+        }
+    }
+    Ok(())
 }
 
 /// Link every entry of `from` but `except` into `to`.
@@ -257,6 +310,8 @@ mod tests {
         std::fs::create_dir_all(pkg.join("node_modules/nested")).unwrap();
         std::fs::write(pkg.join("package.json"), "{}").unwrap();
         std::fs::File::create(pkg.join("dist/big.js")).unwrap().set_len(SMALL + 1).unwrap();
+        // A dual package's `dist/package.json` names no package: the package is the folder above.
+        std::fs::write(pkg.join("dist/package.json"), r#"{"type": "module"}"#).unwrap();
         std::fs::write(pkg.join("dist/index.js"), "#!/usr/bin/env node\n").unwrap();
         #[cfg(unix)]
         {
@@ -339,6 +394,45 @@ mod tests {
         assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path(), &[]).is_none());
         let entry = installed(scratch.path());
         assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path(), &[]).is_none());
+    }
+
+    /// A package installed inside another's `node_modules` finds the dependencies of the
+    /// `node_modules` folders above it too, the nearer ones first.
+    #[test]
+    fn a_nested_package_links_the_node_modules_above_it() {
+        let real = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let top = real.path().join("node_modules");
+        let pkg = top.join("host/node_modules/server");
+        std::fs::create_dir_all(pkg.join("dist")).unwrap();
+        std::fs::write(pkg.join("package.json"), r#"{"name": "server"}"#).unwrap();
+        std::fs::write(pkg.join("dist/index.js"), "").unwrap();
+        std::fs::create_dir_all(top.join("host/node_modules/near")).unwrap();
+        std::fs::create_dir_all(top.join("near")).unwrap();
+        std::fs::create_dir_all(top.join("far")).unwrap();
+        std::fs::create_dir_all(top.join("@types/node")).unwrap();
+        let args = [pkg.join("dist/index.js").to_string_lossy().into_owned()];
+        copy("node", &args, None, None, scratch.path(), &[]).expect("copied");
+        let base = scratch.path().canonicalize().unwrap().join("own/node_modules");
+        let target = |n: &str| std::fs::read_link(base.join(n)).unwrap();
+        assert_eq!(target("near"), top.join("host/node_modules/near").canonicalize().unwrap(), "the nearer first");
+        assert_eq!(target("far"), top.join("far").canonicalize().unwrap());
+        assert!(base.join("@types").is_symlink());
+        assert!(base.join("host").is_symlink(), "a package above is a dependency too");
+    }
+
+    /// A program outside any `node_modules` (a checkout): its package is the nearest folder whose
+    /// `package.json` names one.
+    #[test]
+    fn a_checkouts_package_is_the_nearest_that_names_one() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("srv/dist")).unwrap();
+        std::fs::write(d.path().join("srv/package.json"), r#"{"name": "srv"}"#).unwrap();
+        std::fs::write(d.path().join("srv/dist/package.json"), r#"{"type": "module"}"#).unwrap();
+        std::fs::write(d.path().join("srv/dist/index.js"), "").unwrap();
+        assert_eq!(package_root(&d.path().join("srv/dist/index.js")), Some(d.path().join("srv")));
+        let entry = installed(d.path());
+        assert_eq!(package_root(&entry), Some(d.path().join("node_modules/@scope/server")));
     }
 
     /// A package that holds a file the sandbox may not read (a secret store, when a config names

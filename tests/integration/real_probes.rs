@@ -43,7 +43,7 @@ fn files_project(dir: &Path) {
     std::fs::write(dir.join("docs/guide.md"), "# Guide\n").unwrap();
 }
 
-fn git_project(dir: &Path) {
+pub fn git_project(dir: &Path) {
     files_project(dir);
     let git = |args: &[&str]| {
         let ok = std::process::Command::new("git")

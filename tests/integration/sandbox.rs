@@ -354,6 +354,66 @@ fn a_server_that_writes_beside_its_own_code_writes_beside_a_copy_of_it() {
     assert_eq!(before, after, "the installation changed");
 }
 
+/// A server that does not start from the copy of its own package starts from its installation,
+/// as without the copy: here a Python console script whose module refuses to run from anywhere
+/// but where it is installed (a venv of its own, `mcp-server-git` underneath). Its tools that
+/// change things are still called in the sandbox; without the second start they were skipped
+/// with "the server did not start in the sandbox".
+#[test]
+fn a_server_that_does_not_start_from_the_copy_starts_from_its_installation() {
+    if !sandbox_here() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py");
+    let Some(site) = std::fs::read_dir(root.join("lib"))
+        .ok()
+        .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path().join("site-packages")).filter(|p| p.is_dir())))
+    else {
+        skip("target/py has no site-packages (.ci/run makes it)");
+        return;
+    };
+    let p = Project::new();
+    let env = p.path("env");
+    let made = Command::new(root.join("bin/python")).args(["-m", "venv", "--without-pip"]).arg(&env).status().unwrap();
+    assert!(made.success());
+    let own_site = std::fs::read_dir(env.join("lib")).unwrap().flatten().next().unwrap().path().join("site-packages");
+    std::fs::write(own_site.join("mcp_pin_test.pth"), format!("{}\n", site.display())).unwrap();
+    std::fs::create_dir(own_site.join("refuses_copy")).unwrap();
+    std::fs::write(
+        own_site.join("refuses_copy/__init__.py"),
+        "import sys\nif '/own/python/' in __file__:\n    sys.exit('refusing to run from a copy')\nfrom mcp_server_git import main\n",
+    )
+    .unwrap();
+    let script = env.join("bin/refuses-copy");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport sys\nfrom refuses_copy import main\nsys.exit(main())\n",
+            env.join("bin/python").display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let project = p.path("project");
+    std::fs::create_dir(&project).unwrap();
+    crate::real_probes::git_project(&project);
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.git]\ncommand = {:?}\nargs = [\"--repository\", \".\"]\ncwd = \"project\"\ntimeout = \"60s\"\n",
+            script.display().to_string()
+        ),
+    );
+    let out = p.run(&["lock", "-v"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(!all.contains("did not start in the sandbox"), "{all}");
+    assert!(all.contains("git_add in the sandbox: "), "git_add was not called in the sandbox: {all}");
+}
+
 /// Every file under `dir` with its bytes (and every folder).
 fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
     let mut out = std::collections::BTreeMap::new();
