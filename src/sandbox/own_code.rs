@@ -19,6 +19,8 @@
 //!
 //! Its folders are made anew and its files of up to [`SMALL`] copied, up to [`MAX_BYTES`] and
 //! [`MAX_ENTRIES`] in all; the rest is linked, read-only (a write through a link is refused).
+//! Only regular files and folders are read: a program or module linked to a device or a FIFO
+//! (a pull request can hold such a link) is not copied, nor a program over [`MAX_BYTES`].
 //! A program inside the project folder needs none (the scratch copy of the project holds it), nor
 //! does a native program, one run through a shell, or a package that cannot be found: each runs
 //! from its installation as before, and a write beside it fails inside the sandbox.
@@ -78,6 +80,9 @@ pub fn copy(
         // The program itself is a copy whatever its size (a bundle of several MiB): Node takes a
         // linked module for the file it links to, and its folder for the module's own.
         if program.is_symlink() {
+            if std::fs::metadata(&entry).ok()?.len() > MAX_BYTES {
+                return None;
+            }
             std::fs::remove_file(&program).ok()?;
             std::fs::copy(&entry, &program).ok()?;
         }
@@ -95,12 +100,16 @@ pub fn copy(
     }
     let name = module.file_name()?;
     let into = own.join("python");
-    std::fs::create_dir_all(&into).ok()?;
-    if module.is_dir() {
-        std::fs::create_dir(into.join(name)).ok()?;
+    // (Canonical: a module linked to `/dev/zero` or a FIFO is that, and is never read.)
+    let meta = std::fs::metadata(&module).ok()?;
+    if meta.is_dir() {
+        std::fs::create_dir_all(into.join(name)).ok()?;
         mirror(&module, &into.join(name), limits(), &mut (0, 0)).ok()?;
-    } else {
+    } else if meta.is_file() && meta.len() <= MAX_BYTES {
+        std::fs::create_dir_all(&into).ok()?;
         std::fs::copy(&module, into.join(name)).ok()?;
+    } else {
+        return None;
     }
     Some(OwnCode { command: command.to_string(), args: args.to_vec(), python_path: Some(into) })
 }
@@ -382,6 +391,18 @@ mod tests {
         assert_eq!(own.python_path.as_deref(), Some(into.as_path()));
         assert!(into.join("besideme/__init__.py").is_file());
         assert_eq!(own.command, script.to_string_lossy(), "started as before");
+        // A one-file module that is no regular file (a link to a device, as a pull request may
+        // hold) is never read.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/dev/zero", site.join("zeroes.py")).unwrap();
+            let zero = env.path().join("bin/zero-server");
+            std::fs::write(&zero, format!("#!{}\nfrom zeroes import main\n", python.display())).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&zero, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let scratch4 = tempfile::tempdir().unwrap();
+            assert!(copy(&zero.to_string_lossy(), &[], None, None, scratch4.path(), &[]).is_none());
+        }
         // `python -m besideme`.
         let scratch2 = tempfile::tempdir().unwrap();
         let own = copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path(), &[]);

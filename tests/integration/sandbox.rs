@@ -323,26 +323,35 @@ fn a_server_that_writes_beside_its_own_code_writes_beside_a_copy_of_it() {
         "mcp-pin.toml",
         "[servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-memory@2026.8.31\"]\ntimeout = \"120s\"\n",
     );
-    let out = p.run(&["lock", "-v"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    // The package npx installed (npm's cache is the test's, as the child's).
+    // The package npx installed (npm's cache is the test's, as the child's): as it was before
+    // `lock` (`.ci/run` prefetches it; someone's real use may have left a `memory.jsonl` in it).
     let cache = std::env::var("npm_config_cache")
         .or_else(|_| std::env::var("NPM_CONFIG_CACHE"))
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|_| Path::new(&std::env::var("HOME").unwrap()).join(".npm"));
-    let installed: Vec<_> = std::fs::read_dir(cache.join("_npx"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("node_modules/@modelcontextprotocol/server-memory"))
-        .filter(|p| p.join("package.json").is_file())
-        .collect();
-    assert!(!installed.is_empty(), "npx installed no server-memory under {}", cache.display());
-    let before: Vec<_> = installed.iter().map(|d| tree(d)).collect();
-    for t in &before {
-        assert!(
-            !t.keys().any(|k| k.to_string_lossy().contains("memory.jsonl")),
-            "lock wrote into the installation: {t:?}"
-        );
+    let installed = || -> std::collections::BTreeMap<std::path::PathBuf, _> {
+        std::fs::read_dir(cache.join("_npx"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path().join("node_modules/@modelcontextprotocol/server-memory"))
+            .filter(|p| p.join("package.json").is_file())
+            .map(|d| (d.clone(), tree(&d)))
+            .collect()
+    };
+    let before = installed();
+    let out = p.run(&["lock", "-v"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let locked = installed();
+    assert!(!locked.is_empty(), "npx installed no server-memory under {}", cache.display());
+    for (dir, t) in &locked {
+        match before.get(dir) {
+            Some(was) => assert_eq!(was, t, "lock changed the installation {}", dir.display()),
+            None => assert!(
+                !t.keys().any(|k| k.to_string_lossy().contains("memory.jsonl")),
+                "lock wrote into the installation: {t:?}"
+            ),
+        }
     }
     let (_, report) = p.check_json(&["--fail-on", "never"]);
     for writer in ["create_entities", "add_observations", "create_relations", "delete_entities"] {
@@ -350,8 +359,7 @@ fn a_server_that_writes_beside_its_own_code_writes_beside_a_copy_of_it() {
         assert_eq!(call["outcome"], "pass", "{call:#}");
         assert_eq!(call["place"], "sandbox", "{call:#}");
     }
-    let after: Vec<_> = installed.iter().map(|d| tree(d)).collect();
-    assert_eq!(before, after, "the installation changed");
+    assert_eq!(locked, installed(), "check changed the installation");
 }
 
 /// A server that does not start from the copy of its own package starts from its installation,
