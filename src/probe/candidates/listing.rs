@@ -101,7 +101,8 @@ impl Listed {
 
 /// The values in one successful result: string leaves of `structuredContent` and of text blocks
 /// that are JSON (or a Python literal, as some servers print lists), the lines of other text
-/// (bullets, numbers and `[TAG]` prefixes dropped), the URIs and names of resource links.
+/// (bullets, numbers and `[TAG]` prefixes dropped; a Markdown table's cells under their column's
+/// header), the URIs and names of resource links.
 pub fn extract(tool: &str, result: &Value) -> Vec<Listed> {
     let mut out = Vec::new();
     let mut nodes = 0usize;
@@ -174,7 +175,27 @@ fn walk(tool: &str, v: &Value, key: Option<&str>, out: &mut Vec<Listed>, nodes: 
 }
 
 fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
+    // The header of the Markdown table the lines are in (`| ID | Title |`).
+    let mut header: Option<Vec<&str>> = None;
     for line in text.lines().take(MAX_LINES) {
+        // A row of a Markdown table: each cell under its column's header (`| 3 | Buy milk |`
+        // gives `ID: 3` and `Title: Buy milk`); the separator row (`|---|:--:|`) gives nothing.
+        if let Some(cells) = table_row(line) {
+            let rule = cells.iter().all(|c| !c.is_empty() && c.chars().all(|x| "-: ".contains(x)));
+            match &header {
+                None => header = Some(cells),
+                Some(_) if rule => {}
+                Some(h) => {
+                    for (k, v) in h.iter().zip(cells) {
+                        if !k.is_empty() && !BODY_KEYS.contains(&k.to_ascii_lowercase().as_str()) {
+                            keep(tool, Some(k), v, out);
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        header = None;
         let mut l = line.trim();
         // `[FILE] a.txt`, `- a`, `* main`, `1. a`, `2) a`
         loop {
@@ -226,6 +247,13 @@ fn lines(tool: &str, text: &str, out: &mut Vec<Listed>) {
             _ => keep(tool, None, l, out),
         }
     }
+}
+
+/// The cells of a Markdown table row (`| a | b |`), trimmed; `None` for any other line.
+fn table_row(line: &str) -> Option<Vec<&str>> {
+    let inner = line.trim().strip_prefix('|')?.strip_suffix('|')?;
+    let cells: Vec<&str> = inner.split('|').map(str::trim).collect();
+    (cells.len() >= 2).then_some(cells)
 }
 
 fn keep(tool: &str, key: Option<&str>, value: &str, out: &mut Vec<Listed>) {
@@ -319,6 +347,19 @@ mod tests {
         assert_eq!(l[0].key.as_deref(), Some("name"));
         let l = extract("list_tables", &text("[{\"name\": \"items\"}]"));
         assert_eq!(l[0].value, "items");
+    }
+
+    #[test]
+    fn cells_of_a_markdown_table_under_their_headers() {
+        let t = "Tasks:\n\n| ID | Title | Description |\n|----|:------|---|\n| t-3 | Buy milk | a long body of text |\n| t-4 | Call Bo | x |\n2 tasks listed.";
+        let l = extract("list_tasks", &text(t));
+        let got: Vec<(Option<&str>, &str)> = l.iter().map(|x| (x.key.as_deref(), x.value.as_str())).collect();
+        assert_eq!(
+            got,
+            [(Some("ID"), "t-3"), (Some("Title"), "Buy milk"), (Some("ID"), "t-4"), (Some("Title"), "Call Bo")]
+        );
+        let task = for_property("task_id", &l);
+        assert_eq!(task.first().map(|x| x.value.as_str()), Some("t-3"), "{task:?}");
     }
 
     #[test]
