@@ -93,6 +93,14 @@ fn read_capped(from: impl std::io::Read, max: u64) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// The first `n` bytes (or fewer) of a regular file of any size (see [`open_regular`]): what a
+/// reader needs to tell what a file is (a script's `#!` line, a line to find in it).
+pub fn read_head(path: &Path, n: u64) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(open_regular(path, u64::MAX)?, n), &mut head)?;
+    Ok(head)
+}
+
 /// [`read_regular`], and also a pipe the user hands mcp-pin on its command line (`report merge
 /// /dev/stdin`, a FIFO, a shell's `<(...)`): read as it comes, capped at `max` bytes while it is
 /// read. Opening a FIFO waits for its writer, as any reader of a pipe does. Only for a path a

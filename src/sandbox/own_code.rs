@@ -146,24 +146,7 @@ fn node_entry(command: &str, args: &[String], path_env: Option<&str>, cwd: Optio
         return Some((Slot::Arg(i), at(&args[i])?));
     }
     let program = super::resolve(command, path_env, cwd).ok()?.canonicalize().ok()?;
-    let js = program.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "js" | "mjs" | "cjs"));
-    (js || shebang(&program).is_some_and(|s| s.contains("node"))).then_some((Slot::Command, program))
-}
-
-/// The first line of `file` when it is a `#!` line.
-fn shebang(file: &Path) -> Option<String> {
-    let head = head(file)?;
-    let line = head.lines().next()?;
-    line.strip_prefix("#!").map(str::to_string)
-}
-
-/// The first [`MAX_HEAD`] bytes of a regular file, as text.
-fn head(file: &Path) -> Option<String> {
-    use std::io::Read;
-    let f = crate::files::open_regular(file, u64::MAX).ok()?;
-    let mut buf = Vec::new();
-    f.take(MAX_HEAD).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
+    super::runner::javascript(&program).then_some((Slot::Command, program))
 }
 
 /// The package folder of `entry`: the folder above it that is installed in a `node_modules`
@@ -277,7 +260,7 @@ fn python_module(command: &str, args: &[String], path_env: Option<&str>, cwd: Op
         (super::resolve(command, path_env, cwd).ok()?, args.get(i + 1)?.clone())
     } else {
         let program = super::resolve(command, path_env, cwd).ok()?;
-        let text = head(&program)?;
+        let text = String::from_utf8_lossy(&crate::files::read_head(&program, MAX_HEAD).ok()?).into_owned();
         let line = text.lines().next()?.strip_prefix("#!")?;
         let interpreter = PathBuf::from(line.split_whitespace().next()?);
         if !interpreter.file_name()?.to_str()?.starts_with("python") {

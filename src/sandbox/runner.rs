@@ -81,17 +81,12 @@ fn rel_escapes(file: &Path, base: &Path) -> bool {
 
 /// Whether `file` is run by node: a `.js`/`.mjs`/`.cjs` file, or one whose first line is a node
 /// shebang.
-fn javascript(file: &Path) -> bool {
+pub(super) fn javascript(file: &Path) -> bool {
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
     if matches!(ext, "js" | "mjs" | "cjs") {
         return true;
     }
-    use std::io::Read;
-    let mut head = Vec::new();
-    let Ok(f) = std::fs::File::open(file) else { return false };
-    if f.take(256).read_to_end(&mut head).is_err() {
-        return false;
-    }
+    let Ok(head) = crate::files::read_head(file, 256) else { return false };
     let first = String::from_utf8_lossy(&head);
     let first = first.lines().next().unwrap_or("");
     first.starts_with("#!") && first.contains("node")

@@ -735,7 +735,6 @@ const MAX_FILE_READ: u64 = 64 * 1024;
 /// path argument that is a text file inside the project folder), trimmed: text the file holds,
 /// so a tool that must find it there does. Never a line holding a secret.
 pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
-    use std::io::Read;
     let base = known.paths.base.as_deref()?;
     let sent = Value::Object(set.resolve(Some(base)));
     for at in &set.relative {
@@ -743,8 +742,7 @@ pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
         if !path.starts_with(base) || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        let mut bytes = Vec::new();
-        std::fs::File::open(&path).ok()?.take(MAX_FILE_READ).read_to_end(&mut bytes).ok()?;
+        let bytes = crate::files::read_head(&path, MAX_FILE_READ).ok()?;
         if bytes.contains(&0) {
             continue;
         }
