@@ -51,7 +51,7 @@ impl Session {
     async fn start_in(
         server: &ServerConfig,
         cfg: &crate::config::Stdio,
-        scratch: Scratch,
+        mut scratch: Scratch,
     ) -> Result<Session, NoSandbox> {
         let own = |name: &str| std::env::var(name).ok();
         let mut inside = cfg.clone();
@@ -81,10 +81,13 @@ impl Session {
         // its installation, as without it.
         let path_env = inside.env.get("PATH").map(String::as_str);
         let cwd = inside.cwd.as_deref();
-        let withheld = &scratch.withheld;
+        // The real home folder is withheld but for what servers read of it, its installation
+        // included (`crate::sandbox::scratch::HOME_OPEN`).
+        scratch.open_installation(&inside.command, &inside.args, path_env, cwd);
+        let withheld = |p: &std::path::Path| scratch.withholds(p);
         let copied =
-            crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), withheld).map(
-                |own| {
+            crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), &withheld)
+                .map(|own| {
                     let mut from_copy = inside.clone();
                     from_copy.command = own.command;
                     from_copy.args = own.args;
@@ -97,11 +100,10 @@ impl Session {
                         from_copy.env.insert("PYTHONPATH".into(), path);
                     }
                     from_copy
-                },
-            );
+                });
         let root = scratch.root().to_path_buf();
-        let hide = scratch.withheld.clone();
-        let confined = Confinement::Sandbox { write: &root, hide: &hide };
+        let (hide, open) = (scratch.unreadable(), scratch.open.clone());
+        let confined = Confinement::Sandbox { write: &root, hide: &hide, open: &open };
         let mut session = None;
         if let Some(from_copy) = copied {
             match Self::connect_as(server, from_copy, confined).await {

@@ -1,5 +1,5 @@
 //! The helper every stdio server runs under: `mcp-pin __mcp-pin-helper MODE [--write DIR]
-//! [--hide PATH]... --argv-fd 3` (built by [`super::launch`]; never typed by a person). It reads
+//! [--hide PATH]... [--open PATH]... --argv-fd 3` (built by [`super::launch`]; never typed by a person). It reads
 //! `PROGRAM ARGV0 ARGS...` from descriptor 3 (each ended by a NUL byte, up to its end), so the
 //! server's arguments (a secret expanded into them, say) are never on the helper's own command
 //! line, which any process can read. `-- PROGRAM ARGV0 ARGS...` in place of `--argv-fd N` gives
@@ -42,6 +42,8 @@ struct Spec {
     sandbox: Option<PathBuf>,
     /// The sandbox reads none of these.
     hide: Vec<PathBuf>,
+    /// ... but what lies under these, but for what of `hide` lies inside them.
+    open: Vec<PathBuf>,
     program: OsString,
     argv: Vec<OsString>,
 }
@@ -57,11 +59,13 @@ fn parse(args: &[OsString], read_fd: &dyn Fn(i32) -> Result<Vec<u8>, String>) ->
     let mut sandbox = None;
     let mut write: Option<PathBuf> = None;
     let mut hide = vec![];
+    let mut open = vec![];
     let mut from_fd = None;
     loop {
         match it.next().and_then(|a| a.to_str()) {
             Some("--write") => write = Some(PathBuf::from(it.next().ok_or("--write needs a folder")?)),
             Some("--hide") => hide.push(PathBuf::from(it.next().ok_or("--hide needs a path")?)),
+            Some("--open") => open.push(PathBuf::from(it.next().ok_or("--open needs a path")?)),
             Some("--argv-fd") => {
                 let fd = it.next().and_then(|a| a.to_str()).and_then(|a| a.parse::<i32>().ok());
                 from_fd = Some(fd.filter(|fd| *fd > 2).ok_or("--argv-fd needs a descriptor above 2")?);
@@ -96,7 +100,7 @@ fn parse(args: &[OsString], read_fd: &dyn Fn(i32) -> Result<Vec<u8>, String>) ->
     if line.is_empty() {
         return Err("no argv[0]".into());
     }
-    Ok(Spec { sandbox, hide, program, argv: line })
+    Ok(Spec { sandbox, hide, open, program, argv: line })
 }
 
 #[cfg(unix)]
@@ -331,12 +335,12 @@ mod unix {
             }
             Some(dir) => {
                 #[cfg(target_os = "linux")]
-                if let Err(e) = crate::sandbox::linux::confine_sandbox(dir, &spec.hide) {
+                if let Err(e) = crate::sandbox::linux::confine_sandbox(dir, &spec.hide, &spec.open) {
                     fail(CONFINEMENT_FAILED, format!("confine:{e}"));
                 }
                 #[cfg(target_os = "macos")]
                 {
-                    exec = crate::sandbox::macos::wrap(dir, &spec.hide, program, argv);
+                    exec = crate::sandbox::macos::wrap(dir, &spec.hide, &spec.open, program, argv);
                 }
                 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
                 {
@@ -496,12 +500,19 @@ mod tests {
         let no_fd = |_: i32| -> Result<Vec<u8>, String> { panic!("no descriptor here") };
         let p = |a: &[&str]| parse(&os(a), &no_fd);
         let s = p(&["session", "--", "/usr/bin/npx", "npx", "-y", "pkg"]).unwrap();
-        let want =
-            Spec { sandbox: None, hide: vec![], program: "/usr/bin/npx".into(), argv: os(&["npx", "-y", "pkg"]) };
+        let want = Spec {
+            sandbox: None,
+            hide: vec![],
+            open: vec![],
+            program: "/usr/bin/npx".into(),
+            argv: os(&["npx", "-y", "pkg"]),
+        };
         assert_eq!(s, want);
-        let s = p(&["sandbox", "--write", "/tmp/s", "--hide", "/h/.ssh", "--", "/bin/srv", "srv"]).unwrap();
+        let s = p(&["sandbox", "--write", "/tmp/s", "--hide", "/h/.ssh", "--open", "/h/.npm", "--", "/bin/srv", "srv"])
+            .unwrap();
         assert_eq!(s.sandbox, Some(PathBuf::from("/tmp/s")));
         assert_eq!(s.hide, vec![PathBuf::from("/h/.ssh")]);
+        assert_eq!(s.open, vec![PathBuf::from("/h/.npm")]);
         assert!(p(&["sandbox", "--", "/bin/srv", "srv"]).is_err(), "a sandbox names its folder");
         assert!(p(&["other", "--", "/bin/srv", "srv"]).is_err());
         assert!(p(&["session", "--", "/bin/srv"]).is_err(), "argv[0] is required");

@@ -117,15 +117,17 @@ pub fn confine_session() -> Result<&'static str, String> {
 }
 
 /// The full sandbox: no capability, `no_new_privs`, Landlock (read everywhere but the files and
-/// folders in `hidden` ([`read_grants`]), write only under `write` and to `/dev/null`, no TCP,
+/// folders in `hidden` ([`read_grants`]), yet under `open` but for what of `hidden` is inside it
+/// ([`open_grants`]: the real home folder is hidden, its toolchains open), write only under `write` and to `/dev/null`, no TCP,
 /// signals and abstract UNIX sockets scoped to the sandbox, all of it fully enforced or an
 /// error), then the seccomp filters ([`seccomp_program`], [`metadata_program`],
 /// [`ioctl_program`]).
-pub fn confine_sandbox(write: &Path, hidden: &[PathBuf]) -> Result<(), String> {
+pub fn confine_sandbox(write: &Path, hidden: &[PathBuf], open: &[PathBuf]) -> Result<(), String> {
     drop_capabilities();
     no_new_privs()?;
     let abi = ABI::V6;
-    let grants = read_grants(hidden);
+    let mut grants = read_grants(hidden);
+    grants.extend(open_grants(open, hidden));
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))
@@ -155,7 +157,29 @@ pub fn confine_sandbox(write: &Path, hidden: &[PathBuf]) -> Result<(), String> {
 /// is not granted (a read through it is judged where it leads). A folder that cannot be listed
 /// stays granted whole (its hidden path is then readable: best effort, never a broken sandbox).
 pub fn read_grants(hidden: &[PathBuf]) -> Vec<PathBuf> {
-    let mut grants: BTreeSet<PathBuf> = BTreeSet::from([PathBuf::from("/")]);
+    read_grants_from(&[PathBuf::from("/")], hidden)
+}
+
+/// Where reads are granted so that what is under `open` (absolute, canonical paths, each lying
+/// inside something hidden: the home folder's toolchains inside the home folder) is readable but
+/// for whatever of `hidden` lies inside it ([`read_grants`] from those roots): a path both hidden
+/// and open is hidden.
+pub fn open_grants(open: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let roots: Vec<PathBuf> = open
+        .iter()
+        .filter(|o| o.is_absolute() && o.exists())
+        .filter(|o| !open.iter().any(|other| other != *o && o.starts_with(other)))
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        return vec![];
+    }
+    read_grants_from(&roots, hidden)
+}
+
+/// [`read_grants`] starting from `roots` (which do not overlap) instead of `/`.
+fn read_grants_from(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut grants: BTreeSet<PathBuf> = roots.iter().cloned().collect();
     for h in hidden {
         if !h.is_absolute() || h.parent().is_none() {
             continue;
@@ -229,6 +253,8 @@ fn drop_capabilities() {
 /// - `ptrace`, `process_vm_readv`, `process_vm_writev` (Landlock refuses them across the
 ///   sandbox already; refused inside it too).
 ///
+/// - every call of SysV IPC, POSIX message queues and the kernel keyring ([`ipc_calls`]).
+///
 /// On x86_64 every x32 system call (numbers with bit 30 set) fails too: the same calls under
 /// other numbers.
 pub fn seccomp_program() -> Result<BpfProgram, String> {
@@ -251,10 +277,46 @@ pub fn seccomp_program() -> Result<BpfProgram, String> {
     ] {
         rules.insert(nr, vec![]);
     }
+    for nr in ipc_calls() {
+        rules.insert(nr, vec![]);
+    }
     let filter =
         SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch).map_err(err)?;
     let program: BpfProgram = filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))?;
     Ok(with_x32_refused(program))
+}
+
+/// The calls that make or reach kernel objects which outlive a process and are named by a key
+/// or an id any process of the user can use: SysV shared memory, message queues and semaphores
+/// (`shmget` on a key, or `shmat` on a guessed id), POSIX message queues (`mq_open`: a name in
+/// the `mqueue` file system, beyond Landlock's reach), and keys in the user and session keyrings
+/// (`add_key`, `request_key`, `keyctl`). Without an IPC namespace (it takes privileges or a user
+/// namespace, which the sandbox does without), whatever a call made would outlive the session
+/// and be read by a process outside it; so every one of them is refused (`EPERM`). POSIX shared
+/// memory and semaphores are files under `/dev/shm`, which Landlock keeps unwritable.
+pub fn ipc_calls() -> Vec<i64> {
+    vec![
+        libc::SYS_shmget,
+        libc::SYS_shmat,
+        libc::SYS_shmctl,
+        libc::SYS_msgget,
+        libc::SYS_msgsnd,
+        libc::SYS_msgrcv,
+        libc::SYS_msgctl,
+        libc::SYS_semget,
+        libc::SYS_semop,
+        libc::SYS_semtimedop,
+        libc::SYS_semctl,
+        libc::SYS_mq_open,
+        libc::SYS_mq_unlink,
+        libc::SYS_mq_timedsend,
+        libc::SYS_mq_timedreceive,
+        libc::SYS_mq_notify,
+        libc::SYS_mq_getsetattr,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_keyctl,
+    ]
 }
 
 /// Every system call that changes a file's metadata (mode, owner, times, extended attributes)
@@ -402,6 +464,19 @@ mod tests {
         }
         assert!(covered(&PathBuf::from("/usr/bin")), "the rest of the machine stays readable");
         assert!(!grants.contains(&root.join("home/ssh-link")), "a symlink is judged where it leads");
+        // The home folder hidden whole, its caches open but for a named store inside one.
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join(".npm/keys")).unwrap();
+        std::fs::create_dir_all(home.join(".npm/_cacache")).unwrap();
+        let hidden = [home.clone(), home.join(".npm/keys"), root.join("proj/.env")];
+        let mut grants = super::read_grants(&hidden);
+        grants.extend(super::open_grants(&[home.join(".npm"), home.join(".npm/_cacache"), home.join("gone")], &hidden));
+        let covered = |p: &std::path::Path| grants.iter().any(|g| p.starts_with(g));
+        assert!(covered(&home.join(".npm/_cacache/x")) && covered(&root.join("proj/a.txt")), "{grants:?}");
+        for h in [home.join(".bashrc"), home.join(".config/other"), home.join(".npm/keys"), root.join("proj/.env")] {
+            assert!(!covered(&h), "{} is readable: {grants:?}", h.display());
+        }
+        assert!(super::open_grants(&[home.join(".ssh")], &[home.join(".ssh")]).is_empty(), "hidden wins");
         // Nothing overlaps, and nothing hidden twice breaks it.
         let again = super::read_grants(&[hidden[0].clone(), hidden[0].clone()]);
         assert!(!again.iter().any(|g| hidden[0].starts_with(g)));

@@ -28,7 +28,9 @@ fn quote(path: &Path) -> String {
 /// (canonical paths: Seatbelt matches real paths, `/private/var/...` rather than `/var/...`).
 /// `file-write*` covers metadata too (`file-write-mode`, `-owner`, `-times`, `-xattr`,
 /// `-flags`), judged at the real path, so a link in the scratch copy changes nothing outside.
-pub fn profile(write: &Path, hide: &[std::path::PathBuf]) -> String {
+/// Reads under `open` are allowed again (a later rule wins in Seatbelt), but for what of `hide`
+/// lies inside it, denied once more after them.
+pub fn profile(write: &Path, hide: &[std::path::PathBuf], open: &[std::path::PathBuf]) -> String {
     let mut p = format!(
         "(version 1)\n\
          (allow default)\n\
@@ -43,15 +45,27 @@ pub fn profile(write: &Path, hide: &[std::path::PathBuf]) -> String {
         quote(write)
     );
     for h in hide {
-        p.push_str(&format!("(deny file-read* (subpath {}))\n", quote(h)));
+        p.push_str(&format!("(deny file-read-data (subpath {}))\n", quote(h)));
+    }
+    for o in open {
+        p.push_str(&format!("(allow file-read-data (subpath {}))\n", quote(o)));
+    }
+    for h in hide.iter().filter(|h| open.iter().any(|o| h.starts_with(o))) {
+        p.push_str(&format!("(deny file-read-data (subpath {}))\n", quote(h)));
     }
     p
 }
 
 /// `sandbox-exec -p PROFILE PROGRAM ARGS...` for the helper's `exec`.
-pub fn wrap(write: &Path, hide: &[std::path::PathBuf], program: &CString, argv: &[CString]) -> (CString, Vec<CString>) {
+pub fn wrap(
+    write: &Path,
+    hide: &[std::path::PathBuf],
+    open: &[std::path::PathBuf],
+    program: &CString,
+    argv: &[CString],
+) -> (CString, Vec<CString>) {
     let text = |s: &str| CString::new(s).unwrap_or_default();
-    let mut out = vec![text("sandbox-exec"), text("-p"), text(&profile(write, hide)), program.clone()];
+    let mut out = vec![text("sandbox-exec"), text("-p"), text(&profile(write, hide, open)), program.clone()];
     out.extend(argv.iter().skip(1).cloned());
     (text(SANDBOX_EXEC), out)
 }

@@ -17,7 +17,9 @@
 //!   network at all (seccomp: every socket family but `AF_UNIX`, `connect`, `io_uring`, ptrace),
 //!   writes only under a scratch folder ([`scratch::Scratch`]: a copy of the project folder with
 //!   its own home, temp and cache folders) and `/dev/null` (Landlock), no change of any file's
-//!   metadata anywhere and no file-system `ioctl` (seccomp), no read of the home folder's secret
+//!   metadata anywhere and no file-system `ioctl` (seccomp), no SysV or POSIX IPC object nor key
+//!   in a keyring that could outlive it (seccomp), no read of the real home folder outside what
+//!   servers read there ([`scratch::HOME_OPEN`], the server's installation), of its secret
 //!   stores nor of the project's ignored secret files (Landlock), no signal or ptrace to any
 //!   process outside it, no capability (root included). macOS: `sandbox-exec` with a
 //!   profile making the same promises ([`macos`]). Elsewhere there is none ([`available`]).
@@ -69,8 +71,10 @@ pub enum Confinement<'a> {
     /// The process boundary only (every stdio server).
     Session,
     /// The full sandbox: writes only under `write` (and `/dev/null`), no reads of `hide` (the
-    /// real files a scratch copy withheld: [`scratch::Scratch::withheld`]).
-    Sandbox { write: &'a Path, hide: &'a [PathBuf] },
+    /// real files a scratch copy withheld, and the real home folder: [`scratch::Scratch::unreadable`])
+    /// but under `open` (the home folder's toolchains and caches, the server's installation:
+    /// [`scratch::Scratch::open`]), where what of `hide` lies inside stays hidden.
+    Sandbox { write: &'a Path, hide: &'a [PathBuf], open: &'a [PathBuf] },
 }
 
 static HELPER: OnceLock<PathBuf> = OnceLock::new();
@@ -166,13 +170,17 @@ fn launch_with(
     let mut out: Vec<OsString> = vec![HELPER_ARG.into()];
     match confinement {
         Confinement::Session => out.push("session".into()),
-        Confinement::Sandbox { write, hide } => {
+        Confinement::Sandbox { write, hide, open } => {
             out.push("sandbox".into());
             out.push("--write".into());
             out.push(write.as_os_str().to_owned());
             for h in hide {
                 out.push("--hide".into());
                 out.push(h.as_os_str().to_owned());
+            }
+            for o in open {
+                out.push("--open".into());
+                out.push(o.as_os_str().to_owned());
             }
         }
     }
@@ -306,9 +314,15 @@ mod tests {
         assert_eq!(l.argv, format!("{}\0sh\0-y\0pkg\0", sh.display()).into_bytes());
         let scratch = Path::new("/tmp/scratch");
         let hide = [PathBuf::from("/home/me/.ssh")];
-        let l =
-            launch_with(helper, "sh", &[], Some("/bin"), None, Confinement::Sandbox { write: scratch, hide: &hide })
-                .unwrap();
+        let l = launch_with(
+            helper,
+            "sh",
+            &[],
+            Some("/bin"),
+            None,
+            Confinement::Sandbox { write: scratch, hide: &hide, open: &[] },
+        )
+        .unwrap();
         assert_eq!(
             &l.args[1..6],
             &[

@@ -55,27 +55,45 @@ pub struct OwnCode {
 
 /// Copy the package of the server `command args` starts (found on `path_env`, relative to
 /// `cwd`) under `scratch`, and say how to start the copy; `None` when there is nothing to copy
-/// (see the module docs), the package is inside `scratch` already, it holds one of the real
-/// files the sandbox may not read (`withheld`: a copy would let it read them; a config from a
-/// pull request can name any program), or the copy fails (the server then runs from its
-/// installation, as before).
+/// (see the module docs), the package is inside `scratch` already, any file the copy would make
+/// is one the sandbox may not read (`withheld`, asked of each by its real path, links resolved:
+/// a copy would let it read it; a config from a pull request can name any program, and a
+/// module can be a link to `~/.aws/credentials`), or the copy fails (the server then runs from
+/// its installation, as before).
 pub fn copy(
     command: &str,
     args: &[String],
     path_env: Option<&str>,
     cwd: Option<&Path>,
     scratch: &Path,
-    withheld: &[PathBuf],
+    withheld: &dyn Fn(&Path) -> bool,
 ) -> Option<OwnCode> {
     let scratch = scratch.canonicalize().ok()?;
     let own = scratch.join("own");
-    let refused = |root: &Path| root.starts_with(&scratch) || withheld.iter().any(|w| w.starts_with(root));
+    let made = copy_from(command, args, path_env, cwd, &scratch, withheld);
+    if made.is_none() {
+        // Nothing half made is left where the sandbox reads.
+        let _ = std::fs::remove_dir_all(&own);
+    }
+    made
+}
+
+fn copy_from(
+    command: &str,
+    args: &[String],
+    path_env: Option<&str>,
+    cwd: Option<&Path>,
+    scratch: &Path,
+    withheld: &dyn Fn(&Path) -> bool,
+) -> Option<OwnCode> {
+    let own = scratch.join("own");
+    let refused = |root: &Path| root.starts_with(scratch) || withheld(root);
     if let Some((slot, entry)) = node_entry(command, args, path_env, cwd) {
         let root = package_root(&entry)?;
-        if refused(&root) {
+        if refused(&root) || withheld(&entry) {
             return None;
         }
-        let copied = copy_node(&root, &own.join("node_modules")).ok()?;
+        let copied = copy_node(&root, &own.join("node_modules"), withheld).ok()?;
         let program = copied.join(entry.strip_prefix(&root).ok()?);
         // The program itself is a copy whatever its size (a bundle of several MiB): Node takes a
         // linked module for the file it links to, and its folder for the module's own.
@@ -95,6 +113,7 @@ pub fn copy(
         return Some(OwnCode { command, args, python_path: None });
     }
     let module = python_module(command, args, path_env, cwd)?;
+    // (Canonical: a module linked to `~/.aws/credentials` is judged as that file.)
     if refused(&module) {
         return None;
     }
@@ -104,7 +123,7 @@ pub fn copy(
     let meta = std::fs::metadata(&module).ok()?;
     if meta.is_dir() {
         std::fs::create_dir_all(into.join(name)).ok()?;
-        mirror(&module, &into.join(name), limits(), &mut (0, 0)).ok()?;
+        mirror(&module, &into.join(name), limits(), &mut (0, 0), withheld).ok()?;
     } else if meta.is_file() && meta.len() <= MAX_BYTES {
         std::fs::create_dir_all(&into).ok()?;
         std::fs::copy(&module, into.join(name)).ok()?;
@@ -112,6 +131,52 @@ pub fn copy(
         return None;
     }
     Some(OwnCode { command: command.to_string(), args: args.to_vec(), python_path: Some(into) })
+}
+
+/// What the sandbox must read of the server `command args`'s installation, where it lies (real
+/// paths): the program the command runs when it is executable (a credential file is not), the
+/// Node package of the JavaScript program it runs ([`package_root`]), and the Python virtual
+/// environment (a folder with a `pyvenv.cfg`) of its interpreter. Nothing named by an argument
+/// alone is in it but the program `node` runs and the package around it.
+pub fn installation(command: &str, args: &[String], path_env: Option<&str>, cwd: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let program = super::resolve(command, path_env, cwd).ok();
+    if let Some(real) = program.as_ref().and_then(|p| p.canonicalize().ok()).filter(|p| executable(p)) {
+        out.push(real);
+    }
+    if let Some((_, entry)) = node_entry(command, args, path_env, cwd) {
+        out.push(package_root(&entry).unwrap_or(entry));
+    }
+    // The interpreter: the command itself, or the one a script's first line names.
+    let name = Path::new(command).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let interpreter = if name.starts_with("python") {
+        program
+    } else {
+        program.and_then(|p| crate::files::read_head(&p, MAX_HEAD).ok()).and_then(|head| {
+            let text = String::from_utf8_lossy(&head).into_owned();
+            let line = text.lines().next()?.strip_prefix("#!")?.to_string();
+            line.split_whitespace().next().map(PathBuf::from)
+        })
+    };
+    // `ENV/bin/python` (not resolved: a virtual environment's interpreter links elsewhere).
+    if let Some(env) = interpreter.as_deref().and_then(Path::parent).and_then(Path::parent) {
+        if env.join("pyvenv.cfg").is_file() {
+            out.extend(env.canonicalize().ok());
+        }
+    }
+    out
+}
+
+/// Whether `p` is a file someone may execute.
+#[cfg(unix)]
+fn executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn executable(p: &Path) -> bool {
+    p.is_file()
 }
 
 fn limits() -> Mirror {
@@ -185,7 +250,7 @@ fn names_a_package(file: &Path) -> bool {
 
 /// Copy the package `root` into the `node_modules` folder `base` (made), beside links to every
 /// other entry of the `node_modules` it is in (its hoisted dependencies); the copy's folder.
-fn copy_node(root: &Path, base: &Path) -> std::io::Result<PathBuf> {
+fn copy_node(root: &Path, base: &Path, withheld: &dyn Fn(&Path) -> bool) -> std::io::Result<PathBuf> {
     let name = root.file_name().ok_or_else(|| std::io::Error::other("a package with no name"))?;
     let parent = root.parent().unwrap_or(root);
     let scope = parent.file_name().filter(|s| s.to_string_lossy().starts_with('@'));
@@ -218,7 +283,7 @@ fn copy_node(root: &Path, base: &Path) -> std::io::Result<PathBuf> {
         link_missing(&modules, base, &mut linked)?;
     }
     std::fs::create_dir(&copy)?;
-    mirror(root, &copy, limits(), &mut (0, 0))?;
+    mirror(root, &copy, limits(), &mut (0, 0), withheld)?;
     Ok(copy)
 }
 
@@ -326,7 +391,7 @@ mod tests {
             None,
             None,
             scratch.path(),
-            &[],
+            &|_| false,
         )
         .expect("copied");
         let base = scratch.path().canonicalize().unwrap().join("own/node_modules");
@@ -341,13 +406,13 @@ mod tests {
         assert!(!entry.with_file_name("memory.jsonl").exists());
         // The command itself a JavaScript file (a `bin`): the command is the copy's.
         let scratch2 = tempfile::tempdir().unwrap();
-        let own = copy(&entry.to_string_lossy(), &[], None, None, scratch2.path(), &[]).expect("copied");
+        let own = copy(&entry.to_string_lossy(), &[], None, None, scratch2.path(), &|_| false).expect("copied");
         assert!(own.command.starts_with(&*scratch2.path().canonicalize().unwrap().to_string_lossy()));
         // A program past the size copied (a bundle) is a copy all the same: Node would take a
         // link for the installed file, and write beside that.
         let scratch3 = tempfile::tempdir().unwrap();
         let big = entry.with_file_name("big.js").to_string_lossy().into_owned();
-        let own = copy("node", &[big], None, None, scratch3.path(), &[]).expect("copied");
+        let own = copy("node", &[big], None, None, scratch3.path(), &|_| false).expect("copied");
         assert!(!Path::new(&own.args[0]).is_symlink() && Path::new(&own.args[0]).is_file(), "{own:?}");
     }
 
@@ -369,7 +434,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let own = copy(&script.to_string_lossy(), &[], None, None, scratch.path(), &[]).expect("copied");
+        let own = copy(&script.to_string_lossy(), &[], None, None, scratch.path(), &|_| false).expect("copied");
         let into = scratch.path().canonicalize().unwrap().join("own/python");
         assert_eq!(own.python_path.as_deref(), Some(into.as_path()));
         assert!(into.join("besideme/__init__.py").is_file());
@@ -384,20 +449,22 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&zero, std::fs::Permissions::from_mode(0o755)).unwrap();
             let scratch4 = tempfile::tempdir().unwrap();
-            assert!(copy(&zero.to_string_lossy(), &[], None, None, scratch4.path(), &[]).is_none());
+            assert!(copy(&zero.to_string_lossy(), &[], None, None, scratch4.path(), &|_| false).is_none());
         }
         // `python -m besideme`.
         let scratch2 = tempfile::tempdir().unwrap();
-        let own = copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path(), &[]);
+        let own =
+            copy(&python.to_string_lossy(), &["-m".into(), "besideme".into()], None, None, scratch2.path(), &|_| false);
         assert!(own.is_some_and(|o| o.python_path.is_some()));
     }
 
     #[test]
     fn nothing_is_copied_for_a_native_program_or_a_program_in_the_scratch_folder() {
         let scratch = tempfile::tempdir().unwrap();
-        assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path(), &[]).is_none());
+        assert!(copy("sh", &["-c".into(), "true".into()], Some("/usr/bin:/bin"), None, scratch.path(), &|_| false)
+            .is_none());
         let entry = installed(scratch.path());
-        assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path(), &[]).is_none());
+        assert!(copy("node", &[entry.to_string_lossy().into()], None, None, scratch.path(), &|_| false).is_none());
     }
 
     /// A package installed inside another's `node_modules` finds the dependencies of the
@@ -416,7 +483,7 @@ mod tests {
         std::fs::create_dir_all(top.join("far")).unwrap();
         std::fs::create_dir_all(top.join("@types/node")).unwrap();
         let args = [pkg.join("dist/index.js").to_string_lossy().into_owned()];
-        copy("node", &args, None, None, scratch.path(), &[]).expect("copied");
+        copy("node", &args, None, None, scratch.path(), &|_| false).expect("copied");
         let base = scratch.path().canonicalize().unwrap().join("own/node_modules");
         let target = |n: &str| std::fs::read_link(base.join(n)).unwrap();
         assert_eq!(target("near"), top.join("host/node_modules/near").canonicalize().unwrap(), "the nearer first");
@@ -439,6 +506,55 @@ mod tests {
         assert_eq!(package_root(&entry), Some(d.path().join("node_modules/@scope/server")));
     }
 
+    /// Issue 44 class 4: a project-local virtual environment holds a module that is a link to a
+    /// credential store in the home folder, and the config runs `python -m` on it. Every file the
+    /// copy would make is judged by its real path with the sandbox's own decision
+    /// (`scratch::withholds`: the home folder is withheld but for what is open), so the module is
+    /// not copied (nor a folder module holding a withheld folder). With the check in `copy_from`
+    /// taken out (`refused(&module)`), the credentials are copied into the scratch folder, where
+    /// the sandbox reads, and this fails (tried by hand).
+    #[test]
+    #[cfg(unix)]
+    fn a_module_linked_to_a_withheld_file_is_not_copied() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join(".aws")).unwrap();
+        std::fs::write(home.join(".aws/credentials"), "[default]\naws_secret_access_key=x\n").unwrap();
+        std::fs::create_dir_all(home.join(".acmecloud")).unwrap();
+        std::fs::write(home.join(".acmecloud/token"), "acme").unwrap();
+        std::fs::create_dir_all(home.join(".npm")).unwrap();
+        let open = [home.join(".npm")];
+        let withheld = |p: &Path| {
+            let real = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            crate::sandbox::scratch::withholds(&real, &[], Some(&home), &open)
+        };
+        let project = tempfile::tempdir().unwrap();
+        let venv = project.path().join(".venv");
+        let site = venv.join("lib/python3.12/site-packages");
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        std::fs::write(venv.join("bin/python"), "").unwrap();
+        std::fs::set_permissions(venv.join("bin/python"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink(home.join(".aws/credentials"), site.join("creds.py")).unwrap();
+        // A folder module holding a link is fine (a link is judged where it leads, inside), but
+        // one that is a link to a store nobody named is the store.
+        std::os::unix::fs::symlink(home.join(".acmecloud"), site.join("acme")).unwrap();
+        std::fs::create_dir_all(site.join("fine")).unwrap();
+        std::fs::write(site.join("fine/__init__.py"), "").unwrap();
+        let python = venv.join("bin/python").to_string_lossy().into_owned();
+        for (module, copied) in [("creds", false), ("acme", false), ("fine", true)] {
+            let scratch = tempfile::tempdir().unwrap();
+            let own = copy(&python, &["-m".into(), module.into()], None, None, scratch.path(), &withheld);
+            assert_eq!(own.is_some(), copied, "{module}: {own:?}");
+            let into = scratch.path().join("own/python");
+            assert!(!into.join("creds.py").exists() && !into.join("acme").exists(), "{module}");
+        }
+        // Nothing withheld: the same module is copied (the check is what refuses it).
+        let scratch = tempfile::tempdir().unwrap();
+        assert!(copy(&python, &["-m".into(), "creds".into()], None, None, scratch.path(), &|_| false).is_some());
+    }
+
     /// A package that holds a file the sandbox may not read (a secret store, when a config names
     /// a program beside one) is never copied where the sandbox could read it.
     #[test]
@@ -449,9 +565,10 @@ mod tests {
         let secret = entry.parent().unwrap().parent().unwrap().join("id_rsa");
         std::fs::write(&secret, "key").unwrap();
         let args = [entry.to_string_lossy().into_owned()];
-        assert!(copy("node", &args, None, None, scratch.path(), &[secret.canonicalize().unwrap()]).is_none());
-        assert!(!scratch.path().join("own").exists());
+        let secret = secret.canonicalize().unwrap();
+        assert!(copy("node", &args, None, None, scratch.path(), &|p| p.starts_with(&secret)).is_none());
+        assert!(!scratch.path().join("own").exists(), "nothing half made is left");
         let elsewhere = real.path().canonicalize().unwrap().join("other/id_rsa");
-        assert!(copy("node", &args, None, None, scratch.path(), &[elsewhere]).is_some());
+        assert!(copy("node", &args, None, None, scratch.path(), &|p| p.starts_with(&elsewhere)).is_some());
     }
 }

@@ -50,8 +50,50 @@ pub const COPY_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// At most this many files of the project are copied; the rest is linked, read-only.
 pub const COPY_MAX_FILES: usize = 50_000;
 
+/// What of the real home folder a sandboxed server may read, relative to it: the package
+/// managers' caches and the toolchains servers run from. The rest of the home folder is withheld
+/// ([`Scratch::withholds`]): a credential store nobody named stays out of reach, and what this
+/// list lacks fails inside the sandbox rather than leaks. The project folder, mcp-pin's own
+/// `PATH` folders under the home folder and the server's installation are readable too
+/// ([`Scratch::open_installation`]).
+pub const HOME_OPEN: &[&str] = &[
+    ".npm",
+    ".cache/uv",
+    ".cache/pip",
+    ".cache/node",
+    ".cache/node-gyp",
+    ".cache/pnpm",
+    ".cache/yarn",
+    ".cache/deno",
+    ".cache/ms-playwright",
+    ".cache/puppeteer",
+    ".cache/pypoetry",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/uv",
+    ".local/share/pnpm",
+    ".local/share/pipx",
+    ".local/share/fnm",
+    ".local/share/mise",
+    ".local/share/virtualenvs",
+    ".local/pipx",
+    ".cargo/bin",
+    ".rustup",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".asdf",
+    ".yarn",
+    ".npm-global",
+    "go/bin",
+    "go/pkg/mod",
+];
+
 /// The home folder's secret stores, relative to the home folder: kept out of a sandboxed
-/// server's reach (never in its own home, and unreadable where the platform can refuse reads).
+/// server's reach (never in its own home, and unreadable where the platform can refuse reads),
+/// even where they lie under something open.
 pub const HOME_SECRETS: &[&str] =
     &[".ssh", ".aws", ".config/gh", ".netrc", ".docker", ".gnupg", ".kube", ".git-credentials", ".npmrc", ".pypirc"];
 
@@ -115,6 +157,20 @@ pub struct Scratch {
     /// Real files kept out of the copy: the project's ignored secret files and the home
     /// folder's secret stores that exist (canonical paths).
     pub withheld: Vec<PathBuf>,
+    /// The real home folder (canonical), withheld but for `open`; `None` when it is unknown,
+    /// is `/`, or is the project folder or inside it.
+    pub home: Option<PathBuf>,
+    /// What of the home folder is readable (canonical, existing): [`HOME_OPEN`], the project
+    /// folder, and what [`Scratch::open_installation`] adds.
+    pub open: Vec<PathBuf>,
+}
+
+/// Whether the sandbox withholds the real path `real` (canonical: links resolved): it is one of
+/// `named` or inside one, or it is inside `home` and inside nothing of `open`. The one decision
+/// for Landlock's grants ([`super::linux::open_grants`]), the own-package copy and the probes.
+pub fn withholds(real: &Path, named: &[PathBuf], home: Option<&Path>, open: &[PathBuf]) -> bool {
+    named.iter().any(|n| real.starts_with(n))
+        || home.is_some_and(|h| real.starts_with(h) && !open.iter().any(|o| real.starts_with(o)))
 }
 
 impl std::fmt::Debug for Scratch {
@@ -191,11 +247,68 @@ impl Scratch {
                 }
             }
         }
+        // The real home folder is withheld but what servers read of it (see [`HOME_OPEN`]).
+        let home = own("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute())
+            .and_then(|h| h.canonicalize().ok())
+            .filter(|h| h.parent().is_some());
+        let mut open = vec![];
+        if let Some(home) = &home {
+            open.extend(HOME_OPEN.iter().filter_map(|rel| home.join(rel).canonicalize().ok()));
+            // mcp-pin's own `PATH` (never the config's): its `bin` folders under the home folder.
+            for dir in own("PATH").iter().flat_map(|p| std::env::split_paths(p).collect::<Vec<_>>()) {
+                let bin = dir.file_name().is_some_and(|n| n == "bin" || n == "shims");
+                if let Some(dir) = dir.canonicalize().ok().filter(|d| bin && d.starts_with(home) && d != home) {
+                    open.push(dir);
+                }
+            }
+            // The caches mcp-pin's own environment names (a scratch cache links into them).
+            let xdg = |sub: &str| own("XDG_CACHE_HOME").map(|c| format!("{c}/{sub}"));
+            let named = ["npm_config_cache", "UV_CACHE_DIR", "PIP_CACHE_DIR"].map(own);
+            for dir in named.into_iter().chain([xdg("uv"), xdg("pip")]) {
+                let dir = dir.map(PathBuf::from).filter(|d| d.is_absolute()).and_then(|d| d.canonicalize().ok());
+                if let Some(dir) = dir.filter(|d| d.starts_with(home) && d != home) {
+                    open.push(dir);
+                }
+            }
+            // The project (its ignored entries are links to the real ones).
+            if canonical.starts_with(home) {
+                open.push(canonical.clone());
+            }
+        }
+        // A home folder that is the project or lies inside it is no home to withhold.
+        let home = home.filter(|h| !h.starts_with(&canonical));
         let mut real = vec![project.clone()];
         if canonical != project {
             real.push(canonical);
         }
-        Ok(Scratch { dir: Some(dir), root, name, real, copied, withheld })
+        Ok(Scratch { dir: Some(dir), root, name, real, copied, withheld, home, open })
+    }
+
+    /// Whether the sandbox withholds `path` ([`withholds`], with `path`'s links resolved; a
+    /// path that does not exist is judged as named).
+    pub fn withholds(&self, path: &Path) -> bool {
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        withholds(&real, &self.withheld, self.home.as_deref(), &self.open)
+    }
+
+    /// What the sandbox may not read: [`Scratch::withheld`] and the home folder (but for
+    /// [`Scratch::open`]).
+    pub fn unreadable(&self) -> Vec<PathBuf> {
+        self.withheld.iter().cloned().chain(self.home.clone()).collect()
+    }
+
+    /// Make the installation of the server `command args` readable in the sandbox when it lies
+    /// in the home folder ([`super::own_code::installation`]: its program, its package, its
+    /// Python environment), but for what [`Scratch::withheld`] names.
+    pub fn open_installation(&mut self, command: &str, args: &[String], path_env: Option<&str>, cwd: Option<&Path>) {
+        let Some(home) = self.home.clone() else { return };
+        for p in super::own_code::installation(command, args, path_env, cwd) {
+            if p.starts_with(&home) && p != home && !self.open.contains(&p) {
+                self.open.push(p);
+            }
+        }
     }
 
     /// The scratch folder: the sandbox writes under it and nowhere else.
@@ -393,7 +506,7 @@ fn seed_npm_cache(from: &Path, to: &Path) -> std::io::Result<()> {
             if name == "index-v5" {
                 std::fs::create_dir(&target)?;
                 let limits = Mirror { small: u64::MAX, bytes: NPM_INDEX_MAX_BYTES, entries: 500_000, whole: &[] };
-                mirror(&e.path(), &target, limits, &mut (0, 0))?;
+                mirror(&e.path(), &target, limits, &mut (0, 0), &|_| false)?;
             } else {
                 link(&e.path(), &target)?;
             }
@@ -439,17 +552,28 @@ pub(super) struct Mirror {
 
 /// Make `to` (existing) a writable mirror of the folder `from`: its folders made anew, its small
 /// files copied, everything else linked to the real one, which is never written through it.
-pub(super) fn mirror(from: &Path, to: &Path, limits: Mirror, used: &mut (u64, usize)) -> std::io::Result<()> {
+/// An error when an entry it would copy or make is one `withheld` names (asked by its real path:
+/// `from` is canonical and links are never followed, so each entry's path is its real one).
+pub(super) fn mirror(
+    from: &Path,
+    to: &Path,
+    limits: Mirror,
+    used: &mut (u64, usize),
+    withheld: &dyn Fn(&Path) -> bool,
+) -> std::io::Result<()> {
     for e in std::fs::read_dir(from)?.flatten() {
         let (path, target) = (e.path(), to.join(e.file_name()));
         let Ok(kind) = e.file_type() else { continue };
+        if !kind.is_symlink() && withheld(&path) {
+            return Err(std::io::Error::other(format!("{} is withheld from the sandbox", path.display())));
+        }
         used.1 += 1;
         let whole = kind.is_dir() && limits.whole.iter().any(|w| e.file_name() == *w);
         if used.1 > limits.entries || whole {
             link(&path, &target)?;
         } else if kind.is_dir() {
             std::fs::create_dir(&target)?;
-            mirror(&path, &target, limits, used)?;
+            mirror(&path, &target, limits, used, withheld)?;
         } else if kind.is_symlink() {
             link(&std::fs::read_link(&path)?, &target)?;
         } else if kind.is_file() {
@@ -474,7 +598,7 @@ fn seed_uv_cache(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     std::fs::create_dir_all(to)?;
     let limits = Mirror { small: 64 * 1024, bytes: 128 * 1024 * 1024, entries: 200_000, whole: &[] };
-    mirror(from, to, limits, &mut (0, 0))
+    mirror(from, to, limits, &mut (0, 0), &|_| false)
 }
 
 /// Copy `from` into the existing folder `to` (see the module docs); linked entries for the rest,
@@ -614,6 +738,78 @@ mod tests {
         let root_dir = s.root().to_path_buf();
         drop(s);
         assert!(!root_dir.exists(), "the scratch folder is removed with it");
+    }
+
+    /// Issue 44 class 3: the home folder is withheld by rule, not by list. A store nobody named
+    /// (`~/.acmecloud/token`) and the ones the list missed are withheld; the caches, the
+    /// toolchains, the project (its ignored secrets still withheld) and mcp-pin's own `bin`
+    /// folders are not; a named store stays withheld under something open.
+    #[test]
+    #[cfg(unix)]
+    fn the_home_folder_is_withheld_but_where_servers_read() {
+        let h = tempfile::tempdir().unwrap();
+        let home = h.path().canonicalize().unwrap();
+        for d in [
+            ".acmecloud",
+            ".config/gcloud",
+            ".azure",
+            ".terraform.d",
+            ".npm/_cacache",
+            ".cache/uv",
+            ".cache/huggingface",
+            ".pyenv/versions",
+            ".local/share/keyrings",
+            ".local/bin",
+            "tools/bin",
+            "proj/src",
+        ] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        for f in [
+            ".acmecloud/token",
+            ".vault-token",
+            ".cargo-credentials",
+            "proj/.env",
+            ".terraform.d/credentials.tfrc.json",
+        ] {
+            std::fs::write(home.join(f), "secret").unwrap();
+        }
+        std::fs::write(home.join("proj/.gitignore"), ".env\n").unwrap();
+        let cache = home.join(".cache");
+        let (home_s, cache_s) = (home.display().to_string(), cache.display().to_string());
+        let path = format!("{}:/usr/bin", home.join("tools/bin").display());
+        let own = |k: &str| match k {
+            "HOME" => Some(home_s.clone()),
+            "XDG_CACHE_HOME" => Some(cache_s.clone()),
+            "PATH" => Some(path.clone()),
+            _ => None,
+        };
+        let s = Scratch::create_with(&home.join("proj"), &own).unwrap();
+        for secret in [
+            ".acmecloud/token",
+            ".config/gcloud",
+            ".azure",
+            ".vault-token",
+            ".cargo-credentials",
+            ".terraform.d/credentials.tfrc.json",
+            ".cache/huggingface",
+            ".local/share/keyrings",
+            "proj/.env",
+            "",
+        ] {
+            assert!(s.withholds(&home.join(secret)), "~/{secret} is readable in the sandbox");
+        }
+        for open in [".npm/_cacache", ".cache/uv", ".pyenv/versions", ".local/bin", "tools/bin", "proj/src", "proj"] {
+            assert!(!s.withholds(&home.join(open)), "~/{open} is withheld");
+        }
+        assert!(!s.withholds(Path::new("/usr/bin")), "the rest of the machine stays readable");
+        assert!(s.unreadable().contains(&home));
+        // A named store stays withheld under something open.
+        assert!(withholds(&home.join(".ssh/id"), &[home.join(".ssh")], Some(&home), std::slice::from_ref(&home)));
+        // No home folder: nothing of it to withhold; a home folder inside the project is none.
+        let none = |k: &str| (k == "XDG_CACHE_HOME").then(|| cache_s.clone());
+        assert!(!Scratch::create_with(&home.join("proj"), &none).unwrap().withholds(&home.join(".acmecloud/token")));
+        assert_eq!(Scratch::create_with(&home, &own).unwrap().home, None);
     }
 
     #[test]

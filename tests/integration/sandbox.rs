@@ -603,3 +603,186 @@ fn a_sandboxed_call_changes_no_metadata_of_the_project_and_reads_no_secret() {
     assert!(scratch.is_dir(), "the scratch copy was not made in the cache folder");
     assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0, "the scratch copy was left behind");
 }
+
+/// Issue 44 class 2: a tool in the sandbox makes every kernel object that outlives a process
+/// (SysV shared memory, message queue and semaphores of a key, a key in the user keyring and one
+/// in the session keyring, a POSIX message queue); after `lock`, a process outside (this test)
+/// finds none of them. The sandbox has no IPC namespace (that takes privileges), so the filter
+/// refuses those calls (`linux::ipc_calls`). With that loop taken out of `seccomp_program`, the
+/// segment, queues, semaphores and keys are left behind and this fails (tried by hand).
+#[test]
+fn nothing_a_sandboxed_call_makes_outlives_the_session() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let key = (((std::process::id() << 12) ^ nanos) & 0x0fff_ffff) as i32 | 0x1000_0000;
+    let name = format!("mcp-pin-escape-{key}");
+    p.write_json(
+        "s.json",
+        &json!({
+            "tools": [
+                {"name": "wipe", "inputSchema": {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]},
+                 "annotations": {"destructiveHint": true}}
+            ],
+            "calls": {"wipe": {"escape": {"ipc": key}}}
+        }),
+    );
+    p.stdio_config(&[("fx", "s.json")]);
+    let out = p.run(&["lock", "-v"]);
+    let all = text(&out);
+    let mut left = vec![];
+    let c_name = std::ffi::CString::new(name.clone()).unwrap();
+    // SAFETY: System V, key and message-queue calls with integer arguments and valid
+    // NUL-terminated strings; what is found is removed (cleanup of a failed test).
+    unsafe {
+        let shm = libc::shmget(key, 0, 0);
+        if shm >= 0 {
+            left.push("a SysV shared memory segment");
+            libc::shmctl(shm, libc::IPC_RMID, std::ptr::null_mut());
+        }
+        let msq = libc::msgget(key, 0);
+        if msq >= 0 {
+            left.push("a SysV message queue");
+            libc::msgctl(msq, libc::IPC_RMID, std::ptr::null_mut());
+        }
+        let sem = libc::semget(key, 0, 0);
+        if sem >= 0 {
+            left.push("a SysV semaphore set");
+            libc::semctl(sem, 0, libc::IPC_RMID);
+        }
+        const KEYCTL_SEARCH: libc::c_long = 10;
+        const KEYCTL_INVALIDATE: libc::c_long = 21;
+        for (what, ring) in [("a key in the user keyring", -4 as libc::c_long), ("a key in the session keyring", -3)] {
+            let found = libc::syscall(libc::SYS_keyctl, KEYCTL_SEARCH, ring, c"user".as_ptr(), c_name.as_ptr(), 0);
+            if found >= 0 {
+                left.push(what);
+                libc::syscall(libc::SYS_keyctl, KEYCTL_INVALIDATE, found);
+            }
+        }
+        let mq = libc::syscall(libc::SYS_mq_open, c_name.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC, 0, 0);
+        if mq >= 0 {
+            left.push("a POSIX message queue");
+            libc::close(mq as libc::c_int);
+            libc::syscall(libc::SYS_mq_unlink, c_name.as_ptr());
+        }
+    }
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("wipe in the sandbox: ok"), "the tool was not called in the sandbox: {all}");
+    assert!(left.is_empty(), "the sandboxed call left {left:?} behind, reachable from outside: {all}");
+}
+
+/// A home folder of credential stores, none of them on the list of named ones: a store nobody
+/// named (`~/.acmecloud/token`) and the ones issue 44 found readable.
+const UNNAMED_STORES: [&str; 6] = [
+    ".acmecloud/token",
+    ".config/gcloud/application_default_credentials.json",
+    ".azure/msal_token_cache.json",
+    ".terraform.d/credentials.tfrc.json",
+    ".vault-token",
+    ".cargo/credentials.toml",
+];
+
+/// Issue 44 class 3: in the sandbox the real home folder is readable only where servers read it
+/// (its caches and toolchains, `scratch::HOME_OPEN`), so a tool reads none of the credential
+/// stores above, by their real paths, though no list names them (a read that succeeds makes the
+/// call fail). With the home folder left out of `Scratch::unreadable`, every one is read and this
+/// fails (tried by hand).
+#[test]
+fn a_credential_store_nobody_named_is_not_read_in_the_sandbox() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    for store in UNNAMED_STORES {
+        std::fs::create_dir_all(home.join(store).parent().unwrap()).unwrap();
+        std::fs::write(home.join(store), "token=not-for-servers\n").unwrap();
+    }
+    let stores: Vec<_> = UNNAMED_STORES.iter().map(|s| home.join(s)).collect();
+    p.write_json(
+        "s.json",
+        &json!({
+            "tools": [
+                {"name": "wipe", "inputSchema": {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]},
+                 "annotations": {"destructiveHint": true}}
+            ],
+            "calls": {"wipe": {"escape": {"read": stores}}}
+        }),
+    );
+    p.stdio_config(&[("fx", "s.json")]);
+    let (home_env, cache) = (home.display().to_string(), home.join(".cache").display().to_string());
+    let out = p.run_env(&["lock", "-v"], &[("HOME", &home_env), ("XDG_CACHE_HOME", &cache)]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("wipe in the sandbox: ok"), "a credential store was read, or the call failed: {all}");
+}
+
+/// Issue 44 class 4: a project-local virtual environment holds a module that is a link to
+/// `~/.aws/credentials`, and the config runs a console script importing it. The own-package copy
+/// judges the module by its real path (the sandbox's own decision, `Scratch::withholds`) and
+/// makes no copy of it; the script, which reads `creds.py` from every `PYTHONPATH` folder and
+/// serves a surface whose call fails when it read the credentials, is called in the sandbox and
+/// its call succeeds. With the check taken out of `own_code::copy_from` (`refused(&module)`),
+/// the credentials are copied first on `PYTHONPATH`, read there, and this fails (tried by hand).
+#[test]
+fn a_module_linked_to_a_credential_store_is_not_copied_into_the_sandbox() {
+    if !sandbox_here() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let python = Command::new("python3")
+        .args(["-c", "import os, sys; print(os.path.realpath(sys.executable))"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let Some(python) = python.filter(|p| Path::new(p).is_file()) else {
+        skip("python3 is not on PATH");
+        return;
+    };
+    let p = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(home.join(".aws/credentials"), "[default]\naws_secret_access_key = not-for-servers\n").unwrap();
+    let venv = p.path(".venv");
+    let site = venv.join("lib/python3/site-packages");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::os::unix::fs::symlink(&python, venv.join("bin/python")).unwrap();
+    std::os::unix::fs::symlink(home.join(".aws/credentials"), site.join("creds.py")).unwrap();
+    let script = venv.join("bin/server");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport os\ntry:\n    from creds import main\nexcept BaseException:\n    pass\nread = []\n\
+             for d in os.environ.get('PYTHONPATH', '').split(os.pathsep):\n    try:\n        \
+             read.append(open(os.path.join(d, 'creds.py')).read())\n    except OSError:\n        pass\n\
+             surface = 'leaked.json' if any('aws_secret' in t for t in read) else 's.json'\n\
+             os.execv({fix:?}, [{fix:?}, '--surface', surface])\n",
+            venv.join("bin/python").display(),
+            fix = common::fixture_bin(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tools = json!([
+        {"name": "wipe", "inputSchema": {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]},
+         "annotations": {"destructiveHint": true}}
+    ]);
+    p.write_json("s.json", &json!({"tools": tools}));
+    // Read the credentials: the call fails (a read that succeeds makes it fail).
+    p.write_json("leaked.json", &json!({"tools": tools, "calls": {"wipe": {"escape": {"read": ["s.json"]}}}}));
+    p.write(
+        "mcp-pin.toml",
+        &format!("[servers.fx]\ncommand = {:?}\ntimeout = \"30s\"\n", script.display().to_string()),
+    );
+    let (home_env, cache) = (home.display().to_string(), home.join(".cache").display().to_string());
+    let out = p.run_env(&["lock", "-v"], &[("HOME", &home_env), ("XDG_CACHE_HOME", &cache)]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("wipe in the sandbox: ok"), "the module's credentials were read in the sandbox: {all}");
+}

@@ -50,6 +50,13 @@ pub struct Escape {
     /// file (what a tool read could travel on in its answer).
     #[serde(default)]
     pub read: Vec<PathBuf>,
+    /// Make kernel objects that outlive a process, each named by this key: a SysV shared
+    /// memory segment (written `escaped`), message queue (sent `escaped`) and semaphore set of
+    /// that key, a `user` key described `mcp-pin-escape-KEY` (payload `escaped`) in the user
+    /// keyring and another in the session keyring, and a POSIX message queue
+    /// `/mcp-pin-escape-KEY` (sent `escaped`). See [`ipc_name`].
+    #[serde(default)]
+    pub ipc: Option<i32>,
     /// Where to write what happened.
     #[serde(default)]
     pub report: Option<PathBuf>,
@@ -107,6 +114,9 @@ pub fn attempt(e: &Escape) -> Vec<String> {
     for p in &e.read {
         let r = std::fs::read(p);
         lines.push(format!("read {}: {}", p.display(), outcome(r)));
+    }
+    if let Some(key) = e.ipc {
+        lines.extend(ipc(key));
     }
     let up = if e.signal_ancestors || e.read_ancestors { ancestors() } else { vec![] };
     if e.read_ancestors {
@@ -210,6 +220,84 @@ fn metadata(p: &std::path::Path) -> Vec<String> {
             note("fremovexattr", libc::fremovexattr(fd, keep.as_ptr()));
             note("FS_IOC_SETFLAGS", libc::ioctl(fd, FS_IOC_SETFLAGS as _, &nodump));
             libc::close(fd);
+        }
+    }
+    lines
+}
+
+/// The name of the key and the POSIX queue [`Escape::ipc`] makes for `key`.
+pub fn ipc_name(key: i32) -> String {
+    format!("mcp-pin-escape-{key}")
+}
+
+/// Every kernel object of [`Escape::ipc`], one line each.
+fn ipc(key: i32) -> Vec<String> {
+    let mut lines = vec![];
+    let mut note = |what: &str, r: libc::c_long| {
+        let res = if r >= 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) };
+        lines.push(format!("{what} {key}: {}", outcome(res)));
+    };
+    let name = std::ffi::CString::new(ipc_name(key)).unwrap_or_default();
+    let payload = b"escaped";
+    const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+    const KEY_SPEC_USER_KEYRING: libc::c_long = -4;
+    // SAFETY: System V and key calls with integer arguments, valid NUL-terminated strings and
+    // buffers of the lengths given; a segment attached is written within its size, then detached.
+    unsafe {
+        let shm = libc::shmget(key, 4096, libc::IPC_CREAT | 0o600);
+        note("shmget", shm as libc::c_long);
+        if shm >= 0 {
+            let at = libc::shmat(shm, std::ptr::null(), 0);
+            if at as isize != -1 {
+                std::ptr::copy_nonoverlapping(payload.as_ptr(), at.cast::<u8>(), payload.len());
+                libc::shmdt(at);
+            }
+        }
+        let msq = libc::msgget(key, libc::IPC_CREAT | 0o600);
+        note("msgget", msq as libc::c_long);
+        if msq >= 0 {
+            #[repr(C)]
+            struct Msg {
+                mtype: libc::c_long,
+                text: [u8; 7],
+            }
+            let m = Msg { mtype: 1, text: *payload };
+            note("msgsnd", libc::msgsnd(msq, (&m as *const Msg).cast(), payload.len(), libc::IPC_NOWAIT) as _);
+        }
+        note("semget", libc::semget(key, 1, libc::IPC_CREAT | 0o600) as libc::c_long);
+        for (what, ring) in [("add_key user", KEY_SPEC_USER_KEYRING), ("add_key session", KEY_SPEC_SESSION_KEYRING)] {
+            let r = libc::syscall(
+                libc::SYS_add_key,
+                c"user".as_ptr(),
+                name.as_ptr(),
+                payload.as_ptr(),
+                payload.len(),
+                ring,
+            );
+            note(what, r);
+        }
+        // The kernel's own call takes the name without glibc's leading slash.
+        let mq = libc::syscall(
+            libc::SYS_mq_open,
+            name.as_ptr(),
+            libc::O_CREAT | libc::O_RDWR | libc::O_CLOEXEC,
+            0o600 as libc::mode_t,
+            std::ptr::null::<libc::c_void>(),
+        );
+        note("mq_open", mq);
+        if mq >= 0 {
+            note(
+                "mq_timedsend",
+                libc::syscall(
+                    libc::SYS_mq_timedsend,
+                    mq,
+                    payload.as_ptr(),
+                    payload.len(),
+                    0u32,
+                    std::ptr::null::<u8>(),
+                ),
+            );
+            libc::close(mq as libc::c_int);
         }
     }
     lines
