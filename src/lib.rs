@@ -23,6 +23,7 @@ pub mod json_read;
 pub mod lockfile;
 pub mod probe;
 pub mod proxy;
+pub mod rejections;
 pub mod report;
 pub mod rules;
 pub mod sandbox;

@@ -36,6 +36,9 @@ pub enum LockfileError {
     Syntax { path: PathBuf, line: usize, column: usize, message: String },
     #[error("lockfile {path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// Git left merge conflict markers in it: two branches changed the lock.
+    #[error("lockfile {path} has git merge conflict markers (line {line}: `<<<<<<<`): two branches each changed it, and git could not merge them")]
+    Conflict { path: PathBuf, line: usize },
     #[error(
         "lockfile {path} has lockfileVersion {found}, newer than this mcp-pin supports ({supported}); upgrade mcp-pin"
     )]
@@ -270,6 +273,10 @@ impl<'a> ScannedLock<'a> {
     pub fn scan(text: &'a str, path: &Path) -> Result<ScannedLock<'a>, LockfileError> {
         let invalid = |message: String| LockfileError::Invalid { path: path.to_path_buf(), message };
         let top: ObjectOr<RawTop<'a>> = serde_json::from_str(text).map_err(|e| {
+            // `<<<<<<< ours` at the start of a line: a merge conflict, not a broken file.
+            if let Some(line) = text.lines().position(|l| l.starts_with("<<<<<<<")) {
+                return LockfileError::Conflict { path: path.to_path_buf(), line: line + 1 };
+            }
             if e.is_data() {
                 invalid(e.to_string())
             } else {
@@ -674,23 +681,56 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawServerFields<'a> {
 /// wrote, so no update is lost. Held on a sidecar file (`.mcp.lock.lock` beside `mcp.lock`),
 /// because the lockfile itself is replaced by rename on every write.
 pub struct WriteGuard {
-    _file: std::fs::File,
+    file: std::fs::File,
+    sidecar: PathBuf,
+}
+
+impl Drop for WriteGuard {
+    /// The sidecar is removed while still held (so it never lingers in `git status`); a run
+    /// waiting on it then finds it gone from the path and takes a new one ([`WriteGuard::acquire`]).
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.sidecar);
+        let _ = self.file.unlock();
+    }
 }
 
 impl WriteGuard {
     /// Take the lock for `lockfile`, calling `waiting` once if another run holds it.
     pub fn acquire(lockfile: &Path, waiting: impl FnOnce(&Path)) -> std::io::Result<WriteGuard> {
         let sidecar = Self::sidecar(lockfile);
-        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&sidecar)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                waiting(&sidecar);
-                file.lock()?;
+        let mut waiting = Some(waiting);
+        loop {
+            let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&sidecar)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if let Some(w) = waiting.take() {
+                        w(&sidecar);
+                    }
+                    file.lock()?;
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            // The holder before may have removed the file this run waited on: only the file
+            // still at the path counts.
+            if Self::same_file(&file, &sidecar) {
+                return Ok(WriteGuard { file, sidecar });
+            }
         }
-        Ok(WriteGuard { _file: file })
+    }
+
+    #[cfg(unix)]
+    fn same_file(file: &std::fs::File, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn same_file(_: &std::fs::File, path: &Path) -> bool {
+        path.exists()
     }
 
     /// The sidecar file of `lockfile`.

@@ -197,8 +197,12 @@ pub fn read_setting(
     default: Option<&str>,
     marked: bool,
 ) -> Result<Option<String>, Refusal> {
-    if !policy().allows(var) {
+    if needs_allow(var, lookup, default) {
         return Err(Refusal::NotAllowed);
+    }
+    if !policy().allows(var) {
+        // Unset, with a default written beside it: the default is used, nothing was read.
+        return Ok(None);
     }
     let value = lookup(var);
     if let Some(v) = &value {
@@ -214,6 +218,13 @@ pub fn read_setting(
         }
     }
     Ok(value)
+}
+
+/// Whether reading `var` needs the run to allow it (`--allow-env`): under CI, a variable the run
+/// does not name, unless it is unset and has a `default` written beside it (`${REGION:-eu}`:
+/// the default is used and no value is read; only whether it is set is looked at).
+pub fn needs_allow(var: &str, lookup: &dyn Fn(&str) -> Option<String>, default: Option<&str>) -> bool {
+    !policy().allows(var) && (default.is_none() || lookup(var).is_some())
 }
 
 /// Each line of a multi-line secret this long or longer is registered on its own too: a server

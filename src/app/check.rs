@@ -9,6 +9,7 @@ use super::{
 use crate::config::{Config, ServerConfig};
 use crate::diff::verdict::Policy;
 use crate::lockfile::{source_of, LockText, PendingEntry, ScannedLock};
+use crate::rejections::Rejections;
 use crate::report::{FailOn, Report, ServerReport};
 use crate::surface::ServerSurface;
 
@@ -21,8 +22,9 @@ async fn check_server(
     probe: bool,
     config: &Config,
     today: &str,
+    rejections: &Rejections,
 ) -> ServerReport {
-    match judge_server(server, entry, lockfile, probe, config, today).await {
+    match judge_server(server, entry, lockfile, probe, config, today, rejections).await {
         Ok(report) => report,
         Err(mut report) => {
             apply_policy(&mut report, config, today);
@@ -38,6 +40,7 @@ async fn judge_server(
     probe: bool,
     config: &Config,
     today: &str,
+    rejections: &Rejections,
 ) -> Result<ServerReport, ServerReport> {
     let Some(pending) = entry else {
         return Err(ServerReport::error(
@@ -120,7 +123,28 @@ async fn judge_server(
         report.notes.insert(0, note);
     }
     record_policy(&mut report, judged, config);
+    let rejected = rejection_notes(&report, &settled, rejections);
+    report.notes.splice(0..0, rejected);
     Ok(report)
+}
+
+/// A note for each change that brings back a live definition the team rejected
+/// ([`crate::rejections`]): which, why and when, and what `lock` does with it.
+fn rejection_notes(report: &ServerReport, settled: &crate::settle::Settled, rejections: &Rejections) -> Vec<String> {
+    let items: std::collections::BTreeSet<&Option<String>> = report.changes.iter().map(|c| &c.tool).collect();
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let r = rejections.matching(&report.name, item, &settled.live)?;
+            Some(format!(
+                "{} is the live definition the team {} ({}): `mcp-pin lock --server {}` takes the other changes and keeps its pinned definition; fix or roll back the server, or take it with `lock --accept-rejected`",
+                crate::rejections::item_label(item),
+                r.describe(),
+                rejections.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                report.name
+            ))
+        })
+        .collect()
 }
 
 /// The judgement of one live surface (taken, masked) against its lock entry: settled
@@ -182,6 +206,7 @@ pub async fn check(
         let gone: Vec<String> = scanned.server_names().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
         (scanned.pending(&|server| wanted.contains(server))?, gone)
     };
+    let rejections = std::sync::Arc::new(Rejections::read(&path).map_err(AppError::Io)?);
     biggest_first(&mut servers, |name| pending.get(name).map_or(0, |e| e.tools.len()));
     progress.start(servers.len());
     let today = std::sync::Arc::new(today());
@@ -191,11 +216,12 @@ pub async fn check(
     let mut reports: Vec<ServerReport> = stream::iter(servers)
         .map(|server| {
             let (entry, path, server) = (pending.remove(&server.name), path.clone(), server.clone());
-            let (config, today) = (config.clone(), today.clone());
+            let (config, today, rejections) = (config.clone(), today.clone(), rejections.clone());
             async move {
                 let name = server.name.clone();
                 let (c, t) = (config.clone(), today.clone());
-                let task = tokio::spawn(async move { check_server(&server, entry, &path, probe, &c, &t).await });
+                let task =
+                    tokio::spawn(async move { check_server(&server, entry, &path, probe, &c, &t, &rejections).await });
                 let r = task.await.unwrap_or_else(|e| {
                     let mut r = ServerReport::error(&name, format!("checking `{name}` failed inside mcp-pin: {e}"));
                     apply_policy(&mut r, &config, &today);

@@ -79,14 +79,20 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                                 p.message
                             );
                         }
-                        // Per tool, how its arguments were found (the failures above say it too).
-                        for p in
-                            run.probes.iter().filter(|p| p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Pass)
+                        // Per tool, how its arguments were found (the failures above say it too);
+                        // `--quiet` keeps only the warnings.
+                        for p in run
+                            .probes
+                            .iter()
+                            .filter(|p| p.kind == ProbeKind::Call && p.outcome == ProbeOutcome::Pass)
+                            .filter(|_| !opts.quiet)
                         {
                             let tool = crate::json::escape_line(&p.tool);
                             crate::tell!("server `{}`: probe of `{tool}` passed: {}", server.name, p.message);
                         }
-                        crate::tell!("server `{}`: probes: {}", server.name, run.summary());
+                        if !opts.quiet {
+                            crate::tell!("server `{}`: probes: {}", server.name, run.summary());
+                        }
                         (run.shapes, run.probes)
                     } else {
                         session.close().await;
@@ -173,6 +179,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
             r.outcome = Ok(merged);
         }
     }
+    let lifted = refuse_rejected(&mut results, old, &path, opts.accept_rejected)?;
     let mut new = (*old).clone();
     new.normalizer_version = crate::lockfile::NORMALIZER_VERSION;
     for r in &results {
@@ -199,5 +206,68 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
     } else {
         false
     };
+    if let Some(rejections) = lifted {
+        rejections.write().map_err(|e| AppError::Io(format!("cannot write {}: {e}", rejections.path.display())))?;
+    }
     Ok(LockOutcome { lockfile: path, results, written, existed: old_text.is_some(), removed })
+}
+
+/// The team's rejections ([`crate::rejections`]): a live definition that was rejected in
+/// `review` is not taken, the entry keeps the pinned one, and a line says which, why and when;
+/// the rest of the server is taken as usual. With `accept_rejected` it is taken and its rejection
+/// lifted: the rejections to write are returned.
+fn refuse_rejected(
+    results: &mut [LockResult],
+    old: &Lockfile,
+    lockfile: &std::path::Path,
+    accept_rejected: bool,
+) -> Result<Option<crate::rejections::Rejections>, AppError> {
+    use crate::rejections::{definition_digest, item_label, Rejections};
+    let mut rejections = Rejections::read(lockfile).map_err(AppError::Io)?;
+    let mut lifted = false;
+    for r in results.iter_mut() {
+        let (Ok(live), Some(prev)) = (&r.outcome, old.servers.get(&r.name)) else { continue };
+        let items: Vec<Option<String>> = rejections
+            .entries
+            .get(&r.name)
+            .map(|m| m.keys().map(|k| k.strip_prefix("tool ").map(str::to_string)).collect())
+            .unwrap_or_default();
+        let mut kept = live.clone();
+        let mut refused = false;
+        for item in items {
+            let Some(rejection) = rejections.matching(&r.name, &item, &live.surface).cloned() else { continue };
+            // Already pinned as it is live: nothing to take.
+            if definition_digest(&prev.surface, &item) == definition_digest(&live.surface, &item) {
+                continue;
+            }
+            let what = format!("{} of `{}`", item_label(&item), crate::json::escape_line(&r.name));
+            if accept_rejected {
+                crate::tell!(
+                    "taking {what} although the team {} (--accept-rejected): the rejection is lifted from {}",
+                    rejection.describe(),
+                    rejections.path.display()
+                );
+                rejections.set(&r.name, &item, None);
+                lifted = true;
+            } else {
+                crate::tell!(
+                    "not taken: {what}: the live definition is the one the team {}; the lock keeps the pinned definition (`--accept-rejected` takes it and lifts the rejection)",
+                    rejection.describe()
+                );
+                kept = match &item {
+                    Some(t) => accept_tools(&kept, prev, std::slice::from_ref(t)),
+                    None => crate::lockfile::accept_server_level(&kept, prev),
+                };
+                refused = true;
+            }
+        }
+        if refused {
+            let mut v = crate::diff::diff_surfaces(&prev.surface, &kept.surface);
+            v.extend(crate::diff::launch::launch_changes(prev.launch.as_ref(), kept.launch.as_ref()));
+            crate::diff::sort_changes(&mut v);
+            r.accepted = v;
+            r.outcome = Ok(kept);
+        }
+    }
+    Ok(lifted.then_some(rejections))
 }

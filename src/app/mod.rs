@@ -48,11 +48,19 @@ impl AppError {
             AppError::Lockfile(LockfileError::Missing { .. }) => {
                 Some("run `mcp-pin lock` to pin the servers first, and commit mcp.lock".into())
             }
+            AppError::Lockfile(LockfileError::Conflict { path, .. }) => {
+                let f = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                Some(format!(
+                    "resolve it as the merge it is, not by locking anew (that would pin the live surface unreviewed): take one side (`git checkout --ours {f}` or `--theirs {f}`), run `mcp-pin check` to see what the other side had pinned, and accept it with `mcp-pin review` or `mcp-pin lock --server NAME` once reviewed; then `git add {f}`"
+                ))
+            }
             AppError::Lockfile(LockfileError::Syntax { .. } | LockfileError::Invalid { .. }) => Some(
                 "restore the lockfile from version control, or delete it and run `mcp-pin lock`".into(),
             ),
             AppError::Hinted { hint, .. } => Some(hint.clone()),
-            AppError::Config(e @ (ConfigError::NotAllowed { .. } | ConfigError::ShortSecret { .. })) => e.hint(),
+            AppError::Config(
+                e @ (ConfigError::NotAllowed { .. } | ConfigError::ShortSecret { .. } | ConfigError::Several(_)),
+            ) => e.hint(),
             AppError::Config(ConfigError::Io { .. }) => Some(
                 "create mcp-pin.toml (see docs/config.md), pass --config FILE, or lock one server ad hoc: `mcp-pin lock -- CMD ARGS`"
                     .into(),
@@ -74,6 +82,10 @@ pub struct Options {
     pub shard: Option<(usize, usize)>,
     /// `lock --tool`: accept only these tools' changes.
     pub tools: Vec<String>,
+    /// `lock --accept-rejected`: take a live definition the team rejected, and lift the rejection.
+    pub accept_rejected: bool,
+    /// `--quiet`: only warnings and errors on the way (no line per passed probe).
+    pub quiet: bool,
 }
 
 impl Default for Options {
@@ -86,6 +98,8 @@ impl Default for Options {
             probe: true,
             shard: None,
             tools: vec![],
+            accept_rejected: false,
+            quiet: false,
         }
     }
 }

@@ -1,117 +1,30 @@
 //! `mcp-pin review`: the pending changes of each server, judged as `check` judges them, accepted,
-//! rejected or skipped one item at a time; rejections are remembered beside the lockfile.
+//! rejected or skipped one item at a time; a rejection, with its reason, is the team's: recorded in
+//! the committed rejections file beside the lockfile ([`crate::rejections`]).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use super::{load_config, record_policy, selected, take, today, write_guard, AppError, Options};
 use crate::change::Change;
 use crate::exit::ExitStatus;
 use crate::lockfile::{accept_server_level, accept_tools, source_of, Lockfile, ServerEntry};
+use crate::rejections::{definition_digest, Rejection, Rejections};
 use crate::report::{self, human::without_verdict, FailOn, Report, ServerReport};
 
 /// What `review` asks about: one tool's pending changes, or a server's server-level ones.
 fn review_item(tool: &Option<String>) -> String {
-    match tool {
-        Some(t) => format!("tool `{}`", crate::json::escape_line(t)),
-        None => "the server-level changes".into(),
-    }
+    crate::rejections::item_label(tool)
 }
 
 /// The answers `review` takes, as its `?` prints them.
 const REVIEW_HELP: &str = "  y  accept: the lock takes the live definition (written when the review ends)
-  n  reject: the lock keeps the pinned definition, and review does not ask again while the live one stays as it is
+  n  reject: the lock keeps the pinned definition; the rejection and its reason are recorded for the
+     team (commit the rejections file): `lock` refuses this live definition, `check` names it
   s  skip: decide later; the next review asks again
   a  accept this and every remaining item (one whose added words carry a cue is asked again)
   q  quit: ask nothing more; what was accepted so far is written
   ?  this help
 ";
-
-/// The rejections `review` remembers: per server, per item (`tool NAME` or `server`), a digest
-/// of the live definition that was rejected. Kept beside the lockfile (`.mcp.lock.rejected`),
-/// local to the one who reviewed; deleting it makes review ask again.
-#[derive(Debug, Default)]
-struct Rejections {
-    path: PathBuf,
-    entries: BTreeMap<String, BTreeMap<String, String>>,
-}
-
-impl Rejections {
-    fn path_for(lockfile: &Path) -> PathBuf {
-        let name = lockfile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "mcp.lock".into());
-        lockfile.with_file_name(format!(".{name}.rejected"))
-    }
-
-    fn read(lockfile: &Path) -> Rejections {
-        let path = Self::path_for(lockfile);
-        let entries = crate::files::read_regular(&path, 16 << 20)
-            .ok()
-            .and_then(|t| crate::json_read::from_str(&t).ok())
-            .and_then(|v| v.get("rejected").cloned())
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default();
-        Rejections { path, entries }
-    }
-
-    fn key(tool: &Option<String>) -> String {
-        match tool {
-            Some(t) => format!("tool {t}"),
-            None => "server".into(),
-        }
-    }
-
-    fn is_rejected(&self, server: &str, tool: &Option<String>, digest: &str) -> bool {
-        self.entries.get(server).and_then(|m| m.get(&Self::key(tool))).is_some_and(|d| d == digest)
-    }
-
-    fn set(&mut self, server: &str, tool: &Option<String>, digest: Option<String>) {
-        let m = self.entries.entry(server.to_string()).or_default();
-        match digest {
-            Some(d) => {
-                m.insert(Self::key(tool), d);
-            }
-            None => {
-                m.remove(&Self::key(tool));
-            }
-        }
-        if m.is_empty() {
-            self.entries.remove(server);
-        }
-    }
-
-    fn write(&self) -> std::io::Result<()> {
-        if self.entries.is_empty() {
-            return match std::fs::remove_file(&self.path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
-            };
-        }
-        let v = serde_json::json!({
-            "about": "mcp-pin review: live definitions rejected here (digests); delete this file to be asked again",
-            "rejected": self.entries,
-        });
-        crate::sink::write_file(&self.path, &crate::json::to_canonical_string(&v))
-    }
-}
-
-/// A digest of what accepting an item would take from the live entry (FNV-1a over canonical JSON).
-fn live_digest(live: &ServerEntry, tool: &Option<String>) -> String {
-    let v = match tool {
-        Some(t) => serde_json::json!({ "tool": live.surface.tools.get(t) }),
-        None => serde_json::json!({
-            "protocolVersion": live.surface.protocol_version,
-            "serverInfo": live.surface.server_info,
-            "instructions": live.surface.instructions,
-            "capabilities": live.surface.capabilities,
-        }),
-    };
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in crate::json::to_canonical_string(&v).bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
 
 /// `mcp-pin review`: for each server, the pending changes grouped by tool, judged as `check`
 /// judges them (`[rules]` classes, `[[ignore]]` entries); the user accepts, rejects or skips each
@@ -126,7 +39,7 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
     let (config, path) = load_config(opts, &[])?;
     let _guard = write_guard(&path).await?;
     let pinned = Lockfile::read(&path)?;
-    let mut rejections = Rejections::read(&path);
+    let mut rejections = Rejections::read(&path).map_err(AppError::Io)?;
     let mut new = pinned.clone();
     let mut accept_all = false;
     let stdin = std::io::stdin();
@@ -200,11 +113,8 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             let cued = changes.iter().find(|c| c.cued()).and_then(|c| c.cues.as_ref()).map(|q| q.describe());
             let what = review_item(&tool);
             let label = format!("{what} of {}", server.name);
-            let digest = live_digest(&live, &tool);
-            if rejections.is_rejected(&server.name, &tool, &digest) {
-                crate::tell!(
-                    "{label}: rejected on an earlier review, and the live definition is the same: not asked again"
-                );
+            if let Some(r) = rejections.matching(&server.name, &tool, &live.surface) {
+                crate::tell!("{label}: {}, and the live definition is the same: not asked again", r.describe());
                 remembered += 1;
                 continue;
             }
@@ -268,10 +178,23 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
                     crate::tell!("  accepted");
                 }
                 "n" | "no" => {
-                    rejections.set(&server.name, &tool, Some(digest));
+                    // A rejection is the team's: its reason is recorded with it.
+                    crate::tell_raw!("  why? (one line, recorded for the team; Enter for none): ");
+                    let _ = std::io::stderr().flush();
+                    let reason = match lines.next() {
+                        Some(Ok(l)) => Some(l.trim().to_string()).filter(|l| !l.is_empty()),
+                        _ => None,
+                    };
+                    let rejection = Rejection {
+                        definition: definition_digest(&live.surface, &tool),
+                        reason,
+                        date: Some(today.clone()),
+                        by: None,
+                    };
+                    rejections.set(&server.name, &tool, Some(rejection));
                     rejected.push(label);
                     crate::tell!(
-                        "  rejected: the lock keeps the pinned definition; review will not ask again while the live one stays as it is"
+                        "  rejected: the lock keeps the pinned definition; `lock` refuses this live definition until it changes"
                     );
                 }
                 "s" | "skip" => {
@@ -297,25 +220,37 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
         crate::tell!("nothing accepted; {} unchanged", path.display());
     }
     if !rejected.is_empty() {
-        crate::tell!("rejected {} ({}): the lock keeps the pinned definitions", rejected.len(), list(&rejected));
+        crate::tell!(
+            "rejected {} ({}): the lock keeps the pinned definitions; recorded with the reasons in {}",
+            rejected.len(),
+            list(&rejected),
+            rejections.path.display()
+        );
     }
     if !skipped.is_empty() {
         crate::tell!("skipped {} ({}): asked again next time", skipped.len(), list(&skipped));
     }
     if remembered > 0 {
         crate::tell!(
-            "{remembered} rejected before and not asked again (delete {} to be asked again)",
+            "{remembered} rejected before and not asked again (remove its entry from {} to be asked again)",
+            rejections.path.display()
+        );
+    }
+    if let Some(old) = rejections.migrating() {
+        crate::tell!(
+            "moved the rejections of {} into {} (commit it; the old file is removed)",
+            old.display(),
             rejections.path.display()
         );
     }
     if let Err(e) = rejections.write() {
         crate::tell!("warning: cannot record rejections in {}: {e}", rejections.path.display());
     }
-    if !accepted.is_empty() || !rejected.is_empty() {
-        crate::tell!(
-            "review the lockfile diff (`git diff {}`) and commit it",
-            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
-        );
+    let name = |p: &std::path::Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    if !rejected.is_empty() || rejections.migrating().is_some() {
+        crate::tell!("review the diff (`git diff {} {}`) and commit both", name(&path), name(&rejections.path));
+    } else if !accepted.is_empty() {
+        crate::tell!("review the lockfile diff (`git diff {}`) and commit it", name(&path));
     }
     Ok(status)
 }

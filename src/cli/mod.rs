@@ -98,6 +98,10 @@ pub enum Command {
         /// Accept only these tools' changes (repeatable); the rest of the lock stays as pinned
         #[arg(long = "tool", value_name = "NAME")]
         tools: Vec<String>,
+        /// Take a live definition the team rejected in `review` (the lock keeps the pinned one
+        /// otherwise), and lift its rejection from the rejections file (docs/lockfile.md)
+        #[arg(long)]
+        accept_rejected: bool,
         /// An ad-hoc server instead of a config: `mcp-pin lock -- CMD ARGS...` or `-- URL`; it is
         /// pinned in ./mcp.lock only when no config is here, or in --lockfile FILE
         #[arg(last = true, value_name = "CMD")]

@@ -17,7 +17,18 @@ use crate::report::{self, human::without_verdict, FailOn, Format, Report, Server
 
 /// Parse the process's arguments (clap prints help, versions and usage errors itself) and run.
 pub async fn run_from_args() -> ExitStatus {
-    let matches = Cli::command().get_matches();
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            if let Some(flag) = json_flag(&e) {
+                // clap would suggest `-- --json`, which makes `--json` a server's command.
+                crate::tell!("error: unexpected argument '{flag}'");
+                crate::tell!("hint: a report as JSON is `--format json` (to a file: `--format json --output FILE`)");
+                return ExitStatus::Error;
+            }
+            e.exit()
+        }
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -28,6 +39,17 @@ pub async fn run_from_args() -> ExitStatus {
         .and_then(|m| m.subcommand_matches("merge"))
         .is_some_and(|m| m.value_source("fail_on") == Some(ValueSource::CommandLine));
     run(cli, explicit_fail_on).await
+}
+
+/// The flag of an unknown-argument error when it is `--json` (the report format, as a flag).
+fn json_flag(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else { return None };
+    let name = arg.strip_prefix("--")?;
+    (name == "json").then(|| arg.clone())
 }
 
 /// Where and how a report goes: `--format`, `--output`, `--report`, the step summary, `--quiet`.
@@ -82,8 +104,13 @@ pub async fn run(cli: Cli, explicit_fail_on: bool) -> ExitStatus {
     };
     let done = |r: Result<ExitStatus, AppError>| r.unwrap_or_else(|e| print_error(&e));
     match &cli.command {
-        Command::Lock { select: sel, no_probe, command, tools } => {
-            let opts = Options { tools: tools.clone(), ..select(sel, *no_probe) };
+        Command::Lock { select: sel, no_probe, command, tools, accept_rejected } => {
+            let opts = Options {
+                tools: tools.clone(),
+                accept_rejected: *accept_rejected,
+                quiet: g.quiet,
+                ..select(sel, *no_probe)
+            };
             let progress = Progress::new(!g.quiet);
             done(app::lock(&opts, command, &progress).await.map(|o| print_lock(&o, &style, g.quiet)))
         }

@@ -69,8 +69,13 @@ pub enum ClientError {
     },
     #[error("handshake failed: {0}")]
     Handshake(String),
-    #[error("needs credentials: the server answered {status} ({www_authenticate}); set `headers` for this server in the config")]
-    NeedsCredentials { status: u16, www_authenticate: String },
+    #[error("needs credentials: the server answered {status} ({www_authenticate}); {}", credentials_advice(sent))]
+    NeedsCredentials {
+        status: u16,
+        www_authenticate: String,
+        /// The names of the headers sent (empty: none was set).
+        sent: Vec<String>,
+    },
     #[error("{what} got no answer within {}", humanize(*after))]
     Timeout { what: String, after: Duration },
     /// The configured `timeout` passed during the handshake (each phase gets all of it).
@@ -374,6 +379,13 @@ impl Session {
                             ClientError::Transport(format!("{msg}: {why}"))
                         }
                         (ClientError::Transport(msg), None) if is_handshake_mismatch(&e) => ClientError::Handshake(msg),
+                        (ClientError::NeedsCredentials { status, www_authenticate, .. }, _) => {
+                            ClientError::NeedsCredentials {
+                                status,
+                                www_authenticate,
+                                sent: cfg.headers.keys().cloned().collect(),
+                            }
+                        }
                         (other, _) => other,
                     }),
                     Err(_) => Err(ClientError::HandshakeTimeout {
@@ -773,6 +785,19 @@ fn is_handshake_mismatch(e: &rmcp::service::ClientInitializeError) -> bool {
     }
 }
 
+/// What to do about a 401 or 403: set `headers` when none was sent; when some were, the server
+/// refused them.
+fn credentials_advice(sent: &[String]) -> String {
+    if sent.is_empty() {
+        "set `headers` for this server in the config".into()
+    } else {
+        format!(
+            "it refused the headers sent ({}): check that each value is current and meant for this server (an expired or revoked token, a token of another account, the variable it is read from)",
+            sent.iter().map(|h| format!("`{}`", crate::json::escape_line(h))).collect::<Vec<_>>().join(", ")
+        )
+    }
+}
+
 /// Whether the handshake failed on a 403 (insufficient scope) rather than a 401.
 fn is_insufficient_scope(e: &rmcp::service::ClientInitializeError) -> bool {
     use rmcp::service::ClientInitializeError as E;
@@ -799,7 +824,7 @@ fn is_insufficient_scope(e: &rmcp::service::ClientInitializeError) -> bool {
 fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError {
     if let Some(challenge) = e.auth_challenge() {
         let status = if is_insufficient_scope(e) { 403 } else { 401 };
-        return ClientError::NeedsCredentials { status, www_authenticate: challenge.to_string() };
+        return ClientError::NeedsCredentials { status, www_authenticate: challenge.to_string(), sent: vec![] };
     }
     let mut chain = format!("{e}");
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);

@@ -242,7 +242,7 @@ impl Expander<'_> {
     /// written beside it, is a setting (`secrets::read_setting`); any other is a secret.
     fn read_ref(&self, name: &str, default: Option<&str>, env: EnvFn<'_>) -> Result<Option<String>, ExpandError> {
         let marked = self.not_secret.iter().any(|n| n == name);
-        if !marked && default.is_none_or(str::is_empty) {
+        if !marked && default.is_none() {
             return read(name, env);
         }
         crate::secrets::read_setting(name, env, default, marked).map_err(|r| refused(name, r))

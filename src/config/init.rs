@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::expand::{escape, is_template, parses_as_template, template_vars};
+use super::expand::{escape, is_template, parses_as_template};
 use super::{Config, ProbePolicy, ServerConfig, Transport, DEFAULT_TIMEOUT};
 
 /// A commented `mcp-pin.toml` for the servers in `from`, which was read from `source`.
@@ -64,20 +64,42 @@ pub fn init_toml_keeping(loaded: &super::Loaded, source: &Path, kept: &BTreeMap<
         let _ = writeln!(body, "# [servers.{}] is not here: {}.\n", key(name), why.replace('\n', " "));
     }
     // Variables that name the machine's own places (`${HOME}`) are no secret to set.
-    vars.retain(|v| !crate::secrets::NOT_SECRET.contains(&v.as_str()));
+    vars.retain(|v| !crate::secrets::NOT_SECRET.contains(&v.trim_end_matches(":-")));
     let example_server = first_server.unwrap_or("weather");
 
     let mut out = String::new();
     let _ = writeln!(out, "# mcp-pin.toml: the MCP servers whose tool surface mcp-pin pins in mcp.lock.");
-    let _ = writeln!(out, "# Written by `mcp-pin init` from {}.", source.display());
+    // The file's name, never the author's absolute path (the file is committed).
+    let here = std::env::current_dir().ok();
+    let shown = match here.as_deref().and_then(|h| source.strip_prefix(h).ok()) {
+        Some(rel) => rel.display().to_string(),
+        None if source.is_relative() => source.display().to_string(),
+        None => source.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+    };
+    let _ = writeln!(out, "# Written by `mcp-pin init` from {shown}.");
     let _ = writeln!(out, "# Every key is described in docs/config.md.");
     out.push_str("#\n# Secrets are not stored here: `${NAME}` is read from the environment when mcp-pin runs\n");
     out.push_str("# (`${NAME:-default}` for a fallback, `$$` for a literal `$`).\n");
     if !vars.is_empty() {
         out.push_str("# Set these before running mcp-pin (in CI: as secrets):\n");
         for v in &vars {
-            let _ = writeln!(out, "#   {v}");
+            match v.strip_suffix(":-") {
+                Some(v) => {
+                    let _ = writeln!(out, "#   {v} (optional: while it is unset, its default is used)");
+                }
+                None => {
+                    let _ = writeln!(out, "#   {v}");
+                }
+            }
         }
+        let mut all: Vec<&str> = vars.iter().map(|v| v.trim_end_matches(":-")).collect();
+        all.sort_unstable();
+        let _ = writeln!(
+            out,
+            "# In CI, allow each one the job sets: `--allow-env {}` (the Action's input `allow-env: {}`).",
+            all.join(","),
+            all.join(",")
+        );
     }
     out.push('\n');
     out.push_str(&body);
@@ -256,6 +278,7 @@ fn write_server(
                 args.iter().for_each(|a| note_vars(a, vars));
             }
             if let Some(cwd) = &s.cwd_template {
+                note_vars(cwd, vars);
                 let _ = writeln!(out, "cwd = {}", quote(&template_or_escaped(cwd)));
             }
             if let Some(f) = env_file {
@@ -429,10 +452,16 @@ fn scrub_args(args: &[String], prefix: &str, invented: &mut BTreeMap<String, Str
     out
 }
 
+/// Every variable `template` reads, into `vars`: a variable read only with a default
+/// (`${REGION:-eu}`) is noted as `REGION:-` (needed in CI only when it is set).
 fn note_vars(template: &str, vars: &mut Vec<String>) {
-    for v in template_vars(template) {
-        if !vars.contains(&v) {
-            vars.push(v);
+    for (v, default) in super::expand::template_refs(template) {
+        let optional = format!("{v}:-");
+        match (default.is_some(), vars.iter().position(|x| *x == v || *x == optional)) {
+            (_, None) => vars.push(if default.is_some() { optional } else { v }),
+            // Read without a default somewhere: needed.
+            (false, Some(i)) => vars[i] = v,
+            (true, Some(_)) => {}
         }
     }
 }

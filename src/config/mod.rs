@@ -64,6 +64,61 @@ pub enum ConfigError {
     /// VS Code `${input:ID}`: VS Code prompts for it; mcp-pin reads `MCP_PIN_INPUT_<ID>` instead.
     #[error("config file {path}: server `{server}`: `${{input:{input}}}` is prompted by VS Code when it starts the server, and mcp-pin cannot prompt; set environment variable `{var}`, or define this server in mcp-pin.toml")]
     MissingInput { path: PathBuf, server: String, input: String, var: String },
+    /// Every problem of one load, reported at once (each server's, each key's): a fix-and-push
+    /// loop never finds them one per run.
+    #[error("{}", several(.0))]
+    Several(Vec<ConfigError>),
+}
+
+/// `N problems in the config:` and each problem on its own line.
+fn several(errors: &[ConfigError]) -> String {
+    let mut out = format!("{} problems in the config:", errors.len());
+    for e in errors {
+        out.push_str("\n  - ");
+        out.push_str(&e.to_string().replace('\n', "\n    "));
+    }
+    out
+}
+
+impl ConfigError {
+    /// One error for `errors` (the one itself when there is one); `None` for none. Nested lists
+    /// are flattened and a repeated message kept once.
+    pub fn gather(errors: Vec<ConfigError>) -> Option<ConfigError> {
+        let mut flat: Vec<ConfigError> = vec![];
+        for e in errors {
+            let items = match e {
+                ConfigError::Several(v) => v,
+                e => vec![e],
+            };
+            for e in items {
+                if !flat.iter().any(|f| f.to_string() == e.to_string()) {
+                    flat.push(e);
+                }
+            }
+        }
+        match flat.len() {
+            0 => None,
+            1 => flat.pop(),
+            _ => Some(ConfigError::Several(flat)),
+        }
+    }
+
+    /// The variables this error says the run must allow (`--allow-env`), in order.
+    pub fn not_allowed(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = vec![];
+        let items: &[ConfigError] = match self {
+            ConfigError::Several(v) => v,
+            e => std::slice::from_ref(e),
+        };
+        for e in items {
+            if let ConfigError::NotAllowed { var, .. } = e {
+                if !out.contains(&var.as_str()) {
+                    out.push(var);
+                }
+            }
+        }
+        out
+    }
 }
 
 impl ConfigError {
@@ -73,6 +128,21 @@ impl ConfigError {
             ConfigError::NotAllowed { var, .. } => Some(format!(
                 "allow it for this run: `mcp-pin --allow-env {var} ...` (the Action's input `allow-env: {var}`); see docs/security.md"
             )),
+            ConfigError::Several(errors) => {
+                let vars = self.not_allowed().join(",");
+                let mut hints: Vec<String> = vec![];
+                if !vars.is_empty() {
+                    hints.push(format!(
+                        "allow them all for this run: `mcp-pin --allow-env {vars} ...` (the Action's input `allow-env: {vars}`); see docs/security.md"
+                    ));
+                }
+                for h in errors.iter().filter(|e| !matches!(e, ConfigError::NotAllowed { .. })).filter_map(|e| e.hint()) {
+                    if !hints.contains(&h) {
+                        hints.push(h);
+                    }
+                }
+                (!hints.is_empty()).then(|| hints.join("\nhint: "))
+            }
             ConfigError::ShortSecret { var, .. } => Some(format!(
                 "if `{var}` is no secret, write its value in the config itself; otherwise use a longer secret"
             )),
@@ -84,6 +154,7 @@ impl ConfigError {
     pub fn line(&self) -> Option<usize> {
         match self {
             ConfigError::At { line, .. } => Some(*line),
+            ConfigError::Several(v) => v.first().and_then(ConfigError::line),
             _ => None,
         }
     }
@@ -98,6 +169,7 @@ impl ConfigError {
             | ConfigError::ShortSecret { path, .. }
             | ConfigError::At { path, .. }
             | ConfigError::MissingInput { path, .. } => path,
+            ConfigError::Several(v) => v.first().map_or(Path::new(""), ConfigError::path),
         }
     }
 }

@@ -61,7 +61,11 @@ pub fn parse(
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
     let root = doc.get_ref();
 
-    // Servers first: `[[ignore]] server = ...` is checked against them.
+    // Every problem of the file is gathered and reported at once (each server's, each table's).
+    let mut errors: Vec<ConfigError> = vec![];
+    // Every server the file declares, read or not: `[[ignore]] server = ...` is checked against them.
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    // Servers first.
     let mut servers_seen = false;
     for (k, v) in root.iter() {
         match k.get_ref().as_ref() {
@@ -75,31 +79,59 @@ pub fn parse(
                     let plain_server = plain.get("servers").and_then(|s| s.get(name.get_ref().as_ref()));
                     // A server this run does not contact reads no variable.
                     let skip = only.is_some_and(|o| !o.contains(name.get_ref().as_ref()));
+                    names.insert(name.get_ref().to_string());
                     let server = if skip {
-                        Ctx { env: None, dir: cx.dir.clone(), ..cx }.server(name, sv, plain_server)?
+                        Ctx { env: None, dir: cx.dir.clone(), ..cx }.server(name, sv, plain_server)
                     } else {
-                        cx.server(name, sv, plain_server)?
+                        cx.server(name, sv, plain_server)
                     };
-                    config.servers.insert(server.name.clone(), server);
+                    match server {
+                        Ok(server) => {
+                            config.servers.insert(server.name.clone(), server);
+                        }
+                        Err(e) => errors.push(e),
+                    }
                 }
             }
             "rules" | "ignore" | "proxy" => {}
-            other => return Err(cx.unknown(k, other, "the top level", TOP_KEYS)),
+            other => errors.push(cx.unknown(k, other, "the top level", TOP_KEYS)),
         }
     }
     if !servers_seen {
         return Err(cx.at(0..0, "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)"));
     }
     if let Some((_, v)) = root.get_key_value("rules") {
-        config.rules = cx.rules(v)?;
+        cx.rules(v).map(|r| config.rules = r).unwrap_or_else(|e| errors.push(e));
     }
     if let Some((k, v)) = root.get_key_value("ignore") {
-        config.ignores = cx.ignores(k, v, &config.servers, "ignore", IGNORE_KEYS)?;
+        cx.ignores(k, v, &names, "ignore", IGNORE_KEYS).map(|i| config.ignores = i).unwrap_or_else(|e| errors.push(e));
     }
     if let Some((_, v)) = root.get_key_value("proxy") {
-        config.proxy = cx.proxy(v, &config.servers)?;
+        cx.proxy(v, &names).map(|p| config.proxy = p).unwrap_or_else(|e| errors.push(e));
     }
-    Ok(config)
+    match ConfigError::gather(errors) {
+        Some(e) => Err(e),
+        None => Ok(config),
+    }
+}
+
+/// The value of `r`, or `default` with its error kept in `errors` (a server's keys are each
+/// checked, whatever another one's problem).
+fn keep<T>(errors: &mut Vec<ConfigError>, r: Result<T, ConfigError>, default: T) -> T {
+    r.unwrap_or_else(|e| {
+        errors.push(e);
+        default
+    })
+}
+
+/// Every string of a value (a server's table, its arrays, its nested tables).
+fn strings_in<'v>(v: &'v DeValue<'_>, out: &mut Vec<&'v str>) {
+    match v {
+        DeValue::String(s) => out.push(s.as_ref()),
+        DeValue::Array(a) => a.iter().for_each(|x| strings_in(x.get_ref(), out)),
+        DeValue::Table(t) => t.iter().for_each(|(_, x)| strings_in(x.get_ref(), out)),
+        _ => {}
+    }
 }
 
 struct Ctx<'a> {
@@ -185,6 +217,7 @@ impl<'a> Ctx<'a> {
         }
         let place = format!("[servers.{n}]");
         let t = self.table(v, &format!("server `{n}`"))?;
+        let mut errs: Vec<ConfigError> = vec![];
         let mut fields: BTreeMap<&str, (&Key<'_>, &Val<'_>)> = BTreeMap::new();
         for (k, fv) in t.iter() {
             let key = k.get_ref().as_ref();
@@ -194,7 +227,7 @@ impl<'a> Ctx<'a> {
                     fields.insert(a, (k, fv));
                 }
                 None if key == "type" || key == "transport" => {
-                    return Err(self.at(
+                    errs.push(self.at(
                         k.span(),
                         format!(
                             "unknown key `{key}` in {place}: mcp-pin.toml needs no transport type: `command` makes a stdio \
@@ -204,105 +237,146 @@ impl<'a> Ctx<'a> {
                 }
                 None => {
                     let allowed: Vec<&str> = STDIO_KEYS.iter().chain(HTTP_KEYS).chain(COMMON_KEYS).copied().collect();
-                    return Err(self.unknown(k, key, &place, &allowed));
+                    errs.push(self.unknown(k, key, &place, &allowed));
                 }
             }
         }
-        let transport = match (fields.get("command"), fields.get("url")) {
-            (Some(_), Some((uk, _))) => {
-                return Err(
-                    self.at(uk.span(), format!("server `{n}` has both `command` (stdio) and `url` (HTTP): keep one"))
-                )
+        // Under CI, every variable the run would have to allow, at once (`--allow-env A,B,C`).
+        if let Some(env) = self.env {
+            let mut texts: Vec<&str> = vec![];
+            for (key, (_, fv)) in &fields {
+                if !matches!(*key, "tools" | "inherit_env") {
+                    strings_in(fv.get_ref(), &mut texts);
+                }
             }
-            (None, None) => {
-                return Err(self.at(
-                    name.span(),
-                    format!("server `{n}` needs `command` (a stdio server) or `url` (a Streamable HTTP server)"),
-                ))
+            let mut refs: Vec<(String, Option<String>)> =
+                texts.iter().flat_map(|t| super::expand::template_refs(t)).collect();
+            if let Some((_, iv)) = fields.get("inherit_env") {
+                let mut names = vec![];
+                strings_in(iv.get_ref(), &mut names);
+                refs.extend(names.into_iter().map(|v| (v.to_string(), None)));
             }
-            (Some(_), None) => {
-                if let Some((k, _)) = HTTP_KEYS.iter().find_map(|h| fields.get(h)) {
+            for (var, default) in refs {
+                if crate::secrets::needs_allow(&var, env, default.as_deref()) {
+                    errs.push(ConfigError::NotAllowed { path: self.path.to_path_buf(), server: n.to_string(), var });
+                }
+            }
+        }
+        let transport = (|| -> Result<Transport, ConfigError> {
+            Ok(match (fields.get("command"), fields.get("url")) {
+                (Some(_), Some((uk, _))) => {
+                    return Err(self
+                        .at(uk.span(), format!("server `{n}` has both `command` (stdio) and `url` (HTTP): keep one")))
+                }
+                (None, None) => {
                     return Err(self.at(
+                        name.span(),
+                        format!("server `{n}` needs `command` (a stdio server) or `url` (a Streamable HTTP server)"),
+                    ))
+                }
+                (Some(_), None) => {
+                    if let Some((k, _)) = HTTP_KEYS.iter().find_map(|h| fields.get(h)) {
+                        return Err(self.at(
                         k.span(),
                         format!(
                             "`{}` is for HTTP servers (`url`); server `{n}` is a stdio server (`command`): use `env` to pass secrets",
                             k.get_ref()
                         ),
                     ));
+                    }
+                    Transport::Stdio(self.stdio(n, &fields)?)
                 }
-                Transport::Stdio(self.stdio(n, &fields)?)
-            }
-            (None, Some(_)) => {
-                if let Some((k, _)) = STDIO_KEYS.iter().find_map(|h| fields.get(h)) {
-                    return Err(self.at(
+                (None, Some(_)) => {
+                    if let Some((k, _)) = STDIO_KEYS.iter().find_map(|h| fields.get(h)) {
+                        return Err(self.at(
                         k.span(),
                         format!(
                             "`{}` is for stdio servers (`command`); server `{n}` is an HTTP server (`url`): use `headers` to pass secrets",
                             k.get_ref()
                         ),
                     ));
+                    }
+                    Transport::Http(self.http(n, &fields)?)
                 }
-                Transport::Http(self.http(n, &fields)?)
+            })
+        })();
+        let transport = match transport {
+            Ok(t) => Some(t),
+            Err(e) => {
+                errs.push(e);
+                None
             }
         };
 
-        let timeout = match fields.get("timeout") {
-            None => DEFAULT_TIMEOUT,
-            Some((_, tv)) => {
-                let s = match tv.get_ref() {
-                    DeValue::String(s) => s.as_ref(),
-                    DeValue::Integer(i) => {
+        let timeout = (|| -> Result<Duration, ConfigError> {
+            Ok(match fields.get("timeout") {
+                None => DEFAULT_TIMEOUT,
+                Some((_, tv)) => {
+                    let s = match tv.get_ref() {
+                        DeValue::String(s) => s.as_ref(),
+                        DeValue::Integer(i) => {
+                            return Err(self.at(
+                                tv.span(),
+                                format!(
+                                    "`timeout` must be a string with a unit, e.g. \"{}s\" or \"500ms\"",
+                                    i.as_str()
+                                ),
+                            ))
+                        }
+                        other => {
+                            return Err(self.at(tv.span(), format!("`timeout` must be a string, found {}", kind(other))))
+                        }
+                    };
+                    parse_duration(s)
+                        .map_err(|m| self.at(tv.span(), format!("server `{n}`: invalid `timeout` \"{s}\": {m}")))?
+                }
+            })
+        })();
+        let timeout = keep(&mut errs, timeout, DEFAULT_TIMEOUT);
+
+        let max_tools = (|| -> Result<usize, ConfigError> {
+            Ok(match fields.get("max_tools") {
+                None => super::DEFAULT_MAX_TOOLS,
+                Some((_, mv)) => match mv.get_ref() {
+                    DeValue::Integer(i) => match i.as_str().parse::<usize>() {
+                        Ok(n) if n > 0 => n,
+                        _ => {
+                            return Err(self
+                                .at(mv.span(), format!("server `{n}`: `max_tools` must be a positive whole number")))
+                        }
+                    },
+                    other => {
                         return Err(self.at(
-                            tv.span(),
-                            format!("`timeout` must be a string with a unit, e.g. \"{}s\" or \"500ms\"", i.as_str()),
+                            mv.span(),
+                            format!("server `{n}`: `max_tools` must be a number, found {}", kind(other)),
                         ))
                     }
-                    other => {
-                        return Err(self.at(tv.span(), format!("`timeout` must be a string, found {}", kind(other))))
-                    }
-                };
-                parse_duration(s)
-                    .map_err(|m| self.at(tv.span(), format!("server `{n}`: invalid `timeout` \"{s}\": {m}")))?
-            }
-        };
-
-        let max_tools = match fields.get("max_tools") {
-            None => super::DEFAULT_MAX_TOOLS,
-            Some((_, mv)) => match mv.get_ref() {
-                DeValue::Integer(i) => match i.as_str().parse::<usize>() {
-                    Ok(n) if n > 0 => n,
-                    _ => {
-                        return Err(
-                            self.at(mv.span(), format!("server `{n}`: `max_tools` must be a positive whole number"))
-                        )
-                    }
                 },
-                other => {
-                    return Err(self
-                        .at(mv.span(), format!("server `{n}`: `max_tools` must be a number, found {}", kind(other))))
-                }
-            },
-        };
+            })
+        })();
+        let max_tools = keep(&mut errs, max_tools, super::DEFAULT_MAX_TOOLS);
 
         let client_set = fields.contains_key("client");
-        let client = match fields.get("client") {
-            None => super::Client::default(),
-            Some((_, cv)) => match cv.get_ref() {
-                DeValue::String(s) => super::Client::from_key(s.as_ref()).ok_or_else(|| {
-                    let h = hint(s.as_ref(), super::Client::keys());
-                    let keys: Vec<String> = super::Client::keys().map(|k| format!("\"{k}\"")).collect();
-                    self.at(
-                        cv.span(),
-                        format!("server `{n}`: unknown `client` \"{s}\": expected {}{h}", keys.join(", ")),
-                    )
-                })?,
-                other => {
-                    return Err(
-                        self.at(cv.span(), format!("server `{n}`: `client` must be a string, found {}", kind(other)))
-                    )
-                }
-            },
-        };
+        let client = (|| -> Result<super::Client, ConfigError> {
+            Ok(match fields.get("client") {
+                None => super::Client::default(),
+                Some((_, cv)) => match cv.get_ref() {
+                    DeValue::String(s) => super::Client::from_key(s.as_ref()).ok_or_else(|| {
+                        let h = hint(s.as_ref(), super::Client::keys());
+                        let keys: Vec<String> = super::Client::keys().map(|k| format!("\"{k}\"")).collect();
+                        self.at(
+                            cv.span(),
+                            format!("server `{n}`: unknown `client` \"{s}\": expected {}{h}", keys.join(", ")),
+                        )
+                    })?,
+                    other => {
+                        return Err(self
+                            .at(cv.span(), format!("server `{n}`: `client` must be a string, found {}", kind(other))))
+                    }
+                },
+            })
+        })();
+        let client = keep(&mut errs, client, super::Client::default());
 
         let max_listing_bytes = match fields.get("max_listing_bytes") {
             None => super::DEFAULT_MAX_LISTING_BYTES,
@@ -312,23 +386,28 @@ impl<'a> Ctx<'a> {
                     DeValue::String(s) => parse_size(s.as_ref()),
                     other => Err(format!("must be a size, found {}", kind(other))),
                 };
-                parsed.map_err(|m| self.at(mv.span(), format!("server `{n}`: invalid `max_listing_bytes`: {m}")))?
+                keep(
+                    &mut errs,
+                    parsed.map_err(|m| self.at(mv.span(), format!("server `{n}`: invalid `max_listing_bytes`: {m}"))),
+                    super::DEFAULT_MAX_LISTING_BYTES,
+                )
             }
         };
 
         let mut client_capabilities = Vec::new();
         let client_capabilities_set = fields.contains_key("client_capabilities");
         if let Some((_, cv)) = fields.get("client_capabilities") {
-            for (c, span) in self.strings(cv, "`client_capabilities`")? {
+            for (c, span) in keep(&mut errs, self.strings(cv, "`client_capabilities`"), vec![]) {
                 if !CLIENT_CAPABILITIES.contains(&c.as_str()) {
                     let h = hint(&c, CLIENT_CAPABILITIES.iter().copied());
-                    return Err(self.at(
+                    errs.push(self.at(
                         span,
                         format!(
                             "server `{n}`: unknown client capability `{c}`: expected one of: {}{h}",
                             CLIENT_CAPABILITIES.join(", ")
                         ),
                     ));
+                    continue;
                 }
                 client_capabilities.push(c);
             }
@@ -338,22 +417,35 @@ impl<'a> Ctx<'a> {
 
         let probe = match fields.get("probe") {
             None => ProbePolicy::default(),
-            Some((_, pv)) => self.probe(pv, &format!("server `{n}`"))?,
+            Some((_, pv)) => keep(&mut errs, self.probe(pv, &format!("server `{n}`")), ProbePolicy::default()),
         };
 
         let mut tools = BTreeMap::new();
         if let Some((_, tv)) = fields.get("tools") {
-            let t = self.table(tv, &format!("`[servers.{n}.tools]`"))?;
-            for (tk, tval) in t.iter() {
+            let t = keep(&mut errs, self.table(tv, &format!("`[servers.{n}.tools]`")).map(Some), None);
+            for (tk, tval) in t.into_iter().flat_map(|t| t.iter()) {
                 let tool = tk.get_ref().as_ref();
                 if tool.is_empty() {
-                    return Err(self.at(tk.span(), format!("server `{n}`: empty tool name")));
+                    errs.push(self.at(tk.span(), format!("server `{n}`: empty tool name")));
+                    continue;
                 }
                 let plain_tool = plain.and_then(|p| p.get("tools")).and_then(|t| t.get(tool));
-                tools.insert(tool.to_string(), self.tool(n, tool, tval, plain_tool)?);
+                match self.tool(n, tool, tval, plain_tool) {
+                    Ok(c) => {
+                        tools.insert(tool.to_string(), c);
+                    }
+                    Err(e) => errs.push(e),
+                }
             }
         }
 
+        if let Some(e) = ConfigError::gather(errs) {
+            return Err(e);
+        }
+        // Without an error gathered, the transport was read.
+        let Some(transport) = transport else {
+            return Err(self.at(name.span(), format!("server `{n}`: not read")));
+        };
         Ok(ServerConfig {
             name: n.to_string(),
             transport,
@@ -680,7 +772,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `[proxy]`: `new_tools`, `unpinned` and the `[[proxy.allow]]` exceptions.
-    fn proxy(&self, v: &Val<'_>, servers: &BTreeMap<String, ServerConfig>) -> Result<ProxyPolicy, ConfigError> {
+    fn proxy(&self, v: &Val<'_>, servers: &BTreeSet<String>) -> Result<ProxyPolicy, ConfigError> {
         let t = self.table(v, "`[proxy]`")?;
         let mut out = ProxyPolicy::default();
         let choice = |fv: &Val<'_>, key: &str, values: [&str; 2]| -> Result<bool, ConfigError> {
@@ -739,7 +831,7 @@ impl<'a> Ctx<'a> {
         &self,
         key: &Key<'_>,
         v: &Val<'_>,
-        servers: &BTreeMap<String, ServerConfig>,
+        servers: &BTreeSet<String>,
         table: &str,
         keys: &[&str],
     ) -> Result<Vec<Ignore>, ConfigError> {
@@ -776,12 +868,12 @@ impl<'a> Ctx<'a> {
             let rule: RuleId = rule.parse().map_err(|_| self.at(rule_span, unknown_rule_message(&rule)))?;
             let server = opt("server")?;
             if let Some((s, span)) = &server {
-                if !servers.contains_key(s) {
+                if !servers.contains(s) {
                     return Err(self.at(
                         span.clone(),
                         format!(
                             "`{name}` names server `{s}`, which is not in `[servers]`{}",
-                            hint(s, servers.keys().map(String::as_str))
+                            hint(s, servers.iter().map(String::as_str))
                         ),
                     ));
                 }

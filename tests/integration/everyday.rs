@@ -317,3 +317,140 @@ fn bash_completion_completes_options_and_hides_the_adapter() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("conformance"), "{shell}");
     }
 }
+
+/// Under CI every variable the run must allow is named in one run, with the one line to paste
+/// (`--allow-env A,B,C` and the Action's input), across servers and within one; an unset
+/// `${REGION:-eu}` uses its default and needs no allow. Without loading every server's
+/// references first (taken out by hand once), only `TOKEN_A` was named, and `REGION` too needed
+/// an allow.
+#[test]
+fn ci_names_every_variable_to_allow_at_once() {
+    let p = Project::new();
+    p.write_json("a.json", &surface());
+    p.write_json("b.json", &surface());
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.a]\ncommand = {fx:?}\nargs = [\"--surface\", \"a.json\"]\nenv = {{ A = \"${{TOKEN_A}}\", B = \"${{TOKEN_B}}\" }}\n\n\
+             [servers.b]\ncommand = {fx:?}\nargs = [\"--surface\", \"b.json\", \"--note\", \"${{REGION:-eu}}\"]\nenv = {{ C = \"${{TOKEN_C}}\" }}\n",
+            fx = fixture_bin()
+        ),
+    );
+    let env = [("TOKEN_A", "secret-value-aaaa"), ("TOKEN_B", "secret-value-bbbb"), ("TOKEN_C", "secret-value-cccc")];
+    let mut ci = env.to_vec();
+    ci.push(("CI", "true"));
+    let out = p.run_env(&["lock", "--no-probe"], &ci);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = stderr(&out);
+    for v in ["TOKEN_A", "TOKEN_B", "TOKEN_C"] {
+        assert!(err.contains(&format!("${{{v}}}")), "{v} named: {err}");
+    }
+    assert!(
+        err.contains("--allow-env TOKEN_A,TOKEN_B,TOKEN_C") && err.contains("allow-env: TOKEN_A,TOKEN_B,TOKEN_C"),
+        "{err}"
+    );
+    assert!(!err.contains("REGION"), "an unset variable with a default needs no allow: {err}");
+    assert!(!err.contains("secret-value"), "{err}");
+    // The line pasted: the run goes through.
+    let out = p.run_env(&["lock", "--no-probe", "--allow-env", "TOKEN_A,TOKEN_B,TOKEN_C"], &ci);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A default that is set is a value read: then it needs an allow like any other.
+    ci.push(("REGION", "us-east-1"));
+    let out = p.run_env(&["check", "--no-probe", "--allow-env", "TOKEN_A,TOKEN_B,TOKEN_C"], &ci);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(stderr(&out).contains("--allow-env REGION"), "{}", text(&out));
+}
+
+/// Config mistakes are all reported in one run: a misspelled key, `timeout = "30"` and an unknown
+/// `probe` value in one server, a bad `probe` in another, an unknown `[proxy]` key. Without the
+/// gathering (taken out by hand once), only the first was.
+#[test]
+fn every_config_mistake_is_reported_in_one_run() {
+    let p = Project::new();
+    p.write(
+        "mcp-pin.toml",
+        "[servers.a]\ncommand = \"x\"\ntmeout = \"3s\"\ntimeout = \"30\"\nprobe = \"sandboxed\"\n\n\
+         [servers.b]\ncommand = \"y\"\nprobe = \"everything\"\n\n[proxy]\nnew_tool = \"hide\"\n",
+    );
+    let out = p.run(&["check", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = stderr(&out);
+    assert!(err.contains("5 problems in the config"), "{err}");
+    for needle in
+        ["`tmeout`", "\"30\"", "\"sandboxed\"", "\"everything\"", "`new_tool`", "mcp-pin.toml:3:", "mcp-pin.toml:4:"]
+    {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+}
+
+/// `init` lists every variable the config reads, a defaulted one marked optional, with the
+/// `--allow-env` line CI needs; its header names the client file, never the author's absolute
+/// path. Without the change, `${REGION:-eu}` was left out and the header held the path.
+#[test]
+fn init_lists_every_variable_and_no_absolute_path() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"local": {
+            "command": fixture_bin(),
+            "args": ["--surface", "surface.json", "--note", "${REGION:-eu}"],
+            "env": {"DOCS_TOKEN": "${DOCS_TOKEN}"}
+        }}})
+        .to_string(),
+    );
+    let out = p.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let toml = p.read("mcp-pin.toml");
+    let dir = p.dir.path().display().to_string();
+    assert!(!toml.contains(&dir), "no absolute path: {toml}");
+    assert!(toml.contains("from .mcp.json"), "{toml}");
+    assert!(toml.contains("#   DOCS_TOKEN\n"), "{toml}");
+    assert!(toml.contains("#   REGION (optional"), "{toml}");
+    assert!(toml.contains("--allow-env DOCS_TOKEN,REGION"), "{toml}");
+}
+
+/// A lockfile git left conflict markers in is called a merge conflict, and the hint never says
+/// to delete it and lock (which would pin the live surface unreviewed).
+#[test]
+fn a_lockfile_with_conflict_markers_is_a_merge_conflict() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    p.write(
+        "mcp.lock",
+        "{\n<<<<<<< HEAD\n  \"lockfileVersion\": 1,\n=======\n  \"lockfileVersion\": 1,\n>>>>>>> other\n  \"servers\": {}\n}\n",
+    );
+    let out = p.run(&["check", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = stderr(&out);
+    assert!(err.contains("merge conflict markers (line 2"), "{err}");
+    assert!(err.contains("git checkout --ours mcp.lock") && !err.contains("delete it"), "{err}");
+}
+
+/// The advisory lock `lock` holds beside the lockfile is gone once it has written: nothing for
+/// `git status` to show.
+#[test]
+fn lock_leaves_no_sidecar() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(p.path("mcp.lock").exists());
+    assert!(!p.path(".mcp.lock.lock").exists(), "the sidecar is removed");
+    // And a second lock still works (it takes a fresh one).
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// `check --json` says to use `--format json`, not clap's `-- --json` (which would make
+/// `--json` an ad-hoc server's command).
+#[test]
+fn check_json_flag_points_to_format_json() {
+    let p = Project::new();
+    let out = p.run(&["check", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--format json") && !err.contains("-- --json"), "{err}");
+}
