@@ -145,7 +145,8 @@ pub fn result(data: &[u8]) {
         let _ = shape::content_note(&a, &sb);
     }
     let _ = shape::payload_problems("t", &b);
-    let _ = shape::new_conflict(&b, Some(&a));
+    let _ = shape::new_conflict(&b, Some(&a), false);
+    let _ = shape::new_conflict(&b, Some(&a), true);
 }
 
 /// `report merge` on arbitrary JSON reports never panics, and merging a merged report again

@@ -7,6 +7,8 @@
 //! - `nullable: true` (OpenAPI) and `anyOf/oneOf: [X, {type: null}]` as `null` added to X;
 //! - single-branch `allOf`/`anyOf`/`oneOf` merged into the parent when nothing conflicts;
 //! - titled enums (`oneOf`/`anyOf` of `{const, title}`) as `enum` + `$enumTitles`;
+//! - a `oneOf`/`anyOf` of objects alike but for the one value a required property allows as the
+//!   one object whose property allows them all;
 //! - `definitions` as `$defs`, local `$ref`s as `#<json pointer>`;
 //! - draft-04 boolean exclusive bounds, draft-07 array `items`/`additionalItems`, `dependencies`;
 //! - `true` schemas as `{}`, `false` schemas as `{"type": []}` (accepts nothing), except where
@@ -198,6 +200,9 @@ fn norm_object(src: &Map<String, Value>, depth: usize, d2020: bool) -> Map<Strin
             titled_enum(&mut m, kw);
         }
         value_branches(&mut m);
+        for kw in ["anyOf", "oneOf"] {
+            value_split_objects(&mut m, kw);
+        }
         for kw in ["allOf", "anyOf", "oneOf"] {
             single_branch(&mut m, kw);
         }
@@ -694,6 +699,77 @@ fn titled_enum(m: &mut Map<String, Value>, kw: &str) {
     }
 }
 
+/// `oneOf: [{type: object, properties: {kind: {enum: [a]}, ...}, required: [kind, ...]}, {... [b]}]`
+/// -> `oneOf: [{... kind: {enum: [a, b]} ...}]` (which [`single_branch`] then merges into the
+/// parent): objects the same in every keyword except the single value one property allows, that
+/// property required in each, accept together what the one object whose property allows every
+/// value accepts; and no instance matches two of them (the values differ, the property is always
+/// there), so `oneOf` and `anyOf` agree. Anything else differing, the property optional in one
+/// branch (an instance without it matches several), a branch allowing two values, a value
+/// repeated: left as written.
+fn value_split_objects(m: &mut Map<String, Value>, kw: &str) {
+    let Some(Value::Array(branches)) = m.get(kw) else {
+        return;
+    };
+    if branches.len() < 2 {
+        return;
+    }
+    let Some(objects) = branches.iter().map(Value::as_object).collect::<Option<Vec<_>>>() else {
+        return;
+    };
+    let object_only = |o: &Map<String, Value>| type_set(o).is_some_and(|t| t.len() == 1 && t.contains("object"));
+    if !objects.iter().all(|o| object_only(o)) {
+        return;
+    }
+    let Some(Value::Object(first)) = objects[0].get("properties") else {
+        return;
+    };
+    let merged = first.keys().find_map(|name| merged_on(&objects, name));
+    if let Some(merged) = merged {
+        m.insert(kw.into(), Value::Array(vec![merged]));
+    }
+}
+
+/// The one value property `name` of schema `o` allows (a one-value `enum`, `const` normalised).
+fn one_value<'v>(o: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+    match o.get("properties")?.get(name)?.get("enum")? {
+        Value::Array(e) if e.len() == 1 => Some(&e[0]),
+        _ => None,
+    }
+}
+
+/// [`value_split_objects`] on property `name`: the merged object, if every branch qualifies.
+fn merged_on(objects: &[&Map<String, Value>], name: &str) -> Option<Value> {
+    let mut values = Vec::with_capacity(objects.len());
+    let mut rest: Option<String> = None;
+    for o in objects {
+        let required = o.get("required").and_then(Value::as_array)?;
+        if !required.iter().any(|r| r.as_str() == Some(name)) {
+            return None;
+        }
+        values.push(one_value(o, name)?.clone());
+        let mut without = (*o).clone();
+        if let Some(Value::Object(p)) = without.get_mut("properties").and_then(|p| p.get_mut(name)) {
+            p.remove("enum");
+        }
+        let c = canon(&Value::Object(without));
+        match &rest {
+            Some(r) if *r != c => return None,
+            Some(_) => {}
+            None => rest = Some(c),
+        }
+    }
+    let all = set_of(&values);
+    if all.len() != values.len() {
+        return None;
+    }
+    let mut merged = objects[0].clone();
+    if let Some(Value::Object(p)) = merged.get_mut("properties").and_then(|p| p.get_mut(name)) {
+        p.insert("enum".into(), Value::Array(all));
+    }
+    Some(Value::Object(merged))
+}
+
 /// `allOf: [X]` (and anyOf/oneOf of one) merged into the parent when nothing conflicts.
 fn single_branch(m: &mut Map<String, Value>, kw: &str) {
     let Some(Value::Array(branches)) = m.get(kw) else {
@@ -774,6 +850,35 @@ mod tests {
         let mut b = n(json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "B"}]}));
         b.as_object_mut().unwrap().remove("$enumTitles");
         assert_eq!(a, b);
+    }
+
+    /// A union of objects alike but for the one value of a required property is the one object
+    /// allowing every value (fails without `value_split_objects`); near misses stay unions.
+    #[test]
+    fn objects_split_by_one_value() {
+        let branch = |kind: Value, required: Value| json!({"type": "object", "properties": {"kind": kind, "n": {"type": "number"}}, "required": required, "additionalProperties": false});
+        let one = n(
+            json!({"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "n": {"type": "number"}}, "required": ["kind", "n"], "additionalProperties": false}),
+        );
+        for kw in ["oneOf", "anyOf"] {
+            let by_const = json!({ kw: [branch(json!({"const": "b"}), json!(["kind", "n"])), branch(json!({"const": "a"}), json!(["n", "kind"]))] });
+            assert_eq!(n(by_const), one, "{kw}");
+            let by_enum = json!({ kw: [branch(json!({"enum": ["a"]}), json!(["kind", "n"])), branch(json!({"enum": ["b"]}), json!(["kind", "n"]))] });
+            assert_eq!(n(by_enum), one, "{kw}");
+        }
+        let near = [
+            // the property optional in one branch
+            json!({"oneOf": [branch(json!({"const": "a"}), json!(["kind", "n"])), branch(json!({"const": "b"}), json!(["n"]))]}),
+            // a branch allowing two values
+            json!({"oneOf": [branch(json!({"enum": ["a", "c"]}), json!(["kind", "n"])), branch(json!({"const": "b"}), json!(["kind", "n"]))]}),
+            // a second keyword differs
+            json!({"oneOf": [branch(json!({"const": "a"}), json!(["kind", "n"])), branch(json!({"const": "b", "title": "B"}), json!(["kind", "n"]))]}),
+            // one value twice
+            json!({"oneOf": [branch(json!({"const": "a"}), json!(["kind", "n"])), branch(json!({"const": "a"}), json!(["kind", "n"]))]}),
+        ];
+        for u in near {
+            assert!(n(u.clone()).get("oneOf").is_some(), "{u}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! [`judge`] is the engine's diff followed by the config's `[rules]` and `[[ignore]]`; `check`
 //! reports what it returns. [`tool_verdicts`] reads those same changes per tool as the proxy needs
-//! them: a tool with a silent change is quarantined, a relaxed safety hint is served as pinned, a
+//! them: a tool whose silent changes are all to the words the model reads is served as pinned, a
+//! tool with any other silent change is quarantined, a relaxed safety hint is served as pinned, a
 //! new tool is new, a gone one is removed, anything else is served as it is now.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +58,10 @@ pub enum ToolVerdict {
     PinnedHints,
     /// A new tool (`tool-added`), with nothing silent about it.
     New,
+    /// Every silent change is to words the model reads ([`RunTime::PinnedWords`]: a description,
+    /// a title, the words inside a schema): the tool as it was pinned, the reviewed words and the
+    /// same call contract. The rule: the first such silent change.
+    PinnedWords(RuleId),
     /// A silent change: the first silent rule on the tool (in the engine's order).
     Quarantine(RuleId),
     /// Pinned, and no longer listed (`tool-removed`, or renamed away: `tool-renamed`).
@@ -66,7 +71,7 @@ pub enum ToolVerdict {
 impl ToolVerdict {
     /// Whether a call to the tool may reach the server.
     pub fn callable(self) -> bool {
-        matches!(self, ToolVerdict::Serve | ToolVerdict::PinnedHints | ToolVerdict::New)
+        matches!(self, ToolVerdict::Serve | ToolVerdict::PinnedHints | ToolVerdict::New | ToolVerdict::PinnedWords(_))
     }
 }
 
@@ -91,12 +96,28 @@ pub fn tool_verdicts(changes: &[Change], settled: &Settled) -> BTreeMap<String, 
             // Gone is gone, whatever class policy gave it.
             (RunTime::Gone, _) => ToolVerdict::Removed(c.rule),
             _ if matches!(now, ToolVerdict::Removed(_) | ToolVerdict::Quarantine(_)) => now,
+            // Words the model reads: the pinned ones are served, unless something else is silent
+            // (a pin to serve them from is the proxy's to find: a new tool has none).
+            (RunTime::PinnedWords, Class::Silent) if now != ToolVerdict::New => match now {
+                ToolVerdict::PinnedWords(_) => now,
+                _ => ToolVerdict::PinnedWords(c.rule),
+            },
             (_, Class::Silent) => ToolVerdict::Quarantine(c.rule),
             (RunTime::New, _) => ToolVerdict::New,
+            // The pinned definition served for its words carries the pinned hints too.
+            (RunTime::PinnedHints, _) if matches!(now, ToolVerdict::PinnedWords(_)) => now,
             (RunTime::PinnedHints, _) if now != ToolVerdict::New => ToolVerdict::PinnedHints,
             _ => now,
         };
         out.insert(tool.to_string(), next);
+    }
+    // Served as pinned needs a pinned definition under the name: a tool renamed has none.
+    for (name, v) in out.iter_mut() {
+        if let ToolVerdict::PinnedWords(r) = *v {
+            if !pinned.contains(name) {
+                *v = ToolVerdict::Quarantine(r);
+            }
+        }
     }
     // Pinned names not listed now and without a line of their own: renamed away, gone with every
     // other tool (one line for the server), or gone under an `[[ignore]]`.
@@ -171,6 +192,33 @@ mod tests {
             verdicts(&before, &after, &relaxed).get("a").copied().unwrap_or(ToolVerdict::Serve),
             ToolVerdict::Serve
         );
+    }
+
+    /// A tool whose silent changes are all to the words the model reads is served as pinned;
+    /// one more silent change of another kind, in either order, holds it back.
+    #[test]
+    fn rewordings_alone_are_served_as_pinned() {
+        let t = |name: &str, desc: &str, prop: &str, required: bool| {
+            let mut t = json!({"name": name, "description": desc, "annotations": {"destructiveHint": true},
+                "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": prop}}}});
+            if required {
+                t["inputSchema"]["required"] = json!(["q"]);
+            }
+            t
+        };
+        let before = surface(json!([t("a", "A.", "Q.", true), t("b", "B.", "Q.", true), t("c", "C.", "Q.", true)]));
+        let mut relaxed = t("c", "C, reworded.", "Q.", true);
+        relaxed["annotations"]["destructiveHint"] = json!(false);
+        let after = surface(json!([
+            t("a", "A, reworded.", "The query, reworded.", true),
+            t("b", "B, reworded.", "Q.", false),
+            relaxed
+        ]));
+        let v = verdicts(&before, &after, &BTreeMap::new());
+        assert_eq!(v["a"], ToolVerdict::PinnedWords(RuleId::DescriptionChanged));
+        assert_eq!(v["b"], ToolVerdict::Quarantine(RuleId::RequiredRemoved));
+        assert_eq!(v["c"], ToolVerdict::PinnedWords(RuleId::DescriptionChanged));
+        assert!(v["a"].callable());
     }
 
     #[test]

@@ -1063,7 +1063,8 @@ fn judge_outcome(
     }
     let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
     // Masked as the pinned shape is when the lock is written, so the two compare masked to masked.
-    let mut live_shape = shape::shape(result, output_schema.is_none());
+    let wrapper = shape::is_result_wrapper(output_schema);
+    let mut live_shape = shape::shape_in(result, output_schema.is_none(), wrapper);
     crate::secrets::mask_json(&mut live_shape);
     if shape::is_error(result) {
         let text = shape::texts(result).join(" ");
@@ -1100,7 +1101,7 @@ fn judge_outcome(
         }
     }
     // A conflict is drift only when the pin did not conflict already.
-    if shape::new_conflict(result, ctx.pinned) {
+    if shape::new_conflict(result, ctx.pinned, wrapper) {
         probes.push(fail(
             tool,
             k,

@@ -66,6 +66,30 @@ pub fn structured(result: &Value) -> Option<&Value> {
 /// scalar, or JSON inside a fenced block, is text), and every such block is held against the
 /// structure: one that differs makes the result `conflicting-json`, even beside one that agrees.
 pub fn relation(result: &Value) -> Relation {
+    relation_in(result, false)
+}
+
+/// Whether an `outputSchema` is the SDKs' wrapping of a return value that is no object (the
+/// Python SDK and FastMCP write `{"type": "object", "properties": {"result": ...}, "required":
+/// ["result"]}`): then `structuredContent` `{"result": X}` and a text block whose JSON is X agree
+/// (RULES.md, the result contract, 6).
+pub fn is_result_wrapper(output_schema: Option<&Value>) -> bool {
+    let Some(os) = output_schema.and_then(Value::as_object) else {
+        return false;
+    };
+    let object = match os.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.len() == 1 && ts[0] == "object",
+        _ => false,
+    };
+    let one_required = matches!(os.get("required"), Some(Value::Array(r)) if r.len() == 1 && r[0] == "result");
+    object && one_required && os.get("properties").and_then(|p| p.get("result")).is_some()
+}
+
+/// [`relation`], where `wrapper` says the tool's `outputSchema` is the result wrapper
+/// ([`is_result_wrapper`]): a text block whose JSON is the wrapped value (or an item of it, a
+/// list being written one block per item) agrees too.
+pub fn relation_in(result: &Value, wrapper: bool) -> Relation {
     let texts = texts(result);
     let Some(sc) = structured(result) else {
         return if texts.is_empty() { Relation::NoText } else { Relation::TextOnly };
@@ -73,9 +97,10 @@ pub fn relation(result: &Value) -> Relation {
     if texts.is_empty() {
         return Relation::StructureOnly;
     }
+    let wrapped = sc.as_object().filter(|m| wrapper && m.len() == 1).and_then(|m| m.get("result"));
     let (mut agree, mut conflict) = (false, false);
     for (t, parsed) in json_texts(&texts) {
-        if json_eq(&parsed, sc) {
+        if json_eq(&parsed, sc) || wrapped.is_some_and(|x| unwrapped_agrees(&parsed, x)) {
             agree = true;
         } else if !contains_text(sc, t) {
             // A structure that carries the text itself as a string (server-filesystem's
@@ -88,6 +113,13 @@ pub fn relation(result: &Value) -> Relation {
         (false, true) => Relation::EquivalentJson,
         (false, false) => Relation::TextAndStructure,
     }
+}
+
+/// Whether a text block's JSON agrees with the value `x` the SDK wrapped as `{"result": x}`: it is
+/// `x`, or, `x` being a list, one of its items (the Python SDK writes a list's items as one block
+/// each).
+fn unwrapped_agrees(parsed: &Value, x: &Value) -> bool {
+    json_eq(parsed, x) || x.as_array().is_some_and(|items| items.iter().any(|i| json_eq(parsed, i)))
 }
 
 /// The text blocks that are JSON (an object or an array, the whole trimmed text), parsed.
@@ -108,9 +140,9 @@ fn json_texts<'a>(texts: &[&'a str]) -> Vec<(&'a str, Value)> {
 /// (`text-structure-conflict`): at `lock` (no pin) a conflict is reported. A pin written before
 /// every JSON block was held against the structure (contract version below 2) took one agreeing
 /// block for agreement; its result is judged that way until the next `lock`, so an upgrade
-/// reports nothing the server did not change.
-pub fn new_conflict(result: &Value, pinned: Option<&Value>) -> bool {
-    if relation(result) != Relation::ConflictingJson {
+/// reports nothing the server did not change. `wrapper`: see [`relation_in`].
+pub fn new_conflict(result: &Value, pinned: Option<&Value>, wrapper: bool) -> bool {
+    if relation_in(result, wrapper) != Relation::ConflictingJson {
         return false;
     }
     let Some(p) = pinned else { return true };
@@ -375,6 +407,12 @@ pub const CONTRACT_VERSION: u64 = 2;
 /// `blocks` holds the atoms of each block in order; a run of equal atoms is written once with
 /// `repeat` (a search of 4,000 links is one entry, not 4,000).
 pub fn shape(result: &Value, deep: bool) -> Value {
+    shape_in(result, deep, false)
+}
+
+/// [`shape`], where `wrapper` says the tool's `outputSchema` is the result wrapper
+/// ([`is_result_wrapper`]), which decides how text and structure relate.
+pub fn shape_in(result: &Value, deep: bool, wrapper: bool) -> Value {
     let mut m = Map::new();
     m.insert("content".into(), Value::Array(content_kinds(result).into_iter().map(Value::String).collect()));
     let all = blocks(result);
@@ -401,7 +439,7 @@ pub fn shape(result: &Value, deep: bool) -> Value {
     if let Some(sc) = structured(result) {
         m.insert("structuredContent".into(), if deep { skeleton(sc) } else { top_skeleton(sc) });
     }
-    m.insert("textStructure".into(), json!(relation(result).as_str()));
+    m.insert("textStructure".into(), json!(relation_in(result, wrapper).as_str()));
     m.insert("isError".into(), json!(is_error(result)));
     m.insert("contractVersion".into(), json!(CONTRACT_VERSION));
     Value::Object(m)
@@ -1424,13 +1462,52 @@ mod tests {
             }
             p
         };
-        assert!(new_conflict(&both, None));
-        assert!(new_conflict(&both, Some(&pin("equivalent-json", Some(2)))));
-        assert!(!new_conflict(&both, Some(&pin("conflicting-json", Some(2)))));
+        assert!(new_conflict(&both, None, false));
+        assert!(new_conflict(&both, Some(&pin("equivalent-json", Some(2))), false));
+        assert!(!new_conflict(&both, Some(&pin("conflicting-json", Some(2))), false));
         // A pin of an earlier release took one agreeing block for agreement: not reported until
         // the next lock, unless no block agrees at all.
-        assert!(!new_conflict(&both, Some(&pin("equivalent-json", None))));
-        assert!(new_conflict(&r(&["[1, 2]"], json!({"a": 1})), Some(&pin("equivalent-json", None))));
+        assert!(!new_conflict(&both, Some(&pin("equivalent-json", None)), false));
+        assert!(new_conflict(&r(&["[1, 2]"], json!({"a": 1})), Some(&pin("equivalent-json", None)), false));
+    }
+
+    /// The SDKs' wrapping of a return value that is no object (RULES.md, the result contract, 6):
+    /// under an `outputSchema` `{result}`, a text block that is X and `structuredContent`
+    /// `{"result": X}` agree (a conflict without `relation_in`'s `wrapped`); a text that is not X
+    /// still conflicts, and without the wrapper schema nothing is unwrapped.
+    #[test]
+    fn the_sdk_result_wrapper_agrees_with_its_text() {
+        let os = json!({"type": "object", "properties": {"result": {"type": "array"}}, "required": ["result"], "title": "f_Output"});
+        assert!(is_result_wrapper(Some(&os)));
+        assert!(!is_result_wrapper(Some(
+            &json!({"type": "object", "properties": {"result": {}, "n": {}}, "required": ["result", "n"]})
+        )));
+        assert!(!is_result_wrapper(Some(&json!({"type": "object", "properties": {"result": {}}}))));
+        assert!(!is_result_wrapper(None));
+        let r = |texts: &[&str], sc: Value| {
+            let content: Vec<Value> = texts.iter().map(|t| json!({"type": "text", "text": t})).collect();
+            json!({"content": content, "structuredContent": sc})
+        };
+        let list = r(&["[1, 2]"], json!({"result": [1, 2]}));
+        assert_eq!(relation_in(&list, true), Relation::EquivalentJson);
+        assert_eq!(relation_in(&list, false), Relation::ConflictingJson);
+        let obj = r(&["{\"a\": 1}"], json!({"result": {"a": 1.0}}));
+        assert_eq!(relation_in(&obj, true), Relation::EquivalentJson);
+        // X and {"result": X} side by side agree.
+        assert_eq!(
+            relation_in(&r(&["[1]", "{\"result\": [1]}"], json!({"result": [1]})), true),
+            Relation::EquivalentJson
+        );
+        // A list written one block per item (the Python SDK's way) agrees too.
+        let items = r(&["{\"id\": 1}", "{\"id\": 2}"], json!({"result": [{"id": 1}, {"id": 2}]}));
+        assert_eq!(relation_in(&items, true), Relation::EquivalentJson);
+        assert_eq!(relation_in(&r(&["{\"id\": 3}"], json!({"result": [{"id": 1}]})), true), Relation::ConflictingJson);
+        // A text that really disagrees with the wrapped value still conflicts.
+        assert_eq!(relation_in(&r(&["[1, 3]"], json!({"result": [1, 2]})), true), Relation::ConflictingJson);
+        assert!(new_conflict(&r(&["[1, 3]"], json!({"result": [1, 2]})), None, true));
+        assert!(!new_conflict(&list, None, true));
+        // The pin records the relation as the wrapper reads it.
+        assert_eq!(shape_in(&list, false, true)["textStructure"], "equivalent-json");
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub enum Decision {
 pub fn decide(verdict: &Verdict, pin: &Pin, tool: &str) -> Decision {
     let server = &pin.server.name;
     let action = verdict.action(tool);
-    if let Some(a @ (Action::Serve | Action::PinnedHints | Action::New)) = action {
+    if let Some(a @ (Action::Serve | Action::PinnedHints | Action::New | Action::Reviewed(_))) = action {
         return Decision::Pass(a);
     }
     let review = format!(
@@ -32,7 +32,7 @@ pub fn decide(verdict: &Verdict, pin: &Pin, tool: &str) -> Decision {
     );
     let shown = crate::json::escape_line(tool);
     match action {
-        Some(a @ (Action::Serve | Action::PinnedHints | Action::New)) => Decision::Pass(a),
+        Some(a @ (Action::Serve | Action::PinnedHints | Action::New | Action::Reviewed(_))) => Decision::Pass(a),
         Some(a @ Action::Quarantined(rule)) => Decision::Refuse {
             rule: Some(rule),
             action: Some(a),

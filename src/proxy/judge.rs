@@ -33,6 +33,9 @@ pub enum Action {
     Serve,
     /// Listed with its pinned safety hints (`annotation-relaxed`); calls pass.
     PinnedHints,
+    /// Every silent change is to words the model reads (the rule table's `PinnedWords`): listed
+    /// as it was pinned, the reviewed words and the same call contract; calls pass.
+    Reviewed(RuleId),
     /// A new tool, listed (`tool-added`, loud); calls pass.
     New,
     /// A new tool, not listed and refused (`[proxy] new_tools = "hide"`).
@@ -45,7 +48,7 @@ pub enum Action {
 
 impl Action {
     pub fn listed(self) -> bool {
-        matches!(self, Action::Serve | Action::PinnedHints | Action::New)
+        matches!(self, Action::Serve | Action::PinnedHints | Action::New | Action::Reviewed(_))
     }
 
     /// The rule behind the action, if one.
@@ -54,7 +57,7 @@ impl Action {
             Action::Serve => None,
             Action::PinnedHints => Some(RuleId::AnnotationRelaxed),
             Action::New | Action::Hidden => Some(RuleId::ToolAdded),
-            Action::Quarantined(r) | Action::Removed(r) => Some(r),
+            Action::Quarantined(r) | Action::Removed(r) | Action::Reviewed(r) => Some(r),
         }
     }
 
@@ -63,6 +66,7 @@ impl Action {
         match self {
             Action::Serve => "served",
             Action::PinnedHints => "served with its pinned hints",
+            Action::Reviewed(_) => "served as reviewed (its pinned words and call contract)",
             Action::New => "served (new)",
             Action::Hidden => "hidden (new; [proxy] new_tools = \"hide\")",
             Action::Quarantined(_) => "quarantined (not listed; calls refused)",
@@ -93,7 +97,7 @@ impl Pin {
         self.entry.as_ref().and_then(|e| e.entry.probes.get(tool))
     }
 
-    /// The pinned definition of `tool`, parsed (for its hints).
+    /// The pinned definition of `tool`, parsed (for its hints, or served whole as reviewed).
     pub fn pinned_tool(&self, tool: &str) -> Option<Value> {
         serde_json::from_str(self.entry.as_ref()?.tools.get(tool)?).ok()
     }
@@ -157,6 +161,9 @@ pub fn judge(pin: &Pin, listing: Listing, handshake: &ServerSurface, today: &str
         let action = match v {
             ToolVerdict::Serve => Action::Serve,
             ToolVerdict::PinnedHints => Action::PinnedHints,
+            // Served as pinned only where the pin has the tool (a tool renamed has none).
+            ToolVerdict::PinnedWords(r) if pin.pinned_tool(name).is_some() => Action::Reviewed(r),
+            ToolVerdict::PinnedWords(r) => Action::Quarantined(r),
             ToolVerdict::New if pin.proxy.hide_new_tools => Action::Hidden,
             ToolVerdict::New => Action::New,
             ToolVerdict::Quarantine(r) => Action::Quarantined(r),
@@ -166,6 +173,53 @@ pub fn judge(pin: &Pin, listing: Listing, handshake: &ServerSurface, today: &str
     }
     let pinned_fields = verdict::pinned_server_fields(&judged.changes);
     Ok(Verdict { listing, actions, changes: judged.changes, pinned_fields })
+}
+
+/// The one notice of a listing (RULES.md, "At run time"): what is served as reviewed and what is
+/// held back, and how to review it; `None` when the listing keeps nothing from the client. Each
+/// part names its tools with their rule, in name order.
+pub fn listing_notice(verdict: &Verdict, server: &str) -> Option<String> {
+    let (mut reviewed, mut hints, mut held) = (Vec::new(), Vec::new(), Vec::new());
+    for (tool, action) in &verdict.actions {
+        let named = |r: RuleId| format!("`{}` ({r})", crate::json::escape_line(tool));
+        match *action {
+            Action::Reviewed(r) => reviewed.push(named(r)),
+            Action::PinnedHints => hints.push(named(RuleId::AnnotationRelaxed)),
+            Action::Quarantined(r) => held.push(named(r)),
+            _ => {}
+        }
+    }
+    if reviewed.is_empty() && hints.is_empty() && held.is_empty() {
+        return None;
+    }
+    let count = |n: usize| if n == 1 { "1 tool".to_string() } else { format!("{n} tools") };
+    let mut parts = Vec::new();
+    if !reviewed.is_empty() {
+        parts.push(format!(
+            "{} served as reviewed, with the words and call contract that were pinned (their text the model reads changed since): {}",
+            count(reviewed.len()),
+            reviewed.join(", ")
+        ));
+    }
+    if !hints.is_empty() {
+        parts.push(format!(
+            "{} served with the safety hints that were reviewed (a hint moved toward safety): {}",
+            count(hints.len()),
+            hints.join(", ")
+        ));
+    }
+    if !held.is_empty() {
+        parts.push(format!(
+            "{} held back, changed in a way calls do not notice: not listed, and calls to them are refused: {}",
+            count(held.len()),
+            held.join(", ")
+        ));
+    }
+    let server = crate::json::escape_line(server);
+    Some(format!(
+        "mcp-pin proxy: tools of server `{server}` changed since they were reviewed. {}. `mcp-pin check --server {server}` shows the changes (`mcp-pin explain RULE` what a rule means); `mcp-pin review` accepts them once reviewed, in a pull request",
+        parts.join(". ")
+    ))
 }
 
 /// The tool as served with its pinned safety hints: the live definition, with each of the four

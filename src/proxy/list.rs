@@ -31,7 +31,8 @@ pub async fn fetch(req: &Requester, server: &crate::config::ServerConfig) -> Res
 }
 
 /// The response to a client's `tools/list` (request id `id`): every tool whose action lists it,
-/// in the server's order, as the server sent it (a tool with pinned hints re-written with them).
+/// in the server's order, as the server sent it (a tool with pinned hints re-written with them, a
+/// tool served as reviewed replaced by its pinned definition).
 pub fn serve(verdict: &Verdict, pin: &Pin, id: &str, dry_run: bool) -> String {
     let mut body = String::with_capacity(verdict.listing.raw.iter().map(|(_, t)| t.len() + 1).sum::<usize>() + 128);
     body.push_str(r#"{"jsonrpc":"2.0","id":"#);
@@ -48,6 +49,11 @@ pub fn serve(verdict: &Verdict, pin: &Pin, id: &str, dry_run: bool) -> String {
         }
         first = false;
         match (action, verdict.def(name)) {
+            // The reviewed definition, whole: its words and its call contract as pinned.
+            (Action::Reviewed(_), _) if !dry_run => match pin.pinned_tool(name) {
+                Some(pinned) => body.push_str(&pinned.to_string()),
+                None => body.push_str(text),
+            },
             (Action::PinnedHints, Some(def)) if !dry_run => {
                 let served = super::judge::with_pinned_hints(def, pin.pinned_tool(name).as_ref());
                 body.push_str(&served.to_string());

@@ -92,6 +92,8 @@ pub struct Relay {
 struct Notify {
     /// The change last told per tool (`""`: the server's instructions).
     told: Mutex<HashMap<String, RuleId>>,
+    /// The notice of the last listing told ([`judge::listing_notice`]).
+    listing: Mutex<Option<String>>,
     /// The proxy declared `logging` itself (the server has none): it answers `logging/setLevel`.
     own_logging: std::sync::atomic::AtomicBool,
     /// The client asked for errors only (`logging/setLevel` above `warning`).
@@ -278,19 +280,9 @@ impl Relay {
                     action: action.word(),
                 });
             }
-            let name = crate::json::escape_line(tool);
-            match *action {
-                Action::Quarantined(rule) => {
-                    let what = format!("tool `{name}` changed since its contract was reviewed, in a way calls do not notice, so it is quarantined: not listed, and calls to it are refused");
-                    self.tell_client(tool, rule, &what).await;
-                }
-                Action::PinnedHints => {
-                    let what = format!("a safety hint of tool `{name}` moved toward safety since it was reviewed; the tool is served with its reviewed hints");
-                    self.tell_client(tool, RuleId::AnnotationRelaxed, &what).await;
-                }
-                _ => self.forget_told(tool),
-            }
         }
+        // One notice per listing, for every tool it keeps from the client or serves as reviewed.
+        self.tell_listing(judge::listing_notice(&verdict, &self.pin.server.name)).await;
         Ok(Arc::new(verdict))
     }
 
@@ -793,9 +785,22 @@ impl Relay {
         self.say_client(message::warning_line(&text)).await;
     }
 
-    /// A tool is told about again only when its verdict changes.
-    fn forget_told(&self, key: &str) {
-        self.notify.told.lock().unwrap().remove(key);
+    /// Tell the client a listing's one notice ([`judge::listing_notice`]), unless the last
+    /// listing told the same (a listing is told about again only when what it keeps changes).
+    /// Nothing in a dry run, nor when the client asked for errors only.
+    async fn tell_listing(&self, notice: Option<String>) {
+        {
+            let mut last = self.notify.listing.lock().unwrap();
+            if *last == notice {
+                return;
+            }
+            last.clone_from(&notice);
+        }
+        let Some(text) = notice else { return };
+        if self.dry_run || self.notify.quiet.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        self.say_client(message::warning_line(&text)).await;
     }
 
     /// The server is gone: every request still waiting gets a clear error.

@@ -185,10 +185,23 @@ fn run_time_actions_come_from_the_table() {
         vec![
             (RuleId::ToolAdded, RunTime::New),
             (RuleId::ToolRemoved, RunTime::Gone),
+            (RuleId::DescriptionChanged, RunTime::PinnedWords),
+            (RuleId::DescriptionReflowed, RunTime::PinnedWords),
+            (RuleId::TitleChanged, RunTime::PinnedWords),
             (RuleId::AnnotationRelaxed, RunTime::PinnedHints),
+            (RuleId::AnnotationTitleChanged, RunTime::PinnedWords),
+            (RuleId::SchemaDescriptionChanged, RunTime::PinnedWords),
+            (RuleId::SchemaTitleChanged, RunTime::PinnedWords),
+            (RuleId::OutputSchemaDescriptionChanged, RunTime::PinnedWords),
+            (RuleId::OutputSchemaTitleChanged, RunTime::PinnedWords),
             (RuleId::InstructionsChanged, RunTime::PinnedField),
         ]
     );
+    // Served as pinned are the words the model reads, nothing that constrains a call: each
+    // such rule shows prose or is a title (a display name), and none has a hidden character.
+    for r in RULES.iter().filter(|r| r.runtime == RunTime::PinnedWords) {
+        assert!(r.shows == super::Shows::Prose || r.id.contains("title"), "{}", r.id);
+    }
     // Only a server-level rule can serve a pinned field, and only a tool rule act on a tool.
     for r in RULES {
         match r.runtime {
@@ -196,6 +209,7 @@ fn run_time_actions_come_from_the_table() {
             RunTime::Gone | RunTime::New | RunTime::PinnedHints => {
                 assert_eq!(r.surface, super::Surface::Tool, "{}", r.id)
             }
+            RunTime::PinnedWords => assert_ne!(r.surface, super::Surface::Server, "{}", r.id),
             RunTime::ByClass => {}
         }
     }

@@ -108,6 +108,55 @@ fn published_python_time_server_is_pinned_and_checked() {
     assert_eq!(code, 0, "{report:#}");
 }
 
+/// The Python SDK wraps a return value that is no object (RULES.md, the result contract, 6):
+/// `outputSchema` `{result}`, `structuredContent` `{"result": X}`, and X as text (a list as one
+/// block per item). Against the real SDK (`tests/servers/py_result_server.py`), a list of objects,
+/// a list of numbers, a string, an object it wraps and one it does not: `lock` and `check` report
+/// no `text-structure-conflict` (they did for the list of objects and the wrapped object before
+/// the wrapper was read), and the tool whose text really disagrees with its wrapped value does.
+#[test]
+fn python_sdk_result_wrapper_agrees_with_its_text() {
+    let Some(py) = python() else {
+        skip("no Python venv with mcp 2.x (run .ci/run)");
+        return;
+    };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/py_result_server.py");
+    let p = Project::new();
+    p.write(
+        "mcp-pin.toml",
+        &format!(
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}]\ntimeout = \"30s\"\n",
+            py.display().to_string(),
+            script.display().to_string()
+        ),
+    );
+    let out = p.run(&["lock"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let conflicts: Vec<&str> = said.lines().filter(|l| l.contains("text-structure-conflict")).collect();
+    assert_eq!(conflicts.len(), 1, "{said}");
+    assert!(conflicts[0].contains("stale_total"), "{said}");
+    let lock: Value = serde_json::from_str(&p.read("mcp.lock")).unwrap();
+    let tools = lock["servers"]["py"]["tools"].as_object().unwrap();
+    for t in ["list_notes", "count_words", "greet", "find_note"] {
+        assert_eq!(tools[t]["outputSchema"]["required"], serde_json::json!(["result"]), "{t}: {:#}", tools[t]);
+    }
+    let pinned = &lock["servers"]["py"]["probes"];
+    for t in ["list_notes", "find_note", "stats"] {
+        assert_eq!(pinned[t]["textStructure"], "equivalent-json", "{t}: {pinned:#}");
+    }
+    let (_, report) = p.check_json(&[]);
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    let conflicting: Vec<&str> =
+        probes.iter().filter(|p| p["rule"] == "text-structure-conflict").filter_map(|p| p["tool"].as_str()).collect();
+    // `stale_total` was pinned conflicting: not new drift at `check`. Nothing else conflicts.
+    assert!(conflicting.is_empty(), "{report:#}");
+    for t in ["list_notes", "count_words", "greet", "find_note", "stats"] {
+        let call = probe(&report, t, "call");
+        assert_eq!(call["outcome"], "pass", "{t}: {call:#}");
+    }
+}
+
 /// Legacy revisions through `initialize`, each recorded in the lock; a revision change with an
 /// identical surface is only `protocol-version-changed`.
 #[test]
