@@ -6,8 +6,10 @@
 # Per server it prints: tools, valid calls that succeed (at check, against the lock just written),
 # tools with a required argument, incomplete calls judged (pass or fail, not skipped), whether
 # the project folder (the server's cwd) is byte-identical afterwards, and the probes that failed
-# at check (false alarms: nothing changed between lock and check). It fails on a changed folder
-# or a false alarm.
+# at check (false alarms: nothing changed between lock and check); then, over `check` run three
+# times after `lock`, the probes whose verdict differs from lock's, and the absolute paths of the
+# machine the lock holds outside its launch record. It fails on a changed folder, a false alarm,
+# a verdict that differs or a path of the machine in a lock.
 # Needs npx (server-filesystem) and the venv target/py that .ci/run makes (git, sqlite); the
 # other servers come from scripts/probe-servers.sh (target/probe-servers/, pinned, run by absolute
 # path: the sandboxed session has no network). A server whose command is missing is reported SKIP.
@@ -153,20 +155,29 @@ measure() {
   } > "$dir/mcp-pin.toml"
   local before after
   before=$(digest "$dir/project")
-  (cd "$dir" && "$PIN" lock -q >/dev/null 2>"$dir/lock.err") || true
+  (cd "$dir" && "$PIN" lock >/dev/null 2>"$dir/lock.err") || true
   if [ "$POLICY" = all ]; then
     # Tools that change things changed this copy: check against a fresh one (a sandboxed session
     # gets a fresh scratch copy each time). Pinned paths are relative, so they name the same files.
     rm -rf "$dir/project" && mkdir -p "$dir/project" && "$setup" "$dir/project"
   fi
-  (cd "$dir" && "$PIN" check --format json --fail-on never > "$dir/report.json" 2>/dev/null) || true
+  # Steady (RULES.md): `check` three times right after `lock`, nothing changed, gives lock's
+  # verdict for every probe every time. The first report is the one measured.
+  local i
+  for i in 1 2 3; do
+    (cd "$dir" && "$PIN" check --format json --fail-on never > "$dir/report$i.json" 2>/dev/null) || true
+    if [ "$POLICY" = all ] && [ "$i" != 3 ]; then
+      rm -rf "$dir/project" && mkdir -p "$dir/project" && "$setup" "$dir/project"
+    fi
+  done
+  cp "$dir/report1.json" "$dir/report.json"
   if [ "$POLICY" = default ]; then after=$(digest "$dir/project"); fi
   if [ ! -f "$dir/mcp.lock" ]; then
     echo "$name: lock failed: $(head -c 300 "$dir/lock.err" | tr '\n' ' ')"; return 0
   fi
-  python3 - "$name" "$dir" "$before" "${after:-n/a}" "$POLICY" <<'EOF'
-import json, sys
-name, d, before, after, policy = sys.argv[1:]
+  python3 - "$name" "$dir" "$before" "${after:-n/a}" "$POLICY" "$work" "$PWD" <<'EOF'
+import json, os, re, sys
+name, d, before, after, policy, workdir, repo = sys.argv[1:]
 lock = json.load(open(d + "/mcp.lock"))
 tools = lock["servers"][name]["tools"]
 report = json.load(open(d + "/report.json"))
@@ -183,7 +194,47 @@ print(f"{name}: {len(tools)} tools, valid call succeeds {len(ok)}/{len(tools)} "
       f"(answered with a failure: {len(soft)}{': ' + ', '.join(soft) if soft else ''}), "
       f"incomplete call judged {len(judged)}/{len(req)}; project folder unchanged: {same}; "
       f"false alarms at check: {len(wolf)}{': ' + ', '.join(wolf) if wolf else ''}")
-import os
+# (a) Probes whose verdict at any of the three checks differs from lock's: a valid call that
+# passed at lock must pass, one that did not must not pass, and every probe must get the same
+# outcome all three times.
+lock_err = open(d + "/lock.err", errors="replace").read()
+passed_at_lock = set(re.findall(r"probe of `([^`]*)` passed", lock_err))
+outcomes = {}
+for i in (1, 2, 3):
+    try:
+        r = json.load(open(f"{d}/report{i}.json"))
+    except Exception:
+        r = {"servers": [{}]}
+    for p in r["servers"][0].get("probes", []):
+        outcomes.setdefault((p["tool"], p["kind"]), []).append(p["outcome"])
+unsteady = []
+for (tool, kind), seen in sorted(outcomes.items()):
+    differs = len(set(seen)) > 1 or len(seen) != 3
+    if kind == "call":
+        differs |= any((o == "pass") != (tool in passed_at_lock) for o in seen)
+    if differs:
+        unsteady.append(f"{tool} ({kind}: {'/'.join(seen)})")
+# (b) An absolute path of the machine in the lock outside its launch record: the bench's own
+# folders, the repository, the home folder.
+machine = [os.path.realpath(workdir), workdir, os.path.realpath(repo), repo, os.path.expanduser("~")]
+def strings(v, out):
+    if isinstance(v, str):
+        out.append(v)
+    elif isinstance(v, list):
+        for x in v: strings(x, out)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            out.append(k); strings(x, out)
+    return out
+entry = {k: v for k, v in lock["servers"][name].items() if k != "launch"}
+leaked = sorted({s[:120] for s in strings(entry, []) if any(m and m != "/" and m in s for m in machine)})
+print(f"{name}: verdicts differing from lock's over three checks: {len(unsteady)}"
+      f"{': ' + ', '.join(unsteady) if unsteady else ''}; absolute paths of the machine in the lock "
+      f"outside its launch record: {len(leaked)}{': ' + ', '.join(leaked) if leaked else ''}")
+if unsteady:
+    open(os.environ["TOTALS"] + ".unsteady", "a").write(name + "\n")
+if leaked:
+    open(os.environ["TOTALS"] + ".leaked", "a").write(name + "\n")
 if same == "NO":
     open(os.environ["TOTALS"] + ".changed", "a").write(name + "\n")
 if wolf:
@@ -258,4 +309,15 @@ if [ -s "$TOTALS.wolf" ]; then
   echo "FAIL: check failed a probe of a server that did not change: $(tr '\n' ' ' < "$TOTALS.wolf")"
   failed=1
 fi
+# Steady: the same verdicts as lock's, three checks in a row.
+if [ -s "$TOTALS.unsteady" ]; then
+  echo "FAIL: a probe's verdict at check differed from lock's under: $(tr '\n' ' ' < "$TOTALS.unsteady")"
+  failed=1
+fi
+# A lock is checked on another machine: no path of this one outside the launch record.
+if [ -s "$TOTALS.leaked" ]; then
+  echo "FAIL: a lock holds an absolute path of the machine outside its launch record: $(tr '\n' ' ' < "$TOTALS.leaked")"
+  failed=1
+fi
+echo "servers with a verdict differing from lock's: $(sort -u "$TOTALS.unsteady" 2>/dev/null | wc -l); locks holding a path of the machine: $(sort -u "$TOTALS.leaked" 2>/dev/null | wc -l)"
 [ -z "$failed" ]

@@ -184,6 +184,8 @@ impl CapturingHttp {
         if let Some(p) = self.capture.presented() {
             p.stamp(&mut body);
         }
+        // A tool call carries its arguments, not rmcp's progress token.
+        super::without_progress_token(&mut body);
         if let JsonRpcMessage::Request(r) = &message {
             let method = body.get("method").and_then(serde_json::Value::as_str).unwrap_or("");
             self.capture.expect(&serde_json::to_string(&r.id).unwrap_or_default(), method);

@@ -835,6 +835,39 @@ fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError 
     ClientError::Transport(chain)
 }
 
+/// A `tools/call` as mcp-pin sends it carries the tool's arguments and nothing a server may trip
+/// over (RULES.md, "Steady"): rmcp stamps a `progressToken` into every request's `_meta`
+/// (`Peer::send_request_with_option`), and a server may fail a call that has one (a load tool
+/// that refused it). The token is taken out of `params._meta` on the wire, and `_meta` with it
+/// when nothing else is left (what a stateless revision needs there, its protocol version and
+/// client, stays). `true` when the message changed. Both transports apply it to what rmcp
+/// writes ([`stdio`], [`http`]); the proxy's relay never does (a client's token is its own).
+pub fn without_progress_token(message: &mut Value) -> bool {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return false;
+    }
+    let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else { return false };
+    let Some(Value::Object(meta)) = params.get_mut("_meta") else { return false };
+    if meta.remove("progressToken").is_none() {
+        return false;
+    }
+    if meta.is_empty() {
+        params.remove("_meta");
+    }
+    true
+}
+
+/// [`without_progress_token`] on one line of JSON text (stdio); `None` when it is unchanged.
+pub fn line_without_progress_token(line: &[u8]) -> Option<Vec<u8>> {
+    let mut message: Value = serde_json::from_slice(line).ok()?;
+    if !without_progress_token(&mut message) {
+        return None;
+    }
+    let mut out = serde_json::to_vec(&message).ok()?;
+    out.push(b'\n');
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -845,6 +878,27 @@ mod tests {
         );
         assert_eq!(super::plain_error("a https://x.example/mcp b"), "a https://x.example/mcp b");
         assert_eq!(super::plain_error("line one\n  server stderr: x"), "line one\n  server stderr: x");
+    }
+
+    #[test]
+    fn a_tool_call_goes_out_without_a_progress_token() {
+        use serde_json::json;
+        let mut only = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": 0}}});
+        assert!(super::without_progress_token(&mut only));
+        assert_eq!(only["params"], json!({"name": "t", "arguments": {}}));
+        let mut more =
+            json!({"method": "tools/call", "params": {"name": "t", "_meta": {"progressToken": "a", "io.x/v": 1}}});
+        assert!(super::without_progress_token(&mut more));
+        assert_eq!(more["params"]["_meta"], json!({"io.x/v": 1}));
+        let mut other = json!({"method": "tools/list", "params": {"_meta": {"progressToken": 1}}});
+        assert!(!super::without_progress_token(&mut other));
+        let line = br#"{"method":"tools/call","params":{"name":"t","_meta":{"progressToken":3}}}"#;
+        let out = super::line_without_progress_token(line).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&out).unwrap(),
+            json!({"method": "tools/call", "params": {"name": "t"}})
+        );
     }
 }
 

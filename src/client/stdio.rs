@@ -318,6 +318,10 @@ async fn forward_requests(
         if let Some(stamped) = capture.presented().filter(|_| initialize).and_then(|p| p.stamp_line(&line)) {
             line = stamped;
         }
+        // A tool call carries its arguments, not rmcp's progress token (`without_progress_token`).
+        if let Some(stripped) = super::line_without_progress_token(&line) {
+            line = stripped;
+        }
         if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
             break;
         }

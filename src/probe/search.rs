@@ -186,25 +186,19 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             None => vec![ArgSet::smallest(smallest.clone())],
         },
     };
-    // Never aimed at the machine, whatever wrote the arguments (a lock from a pull request
-    // included); a fixture is the user's word.
+    // The one gate (`candidates::gate`): every set, whatever produced it (a lock from a pull
+    // request included), passes it just before it is sent; what is pinned is what passed. A
+    // fixture is the user's word.
     let mut sets = sets;
-    let mut refused = None;
-    if synthesised.is_some() {
-        let root = def.get("inputSchema").cloned().unwrap_or(Value::Null);
-        sets.retain(|s| match candidates::aimed_at_machine(&root, &Value::Object(s.args.clone()), known) {
-            Some(why) => {
-                refused = Some(why);
-                false
-            }
-            None => true,
-        });
-        // No set made at all: say so when the smallest arguments are what would aim it there.
-        if sets.is_empty() && refused.is_none() {
-            refused = candidates::aimed_at_machine(&root, &Value::Object(smallest.clone()), known);
-        }
-    }
+    let gated = synthesised.is_some();
     let dir = session.working_dir();
+    let admit = |s: &ArgSet| candidates::gate::admit(def, known, s, dir);
+    let mut refused: Option<String> = None;
+    // No set made at all: say so when the smallest arguments are what would aim it there.
+    if gated && sets.is_empty() {
+        let root = def.get("inputSchema").cloned().unwrap_or(Value::Null);
+        refused = candidates::aimed_at_machine(&root, &Value::Object(smallest.clone()), known).map(str::to_string);
+    }
     // The calls of this search that reached the tool's code and failed, in order.
     let mut reached: Vec<usize> = Vec::new();
     // The first outcome of the best rank so far.
@@ -219,6 +213,17 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     while i < sets.len() {
         if i > 0 && budget.spent() {
             break;
+        }
+        if gated {
+            match admit(&sets[i]) {
+                Ok(s) => sets[i] = s,
+                Err(why) => {
+                    refused.get_or_insert(why);
+                    sets.remove(i);
+                    worded.remove(i);
+                    continue;
+                }
+            }
         }
         if worded[i] {
             if from_words >= candidates::words::MAX_FROM_WORDS {
@@ -255,7 +260,6 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let mut again = None;
     if mode == Mode::Check && best.as_ref().is_some_and(|b| b.1 < 2) {
         if let Some(before) = pinned.and_then(|p| p.pointer(&format!("/{CALL_KEY}/{BEFORE_KEY}"))) {
-            let root = def.get("inputSchema").cloned().unwrap_or(Value::Null);
             let calls: Vec<ArgSet> = before
                 .as_array()
                 .into_iter()
@@ -264,11 +268,9 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
                 .filter_map(ArgSet::from_pin)
                 .map(|s| candidates::refresh_made(s, known))
                 .collect();
-            let safe = calls.iter().all(|s| {
-                candidates::aimed_at_machine(&root, &Value::Object(s.args.clone()), known).is_none()
-                    && !known.holds_secret(&Value::Object(s.args.clone()))
-            });
-            if safe && !calls.is_empty() && !sets.is_empty() {
+            // Through the same gate as every set.
+            let calls: Option<Vec<ArgSet>> = calls.iter().map(|s| admit(s).ok()).collect();
+            if let Some(calls) = calls.filter(|c| !c.is_empty() && !sets.is_empty()) {
                 // A call that hangs or loses its connection ends the replay: the pinned call's
                 // first outcome is judged (a server cannot stretch `check` by its timeout once
                 // for each of them).
@@ -295,9 +297,9 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let ok = best.as_ref().is_some_and(|b| b.1 == 2);
     let Some((index, _, outcome)) = best else {
         let why = match refused {
-            Some(what) => {
-                format!("not probed: its arguments would aim the call at the machine ({what}); add an args fixture")
-            }
+            Some(what) => format!(
+                "not probed: its arguments would aim the call at the machine or carry what no probe may send ({what}); add an args fixture"
+            ),
             None => "not probed: no arguments could be made for it".to_string(),
         };
         let p = Probe::skipped(&tool, ProbeKind::Call, SkipReason::NeedsFixture, why);

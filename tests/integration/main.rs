@@ -33,6 +33,7 @@ mod oauth;
 mod oauth_bounds;
 mod pr_files;
 mod probe_args;
+mod probe_gate;
 #[cfg(unix)]
 mod probe_order;
 mod probe_search;

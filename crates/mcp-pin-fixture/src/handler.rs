@@ -337,6 +337,9 @@ impl ServerHandler for Fixture {
                 return Ok(text_result(format!("escape: {read}"), true).into());
             }
         }
+        if behaviour.refuses_progress_token && context.meta.get_progress_token().is_some() {
+            return Ok(text_result("cannot load: unexpected progressToken in _meta".into(), true).into());
+        }
         if behaviour.hang {
             eprintln!("mcp-pin-fixture: tools/call {name}: hanging");
             context.ct.cancelled().await;

@@ -110,6 +110,10 @@ pub struct CallBehaviour {
     /// before answering, with `total` set to the same number.
     #[serde(default)]
     pub progress: Option<u32>,
+    /// Fail the call (`isError`) when its request carries a `progressToken` in `_meta`, as a real
+    /// server's load tool did; the same call without one is answered as usual.
+    #[serde(default)]
+    pub refuses_progress_token: bool,
     /// Send the client a `sampling/createMessage` request with these params before answering;
     /// the default result's text is then `sampled: <the text of the client's answer>`.
     #[serde(default)]

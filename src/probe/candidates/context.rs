@@ -42,12 +42,32 @@ pub struct Paths {
     /// The project folder (absolute), when the server runs on this machine.
     pub base: Option<PathBuf>,
     pub entries: Vec<Entry>,
+    /// The server's own program: the command and the script an interpreter runs
+    /// ([`own_programs`]), canonical. Never a candidate, whatever names it.
+    pub own: Vec<PathBuf>,
+    /// The installation of each program outside the project ([`installation`]): nothing in it
+    /// is a candidate.
+    pub installs: Vec<PathBuf>,
+    /// Paths outside the project that the config itself names (its arguments, as written): the
+    /// only paths outside the project a candidate may be.
+    pub named: Vec<PathBuf>,
 }
 
 impl Paths {
     /// The paths of a server started as `args` (each `(value, as written)`: an argument whose
     /// value comes from the environment is never taken) in the folder `base`.
     pub fn scan(base: &Path, args: &[(String, String)]) -> Paths {
+        Paths::scan_server(base, "", None, args)
+    }
+
+    /// [`Paths::scan`] for a server started as `command` `args`: its own program
+    /// ([`own_programs`]) is no "file named on the command line", and neither it nor its
+    /// installation is ever a candidate.
+    pub fn scan_server(base: &Path, command: &str, path_env: Option<&str>, args: &[(String, String)]) -> Paths {
+        let values: Vec<String> = args.iter().map(|(v, _)| v.clone()).collect();
+        let own = own_programs(base, command, path_env, &values);
+        let installs: Vec<PathBuf> = own.iter().filter_map(|p| installation(base, p)).collect();
+        let mut named = Vec::new();
         let mut entries = Vec::new();
         for (value, written) in args {
             if value != written {
@@ -56,9 +76,16 @@ impl Paths {
             let Some(v) = crate::client::roots::path_in_argument(value) else { continue };
             let full = base.join(v);
             let Ok(meta) = std::fs::metadata(&full) else { continue };
+            let real = full.canonicalize().unwrap_or_else(|_| full.clone());
+            if own.contains(&real) || installs.iter().any(|i| real.starts_with(i)) {
+                continue;
+            }
             let (path, relative) = match relative_to(base, &full) {
                 Some(r) => (r, true),
-                None => (v.to_string(), false),
+                None => {
+                    named.push(real);
+                    (v.to_string(), false)
+                }
             };
             push(&mut entries, Entry { path, relative, dir: meta.is_dir(), origin: Source::CommandLine });
         }
@@ -107,7 +134,18 @@ impl Paths {
             }
             level = next;
         }
-        Paths { base: Some(base.to_path_buf()), entries }
+        entries.retain(|e| {
+            let full = base.join(&e.path);
+            let real = full.canonicalize().unwrap_or(full);
+            !own.contains(&real)
+        });
+        Paths { base: Some(base.to_path_buf()), entries, own, installs, named }
+    }
+
+    /// Whether the absolute path `p` is the server's own program or lies in its installation.
+    pub fn is_own(&self, p: &Path) -> bool {
+        let real = p.canonicalize().unwrap_or_else(|_| normalize(p));
+        self.own.contains(&real) || self.installs.iter().any(|i| real.starts_with(i))
     }
 
     /// The path candidates for a property with hint `h` of tool `tool`, best first: a new path
@@ -218,6 +256,77 @@ fn push(entries: &mut Vec<Entry>, e: Entry) {
     }
 }
 
+/// Interpreters: the first file on their command line is the program they run.
+const INTERPRETERS: &[&str] = &[
+    "node", "nodejs", "deno", "bun", "tsx", "ts-node", "python", "python3", "pypy", "pypy3", "ruby", "perl", "php",
+    "java", "sh", "bash", "zsh", "dash", "uv", "uvx", "npx", "pnpm", "yarn", "pipx",
+];
+/// Extensions of a program file.
+const PROGRAM_EXTS: &[&str] =
+    &["js", "mjs", "cjs", "ts", "mts", "cts", "py", "pyc", "pyz", "rb", "pl", "php", "jar", "sh"];
+
+/// The server's own program, started as `command` `args` in `base` (`path_env`: the `PATH` it
+/// is started with), canonical: the command
+/// itself (when it is a file that can be found), the first file an interpreter is given
+/// (`node …/dist/index.js`, `python server.py`), and every file on the command line that is a
+/// program by its extension (`.js`, `.py`, `.jar`…) or its executable bit.
+pub fn own_programs(base: &Path, command: &str, path_env: Option<&str>, args: &[String]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut add = |p: PathBuf| {
+        if let Ok(real) = p.canonicalize() {
+            if real.is_file() && !out.contains(&real) {
+                out.push(real);
+            }
+        }
+    };
+    if !command.is_empty() {
+        match crate::sandbox::resolve(command, path_env, Some(base)) {
+            Ok(p) => add(p),
+            Err(_) => add(base.join(command)),
+        }
+    }
+    let name = Path::new(command).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let interpreter = INTERPRETERS.contains(&name) || name.starts_with("python") || name.starts_with("node");
+    let mut first = interpreter;
+    for a in args {
+        let Some(v) = crate::client::roots::path_in_argument(a) else { continue };
+        let full = base.join(v);
+        let Ok(meta) = std::fs::metadata(&full) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let ext = full.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        #[cfg(unix)]
+        let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+        #[cfg(not(unix))]
+        let executable = false;
+        if std::mem::take(&mut first) || PROGRAM_EXTS.contains(&ext.as_str()) || executable {
+            add(full);
+        }
+    }
+    out
+}
+
+/// The installation of `program` when it lies outside the project `base`: its package (the
+/// nearest folder above it holding `package.json`, `pyproject.toml`, `setup.py`, `Cargo.toml`
+/// or `pyvenv.cfg`), else its own folder. `None` inside the project (the project is no
+/// installation to keep out) or for a program in a system folder of commands.
+pub fn installation(base: &Path, program: &Path) -> Option<PathBuf> {
+    let base = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
+    if program.starts_with(&base) {
+        return None;
+    }
+    let marks = ["package.json", "pyproject.toml", "setup.py", "Cargo.toml", "pyvenv.cfg"];
+    let found = program.ancestors().skip(1).take(8).find(|d| marks.iter().any(|m| d.join(m).is_file()));
+    let dir = found.or_else(|| program.parent())?;
+    // `/usr/bin` holds every command, not one installation; nor is a folder above the project one.
+    let system = ["/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr", "/"];
+    if system.iter().any(|s| dir == Path::new(s)) || base.starts_with(dir) {
+        return None;
+    }
+    Some(dir.to_path_buf())
+}
+
 /// `full` relative to `base` (`.` for `base` itself), when it lies inside it (compared
 /// lexically after resolving `.` and `..`, and through the real folders when both exist).
 pub fn relative_to(base: &Path, full: &Path) -> Option<String> {
@@ -230,7 +339,7 @@ pub fn relative_to(base: &Path, full: &Path) -> Option<String> {
     Some(if s.is_empty() { ".".into() } else { s })
 }
 
-fn normalize(p: &Path) -> PathBuf {
+pub fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

@@ -319,7 +319,8 @@ pub fn for_property<'a>(prop: &str, listed: impl IntoIterator<Item = &'a Listed>
 /// The first values listed, whatever their words, for a property nothing else is known about.
 pub fn unmatched<'a>(listed: impl IntoIterator<Item = &'a Listed>) -> Vec<&'a Listed> {
     let mut out: Vec<&Listed> = Vec::new();
-    for l in listed {
+    // A time or a state says nothing of what a tool takes: never offered tied to nothing.
+    for l in listed.into_iter().filter(|l| !time_or_state(l)) {
         if !out.iter().any(|o| o.value == l.value) {
             out.push(l);
         }
@@ -330,10 +331,143 @@ pub fn unmatched<'a>(listed: impl IntoIterator<Item = &'a Listed>) -> Vec<&'a Li
     out
 }
 
+/// Status words a listing gives a thing's state in: no name or id of anything.
+const STATE_WORDS: &[&str] = &[
+    "open",
+    "closed",
+    "active",
+    "inactive",
+    "pending",
+    "done",
+    "completed",
+    "complete",
+    "todo",
+    "in_progress",
+    "in progress",
+    "running",
+    "stopped",
+    "success",
+    "succeeded",
+    "failed",
+    "failure",
+    "error",
+    "ok",
+    "enabled",
+    "disabled",
+    "draft",
+    "archived",
+    "published",
+    "true",
+    "false",
+    "null",
+    "none",
+    "merged",
+    "queued",
+    "cancelled",
+    "canceled",
+    "started",
+    "finished",
+    "paused",
+    "ready",
+    "unknown",
+    "yes",
+    "no",
+];
+/// Words of a key whose value is a time, a state or a count.
+const TIME_STATE_KEYS: &[&str] = &[
+    "created",
+    "updated",
+    "modified",
+    "deleted",
+    "time",
+    "timestamp",
+    "date",
+    "at",
+    "since",
+    "until",
+    "status",
+    "state",
+    "count",
+    "total",
+    "size",
+    "length",
+    "num",
+    "number",
+    "duration",
+    "age",
+    "expires",
+    "expiry",
+];
+
+/// Whether a listed value is a time, a date, a status word or a count (RULES.md: never offered
+/// as a name or an id): by its key (`createdAt`, `status`, `count`) or by its form
+/// (`2026-12-07T17:31:18Z`, `2026-12-07`, `17:31`, `open`, a Unix time).
+pub fn time_or_state(l: &Listed) -> bool {
+    let kw = l.key.as_deref().map(words).unwrap_or_default();
+    if kw.last().is_some_and(|w| TIME_STATE_KEYS.contains(&w.as_str())) {
+        return true;
+    }
+    looks_like_time_or_state(&l.value)
+}
+
+/// [`time_or_state`] by the form of the value alone.
+pub fn looks_like_time_or_state(v: &str) -> bool {
+    let t = v.trim();
+    if STATE_WORDS.contains(&t.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    let b = t.as_bytes();
+    // `YYYY-MM-DD…`, `YYYY/MM/DD`
+    let date = b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && (b[4] == b'-' || b[4] == b'/')
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b[4]
+        && b[8..10].iter().all(u8::is_ascii_digit)
+        && (b.len() == 10 || matches!(b[10], b'T' | b' ' | b't'));
+    // `HH:MM` or `HH:MM:SS`
+    let clock = (b.len() == 5 || b.len() == 8)
+        && b.iter().enumerate().all(|(i, c)| if i % 3 == 2 { *c == b':' } else { c.is_ascii_digit() });
+    // A Unix time in seconds or milliseconds (2001 onwards).
+    let unix = (10..=13).contains(&b.len())
+        && b.iter().all(u8::is_ascii_digit)
+        && t.parse::<u64>().is_ok_and(|n| (1_000_000_000..=9_999_999_999).contains(&n) || n >= 1_000_000_000_000);
+    date || clock || unix
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn times_dates_states_and_counts_are_seen() {
+        for v in [
+            "2026-12-07T17:31:18Z",
+            "2026-12-07",
+            "2026/12/07 10:00",
+            "17:31",
+            "17:31:18",
+            "open",
+            "Done",
+            "1765128678",
+            "1765128678123",
+        ] {
+            assert!(looks_like_time_or_state(v), "{v}");
+        }
+        for v in ["items", "task-1", "42", "2026-report", "users", "a1b2c3"] {
+            assert!(!looks_like_time_or_state(v), "{v}");
+        }
+        let l = |k: &str| Listed {
+            tool: "list".into(),
+            key: Some(k.into()),
+            value: "x".into(),
+            relative: false,
+            made: false,
+        };
+        assert!(time_or_state(&l("createdAt")) && time_or_state(&l("status")) && time_or_state(&l("item_count")));
+        assert!(!time_or_state(&l("name")) && !time_or_state(&l("id")));
+    }
 
     fn text(t: &str) -> Value {
         json!({"content": [{"type": "text", "text": t}]})

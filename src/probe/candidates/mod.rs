@@ -18,6 +18,7 @@
 pub mod command;
 pub mod context;
 pub mod described;
+pub mod gate;
 pub mod guard;
 pub mod hints;
 pub mod listing;
@@ -152,6 +153,10 @@ pub struct Known {
     pub worked: Vec<Worked>,
     /// The calls are made in the sandbox: a tool that changes things acts on a scratch copy.
     pub sandboxed: bool,
+    /// The files a sandbox withholds ([`gate::withheld_files`]): never a candidate, nor read.
+    pub withheld_files: Vec<PathBuf>,
+    /// What they hold ([`gate::withheld_values`]): never sent, never pinned.
+    pub withheld: Vec<String>,
 }
 
 /// A value a call that succeeded was sent, for the property `prop`.
@@ -175,7 +180,9 @@ impl Known {
             Transport::Stdio(s) => {
                 let base = s.cwd.clone().or_else(|| std::env::current_dir().ok());
                 let args: Vec<(String, String)> = s.args.iter().cloned().zip(s.args_template.iter().cloned()).collect();
-                base.map(|b| context::Paths::scan(&b, &args)).unwrap_or_default()
+                let env = crate::client::stdio::child_env(s);
+                let path_env = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+                base.map(|b| context::Paths::scan_server(&b, &s.command, path_env, &args)).unwrap_or_default()
             }
             Transport::Http(_) => context::Paths::default(),
         };
@@ -184,6 +191,8 @@ impl Known {
             .filter(|v| v.len() >= MIN_ENV_VALUE)
             .collect();
         let home = crate::env_vars::get(crate::env_vars::HOME).map(PathBuf::from);
+        let withheld_files = gate::withheld_files(paths.base.as_deref(), home.as_deref());
+        let withheld = gate::withheld_values(&withheld_files);
         Known {
             paths,
             listed: Vec::new(),
@@ -192,6 +201,8 @@ impl Known {
             home,
             worked: Vec::new(),
             sandboxed: false,
+            withheld_files,
+            withheld,
         }
     }
 
@@ -336,10 +347,16 @@ impl Known {
         }
     }
 
-    /// Whether `v` holds a secret anywhere (never pinned, never a candidate).
+    /// Whether `v` holds a secret anywhere (never pinned, never a candidate): a configured one,
+    /// what a file the sandbox withholds holds (or a good part of it), or anything that looks
+    /// like a credential ([`gate::looks_like_credential`]).
     pub fn holds_secret(&self, v: &Value) -> bool {
         match v {
-            Value::String(s) => self.secrets.iter().any(|x| !x.is_empty() && s.contains(x.as_str())),
+            Value::String(s) => {
+                self.secrets.iter().any(|x| !x.is_empty() && s.contains(x.as_str()))
+                    || self.withheld.iter().any(|w| s.contains(w.as_str()) || s.len() >= 12 && w.contains(s.as_str()))
+                    || gate::looks_like_credential(s)
+            }
             Value::Array(a) => a.iter().any(|x| self.holds_secret(x)),
             Value::Object(m) => m.values().any(|x| self.holds_secret(x)),
             _ => false,
@@ -733,7 +750,8 @@ const MAX_FILE_READ: u64 = 64 * 1024;
 
 /// The first line of three characters or more of the project file that `set` names (its first
 /// path argument that is a text file inside the project folder), trimmed: text the file holds,
-/// so a tool that must find it there does. Never a line holding a secret.
+/// so a tool that must find it there does. Never a line of a file the sandbox withholds, nor one
+/// holding a secret.
 pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
     let base = known.paths.base.as_deref()?;
     let sent = Value::Object(set.resolve(Some(base)));
@@ -741,6 +759,10 @@ pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
         let Some(path) = sent.pointer(at).and_then(Value::as_str).map(PathBuf::from) else { continue };
         if !path.starts_with(base) || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             continue;
+        }
+        // A file the sandbox withholds (`.env`, a key) is never read for a value.
+        if gate::is_withheld(known, &path) || known.paths.is_own(&path) {
+            return None;
         }
         let bytes = crate::files::read_head(&path, MAX_FILE_READ).ok()?;
         if bytes.contains(&0) {
@@ -1072,7 +1094,9 @@ fn property_candidates(
     } else if out.is_empty() && listed.is_empty() && known.sandboxed {
         untied = listing::unmatched(offered());
     }
-    for l in listed {
+    // A time, a date, a status word or a count is never a name or an id.
+    let names = names_a_thing(prop);
+    for l in listed.into_iter().filter(|l| !(names && listing::time_or_state(l))) {
         if l.relative {
             let s = Value::String(l.value.clone());
             let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
@@ -1089,6 +1113,10 @@ fn property_candidates(
         // A free string: `"1"` reaches tools that refuse `""` and `"a"` (an id, a number as text).
         for s in ["a", "1"] {
             tail.push(Candidate { value: Value::String(s.into()), source: Source::Smallest, relative: false });
+        }
+        // An empty string is the last candidate for a name or an id, never the first.
+        if names {
+            tail.rotate_left(1);
         }
     }
     // A flag: both values ("force flag must be set to true").
@@ -1117,6 +1145,14 @@ fn property_candidates(
         out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });
     }
     out
+}
+
+/// Whether property `prop` takes a name or an id (`name`, `branch_name`, `taskId`, `ids`,
+/// `identifier`, `slug`, `uuid`).
+fn names_a_thing(prop: &str) -> bool {
+    hints::words(prop)
+        .last()
+        .is_some_and(|w| ["name", "names", "id", "ids", "identifier", "uuid", "slug", "handle"].contains(&w.as_str()))
 }
 
 fn resolve_value(v: &Value, dir: Option<&Path>) -> Value {

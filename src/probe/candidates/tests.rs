@@ -468,3 +468,52 @@ fn text_to_find_is_a_line_of_the_file_the_call_names() {
     known.secrets = vec!["goodbye".into()];
     assert_eq!(file_line(&set("notes.txt"), &known), None, "a line holding a secret is never offered");
 }
+
+/// The one gate (`gate::admit`): an absolute path inside the project is made relative, one of
+/// the machine outside it is refused unless the config names it, a withheld file or the
+/// server's own program is refused, a fixture passes as written, and the schema holds.
+#[test]
+fn the_gate_makes_project_paths_relative_and_refuses_the_rest() {
+    let (d, mut known) = project();
+    let root = d.path().canonicalize().unwrap();
+    std::fs::write(root.join(".env"), "TOKEN_X=abcdefgh12345\n").unwrap();
+    known.withheld_files = gate::withheld_files(Some(&root), None);
+    known.withheld = gate::withheld_values(&known.withheld_files);
+    let def = tool(json!({"path": {"type": "string"}, "n": {"type": "integer"}}), &["path"]);
+    let set = |v: Value| ArgSet::smallest(Map::from_iter([("path".to_string(), v)]));
+    let inside = format!("{}/docs/guide.md", root.display());
+    let ok = gate::admit(&def, &known, &set(json!(inside)), Some(&root)).unwrap();
+    assert_eq!(ok.args["path"], "docs/guide.md");
+    assert_eq!(ok.relative, vec!["/path".to_string()]);
+    let uri = format!("file://{}/notes.txt", root.display());
+    assert_eq!(gate::admit(&def, &known, &set(json!(uri)), Some(&root)).unwrap().args["path"], "notes.txt");
+    for refused in
+        [json!("/usr/share"), json!("../x"), json!(format!("{}/.env", root.display())), json!("abcdefgh12345")]
+    {
+        assert!(gate::admit(&def, &known, &set(refused.clone()), Some(&root)).is_err(), "{refused}");
+    }
+    // A route or an id that only looks like a path is no path of the machine.
+    assert!(gate::admit(&def, &known, &set(json!("/no-such-top-folder/42")), Some(&root)).is_ok());
+    // The schema: an integer where a string is asked for.
+    assert!(gate::admit(&def, &known, &set(json!(3)), Some(&root)).is_err());
+    // A path the config names, outside the project.
+    let outside = tempfile::tempdir().unwrap();
+    let named = outside.path().canonicalize().unwrap();
+    known.paths.named.push(named.clone());
+    assert!(gate::admit(&def, &known, &set(json!(named.display().to_string())), Some(&root)).is_ok());
+    // The server's own program, named on its command line.
+    let program = named.join("index.js");
+    std::fs::write(&program, "// server\n").unwrap();
+    let paths = context::Paths::scan_server(
+        &root,
+        "node",
+        None,
+        &[(program.display().to_string(), program.display().to_string())],
+    );
+    assert!(paths.own.contains(&program) && paths.entries.iter().all(|e| !e.path.ends_with("index.js")), "{paths:?}");
+    known.paths = paths;
+    assert!(gate::admit(&def, &known, &set(json!(program.display().to_string())), Some(&root)).is_err());
+    // A fixture is the user's word.
+    let fixture = ArgSet::fixture(Map::from_iter([("path".to_string(), json!("/usr/share"))]));
+    assert!(gate::admit(&def, &known, &fixture, Some(&root)).is_ok());
+}
