@@ -44,6 +44,7 @@ pub fn init(cwd: &Path, from: Option<&Path>, force: bool) -> Result<InitOutcome,
             hint: "`mcp-pin init --force` overwrites it".into(),
         });
     }
+    within_project(cwd, &target)?;
     let mut loaded = Config::load_unresolved(&source).map_err(|e| AppError::Io(e.to_string()))?;
     let kept = keep_wrapped(&source, &target, &mut loaded)?;
     let text = crate::config::init::init_toml_keeping(&loaded, &source, &kept);
@@ -103,6 +104,94 @@ fn keep_wrapped(
         loaded.skipped.push((name, why));
     }
     Ok(kept)
+}
+
+/// `path` is written (or removed) by `init` only when no link on its way from the project folder
+/// (`cwd`) leads out of it: neither the file itself nor any folder on its path inside the project
+/// may be a link that resolves outside it (a committed `.vscode -> ../outside` would have
+/// `init --wrap --write` rewrite a config, and leave its `.before-wrap.json`, on whatever the
+/// link names). Decided on real paths (a `..` after a link is where the link leads); a path
+/// that names no place inside the project (a user-level file given with `--from`) is the user's
+/// own choice, and not checked.
+fn within_project(cwd: &Path, path: &Path) -> Result<(), AppError> {
+    let Ok(project) = std::fs::canonicalize(cwd) else { return Ok(()) };
+    let path = cwd.join(path);
+    let named = lexical(&path);
+    let Some(rel) = [cwd, project.as_path()].iter().find_map(|base| path.strip_prefix(base).ok().map(|r| (*base, r)))
+    else {
+        if named.starts_with(cwd) || named.starts_with(&project) {
+            // Inside by name, but not by the way it is written (`/a/../project/x`): by real path below.
+            return real_parent_inside(&project, &path, &path);
+        }
+        return Ok(());
+    };
+    if !(named.starts_with(cwd) || named.starts_with(&project)) {
+        return Ok(());
+    }
+    // The first link on the way that leads out names the refusal.
+    let (base, rel) = rel;
+    let mut at = base.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&at) else { break };
+        if meta.file_type().is_symlink() && !std::fs::canonicalize(&at).is_ok_and(|r| r.starts_with(&project)) {
+            return Err(refusal(&project, &path, &at));
+        }
+    }
+    real_parent_inside(&project, &path, &path)
+}
+
+/// The folder `path` is written in, by its real path (its nearest folder that exists), is inside
+/// `project`; else refused naming `link`.
+fn real_parent_inside(project: &Path, path: &Path, link: &Path) -> Result<(), AppError> {
+    let mut folder = path.parent();
+    while let Some(f) = folder {
+        if let Ok(real) = std::fs::canonicalize(f) {
+            if real.starts_with(project) {
+                return Ok(());
+            }
+            return Err(refusal(project, path, link));
+        }
+        folder = f.parent();
+    }
+    Ok(())
+}
+
+fn refusal(project: &Path, path: &Path, link: &Path) -> AppError {
+    let points = std::fs::read_link(link).map(|t| format!(" -> {}", t.display())).unwrap_or_default();
+    let leads = match std::fs::canonicalize(link) {
+        Ok(r) => format!("which leads to {}", r.display()),
+        Err(_) => "which leads to nothing that exists yet (a write would create it wherever it names)".into(),
+    };
+    let what = if link == path { "is a link" } else { "is reached through a link" };
+    AppError::Hinted {
+        message: format!(
+            "refusing to write {}: it {what}, {}{points}, {leads}, outside the project folder {}",
+            path.display(),
+            link.display(),
+            project.display()
+        ),
+        hint: format!(
+            "a committed link can lead anywhere on the machine that runs mcp-pin; replace {} with the file or folder itself, inside the project (or run mcp-pin where the file really is)",
+            link.display()
+        ),
+    }
+}
+
+/// `path` with `.` and `..` taken out, without reading the disk: whether it names a place inside
+/// the project at all (the links on the way are then checked on the disk).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn json_string(s: &str) -> String {
@@ -248,6 +337,8 @@ pub fn wrap(cwd: &Path, from: Option<&Path>, config: Option<&Path>, write: bool)
         );
     }
     if write && !wrapped.wrapped.is_empty() {
+        within_project(cwd, &source)?;
+        within_project(cwd, &originals_path(&source))?;
         let mut originals = read_originals(&source)?;
         for (k, v) in &wrapped.originals {
             originals.insert(k.clone(), v.clone());
@@ -353,6 +444,8 @@ pub fn unwrap(cwd: &Path, from: Option<&Path>, write: bool) -> Result<UnwrapOutc
         );
     }
     if write && !restored.is_empty() {
+        within_project(cwd, &source)?;
+        within_project(cwd, &originals_path(&source))?;
         crate::sink::write_file(&source, &new)
             .map_err(|e| AppError::Io(format!("cannot write {}: {e}", source.display())))?;
         let rest: BTreeMap<String, String> = originals.into_iter().filter(|(k, _)| !restored.contains(k)).collect();

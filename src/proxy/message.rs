@@ -65,9 +65,14 @@ pub enum Unreadable {
     Ambiguous { id: Option<String> },
 }
 
+/// JSON's whitespace (RFC 8259): the only bytes allowed around a message. Unicode's other
+/// blanks (`\u{2028}`, `\u{85}`, a form feed) are not trimmed: a message they surround is not
+/// JSON, and is not read (so never relayed).
+const JSON_WS: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// Read the envelope of `text` (one message, no line break).
 pub fn parse(text: &str) -> Result<Message<'_>, Unreadable> {
-    let trimmed = text.trim();
+    let trimmed = text.trim_matches(JSON_WS);
     if trimmed.starts_with('[') {
         return match serde_json::from_str::<Vec<&RawValue>>(trimmed) {
             Ok(_) => Ok(Message { kind: Kind::Batch, id: None, method: None, params: None, result: None, error: None }),
@@ -97,6 +102,44 @@ pub fn parse(text: &str) -> Result<Message<'_>, Unreadable> {
         }
         Err(e) => Err(Unreadable::NotJson(e.to_string())),
     }
+}
+
+/// A message as it is written to a peer that reads lines: exactly the value the judge read, on
+/// one line. A line reader ends a line at LF, and many (Java's `BufferedReader.readLine`, .NET's
+/// `ReadLine`, Node's `readline`) at CR too; JSON reads both as whitespace, so one judged value
+/// holding either could carry a second, unjudged message on the next "line". Text without a CR,
+/// an LF or whitespace at its ends (nearly every message) is relayed byte for byte; other text is
+/// written again without the whitespace between its tokens (every other byte kept: numbers,
+/// escapes and key order as they came). Never a raw CR or LF comes out, even of text that is not
+/// JSON (one inside a string, where JSON forbids it, is escaped).
+pub fn frame(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let edge = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
+    if !b.contains(&b'\n') && !b.contains(&b'\r') && !edge(b.first()) && !edge(b.last()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            match c {
+                '\n' | '\r' => {
+                    escaped = false;
+                    out.push_str(if c == '\n' { "\\n" } else { "\\r" });
+                    continue;
+                }
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            out.push(c);
+        } else if !JSON_WS.contains(&c) {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 impl Message<'_> {
@@ -290,6 +333,31 @@ mod tests {
         let both = r#"{"jsonrpc":"2.0","id":1,"method":"m","result":null}"#;
         assert!(matches!(parse(both), Err(Unreadable::Ambiguous { .. })));
         assert_eq!(parse(r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#).unwrap().id.as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn frames_are_one_line_of_the_judged_value() {
+        // Nearly every message: byte for byte, no copy.
+        let plain = r#"{"jsonrpc":"2.0","id":1,"result":{"a":"x y","n":1.50e3}}"#;
+        assert!(matches!(frame(plain), Cow::Borrowed(_)));
+        // A second message riding in a member after a CR, an LF or both: one line, same value.
+        for sep in ["\n", "\r", "\r\n"] {
+            let smuggled = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"t\":\"a b\\n\"}},\"x\":{sep}\t{{\"id\":1,\"result\":{{\"evil\":1.0}}}}{sep}}}"
+            );
+            let framed = frame(&smuggled);
+            assert!(!framed.contains(['\n', '\r']), "{framed:?}");
+            assert_eq!(framed, r#"{"jsonrpc":"2.0","id":1,"result":{"t":"a b\n"},"x":{"id":1,"result":{"evil":1.0}}}"#);
+            let a: serde_json::Value = serde_json::from_str(&smuggled).unwrap();
+            assert_eq!(a, serde_json::from_str::<serde_json::Value>(&framed).unwrap());
+        }
+        assert_eq!(frame(" {\"a\" : \"b \\\" c\"}\t"), r#"{"a":"b \" c"}"#);
+        // Not JSON (a raw LF inside a string): still never a raw line break out.
+        assert_eq!(frame("{\"a\":\"x\ny\r\"}"), r#"{"a":"x\ny\r"}"#);
+        // Only JSON's whitespace is trimmed: a message behind another blank is not read.
+        assert!(matches!(parse("\u{2028}{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"), Err(Unreadable::NotJson(_))));
+        assert!(matches!(parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\u{c}"), Err(Unreadable::NotJson(_))));
+        assert!(parse(" \t{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n").is_ok());
     }
 
     #[test]

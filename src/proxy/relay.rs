@@ -101,7 +101,11 @@ struct Notify {
 }
 
 impl Relay {
+    /// Every line the client gets goes through here: one message per line, exactly the value
+    /// that was judged ([`message::frame`]: no CR or LF outside strings, whatever the framing it
+    /// came in, a pretty-printed HTTP body, a multi-line SSE `data:` field, a CR in a stdio line).
     async fn send_client(&self, line: Text) {
+        let line = message::frame(&line);
         let mut slot = self.client.lock().await;
         let Some(out) = slot.as_mut() else { return };
         let sent = async {

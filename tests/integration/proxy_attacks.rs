@@ -100,11 +100,36 @@ fn same_id(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The client: writes lines to the proxy, records every line the proxy writes.
+/// How a client's line reader ends a line.
+#[derive(Debug, Clone, Copy)]
+enum Reader {
+    /// At LF, a CR before it dropped (the TypeScript and Python SDKs, Rust's `lines`).
+    Lf,
+    /// At every CR and every LF, each on its own (a CRLF ends a line and an empty one).
+    Cr,
+    /// At CR, LF or CRLF (Java's `BufferedReader.readLine`, .NET's `ReadLine`).
+    Both,
+}
+
+impl Reader {
+    fn lines(self, raw: &[u8]) -> Vec<String> {
+        let text = String::from_utf8_lossy(raw);
+        let mut out: Vec<String> = match self {
+            Reader::Lf => text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect(),
+            Reader::Cr => text.split(['\r', '\n']).map(str::to_string).collect(),
+            Reader::Both => text.replace("\r\n", "\n").split(['\r', '\n']).map(str::to_string).collect(),
+        };
+        // What follows the last line break is no line yet.
+        out.pop();
+        out
+    }
+}
+
+/// The client: writes lines to the proxy, records every byte the proxy writes.
 struct Client {
     child: Child,
     stdin: ChildStdin,
-    lines: Arc<Mutex<Vec<String>>>,
+    raw: Arc<Mutex<Vec<u8>>>,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -122,12 +147,15 @@ impl Client {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let (lines, stderr) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(String::new())));
-        let (out, l) = (child.stdout.take().unwrap(), lines.clone());
+        let (raw, stderr) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(String::new())));
+        let (mut out, r) = (child.stdout.take().unwrap(), raw.clone());
         std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                l.lock().unwrap().push(line);
+            let mut buf = [0u8; 8192];
+            loop {
+                match std::io::Read::read(&mut out, &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => r.lock().unwrap().extend_from_slice(&buf[..n]),
+                }
             }
         });
         let (err, e) = (child.stderr.take().unwrap(), stderr.clone());
@@ -138,7 +166,7 @@ impl Client {
                 e.lock().unwrap().push('\n');
             }
         });
-        Client { child, stdin, lines, stderr }
+        Client { child, stdin, raw, stderr }
     }
 
     fn send(&mut self, line: &str) {
@@ -151,10 +179,21 @@ impl Client {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
     }
 
+    /// The lines the proxy wrote, as a client that ends lines as `reader` does reads them.
+    fn lines(&self, reader: Reader) -> Vec<String> {
+        reader.lines(&self.raw.lock().unwrap())
+    }
+
     /// Every message the client has read so far (a batch's elements one by one).
     fn messages(&self) -> Vec<Value> {
+        self.messages_as(Reader::Lf)
+    }
+
+    /// Every message a client whose lines end as `reader` ends them has read so far (a line that
+    /// is not JSON skipped, as the SDKs skip it).
+    fn messages_as(&self, reader: Reader) -> Vec<Value> {
         let mut out = vec![];
-        for line in self.lines.lock().unwrap().iter() {
+        for line in self.lines(reader).iter() {
             match serde_json::from_str::<Value>(line) {
                 Ok(Value::Array(items)) => out.extend(items),
                 Ok(v) => out.push(v),
@@ -166,9 +205,14 @@ impl Client {
 
     /// The first answer to request `id`, matched by value (what an SDK would resolve it with).
     fn answer(&self, id: &Value, wait: Duration) -> Option<Value> {
+        self.answer_as(Reader::Lf, id, wait)
+    }
+
+    /// The first answer to request `id` a client whose lines end as `reader` ends them reads.
+    fn answer_as(&self, reader: Reader, id: &Value, wait: Duration) -> Option<Value> {
         let end = Instant::now() + wait;
         loop {
-            let found = self.messages().into_iter().find(|m| {
+            let found = self.messages_as(reader).into_iter().find(|m| {
                 m.get("id").is_some_and(|i| same_id(i, id)) && (m.get("result").is_some() || m.get("error").is_some())
             });
             if found.is_some() || Instant::now() > end {
@@ -198,7 +242,7 @@ impl Client {
 
     /// Everything the proxy wrote, for a failure message.
     fn seen(&self) -> String {
-        format!("stdout:\n{}\nstderr:\n{}", self.lines.lock().unwrap().join("\n"), self.stderr())
+        format!("stdout:\n{}\nstderr:\n{}", self.lines(Reader::Lf).join("\n"), self.stderr())
     }
 }
 
@@ -224,7 +268,7 @@ fn assert_blocked(c: &Client, answer: &Option<Value>) {
 
 /// Nothing the judge would have stopped reached the client, in any framing.
 fn assert_nothing_unjudged(c: &Client) {
-    for line in c.lines.lock().unwrap().iter() {
+    for line in c.lines(Reader::Lf).iter() {
         for bad in ["x@evil.example", EVIL_RESULT, EVIL_LISTING] {
             assert!(!line.contains(bad), "`{bad}` reached the client: {line}\n{}", c.seen());
         }
@@ -334,4 +378,168 @@ fn an_answer_that_also_names_a_method_is_dropped() {
     assert!(a.is_none(), "{a:?}");
     assert_nothing_unjudged(&c);
     assert!(c.stderr().contains("neither a request nor an answer"), "{}", c.seen());
+}
+
+/// How the hostile server is reached.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    /// JSON lines over stdio.
+    Stdio,
+    /// Streamable HTTP, each answer a JSON body.
+    Json,
+    /// Streamable HTTP, each answer an event stream.
+    Sse,
+}
+
+/// The hostile server over HTTP, stopped on drop.
+struct HttpHostile(Child);
+
+impl Drop for HttpHostile {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A project whose server `h` smuggles a second answer to every call after `sep` inside the
+/// answer it sends (and inside a notification before it, over stdio and SSE): one JSON value
+/// to the judge, whose result is the honest one, and two lines to a line reader, the second an
+/// answer to the same call with a result the proxy blocks. Pinned as it is (its listing and
+/// handshake are honest).
+fn smuggling_project(framing: Framing, sep: &str) -> (Project, Option<HttpHostile>) {
+    let p = Project::new();
+    let mut script = honest();
+    script["smuggle"] = json!(sep);
+    script["smuggle_result"] =
+        json!({"content": [{"type": "text", "text": EVIL_RESULT}], "structuredContent": {"n": EVIL_RESULT}});
+    p.write_json("script.json", &script);
+    let script = p.path("script.json").display().to_string();
+    let (server, http) = match framing {
+        Framing::Stdio => (format!("command = \"python3\"\nargs = [{:?}, {script:?}]\n", hostile_server()), None),
+        Framing::Json | Framing::Sse => {
+            let mode = if matches!(framing, Framing::Json) { "json" } else { "sse" };
+            let mut child = Command::new("python3")
+                .args([&hostile_server(), &script, "--http", mode])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut line = String::new();
+            BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+            let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
+            (format!("url = {url:?}\n"), Some(HttpHostile(child)))
+        }
+    };
+    p.write("mcp-pin.toml", &format!("[servers.h]\n{server}timeout = \"10s\"\n"));
+    let out = p.run(&["lock", "--no-probe"]);
+    assert!(out.status.success(), "{}", text(&out));
+    (p, http)
+}
+
+/// Bytes JSON reads as whitespace but a line reader ends a line at: a second answer rides in a
+/// judged message after a CR (stdio, where an LF ends the proxy's own line), after an LF, a CR or
+/// a CRLF in a JSON body, or on the next `data:` line of an SSE event (joined with LF). Whatever
+/// the framing, every line a client reads, whether it ends lines at LF (the TypeScript and Python
+/// SDKs), at CR and LF apart, or at CR, LF and CRLF (Java, .NET), is one whole message the judge
+/// judged, and the one answer to the call is the honest one. Checked by hand: with
+/// `message::frame` taken out of `Relay::send_client` (the text relayed as it came), every case
+/// failed, a line that is not a message, and the smuggled answer the first the client read.
+#[test]
+fn each_line_the_client_reads_is_one_judged_message_whatever_the_framing() {
+    if !python() {
+        return skip("python3 is not here");
+    }
+    let cases = [
+        (Framing::Stdio, "\r"),
+        (Framing::Json, "\n"),
+        (Framing::Json, "\r"),
+        (Framing::Json, "\r\n"),
+        (Framing::Sse, "\n"),
+        (Framing::Sse, "\r"),
+        (Framing::Sse, "\r\n"),
+    ];
+    for (framing, sep) in cases {
+        let (p, _server) = smuggling_project(framing, sep);
+        let mut c = Client::start(&p);
+        let a = c.initialize(&json!(1));
+        assert_pinned_instructions(&c, &a);
+        c.request(&json!(3), "tools/call", json!({"name": "stats", "arguments": {"q": "x"}}));
+        // The honest answer is the last thing the server sends.
+        let end = Instant::now() + Duration::from_secs(20);
+        while !c.raw.lock().unwrap().windows(8).any(|w| w == br#""n":1}}"#) && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        for reader in [Reader::Lf, Reader::Cr, Reader::Both] {
+            let case = format!("{framing:?} {sep:?}, a client reading lines {reader:?}");
+            for line in c.lines(reader).iter().filter(|l| !l.trim().is_empty()) {
+                assert!(serde_json::from_str::<Value>(line).is_ok(), "{case}: a line that is not a message: {line:?}");
+            }
+            let answers: Vec<Value> = c
+                .messages_as(reader)
+                .into_iter()
+                .filter(|m| m.get("id").is_some_and(|i| same_id(i, &json!(3))))
+                .collect();
+            assert_eq!(answers.len(), 1, "{case}: {answers:?}\n{}", c.seen());
+            assert_eq!(answers[0]["result"]["structuredContent"]["n"], 1, "{case}: {}", answers[0]);
+        }
+    }
+}
+
+/// The Python virtual environment `.ci/run` builds with the official SDK (`mcp` 2.x), if here.
+fn sdk_python() -> Option<PathBuf> {
+    let p = std::env::var_os("MCP_PIN_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/py/bin/python"));
+    let ok = Command::new(&p)
+        .args(["-c", "import mcp.client.stdio"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(p)
+}
+
+/// The same smuggled answers, read by real clients: the official Python SDK (its stdio transport
+/// ends lines at LF) and a client that reads lines as Java's `BufferedReader.readLine` does (at
+/// CR, LF or CRLF; `tests/servers/proxy_client.py`). Each calls the tool once through the proxy
+/// and gets the honest answer. Checked by hand: with `message::frame` taken out of
+/// `Relay::send_client`, the SDK got the smuggled answer on the JSON-body and SSE upstreams and
+/// the Java-like client on all three, and this test failed.
+#[test]
+fn real_clients_get_the_judged_answer_whatever_the_framing() {
+    if !python() {
+        return skip("python3 is not here");
+    }
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/proxy_client.py");
+    let sdk = sdk_python();
+    if sdk.is_none() {
+        skip("no Python venv with mcp 2.x (run .ci/run): the SDK client is left out");
+    }
+    let cases = [(Framing::Stdio, "\r"), (Framing::Json, "\n"), (Framing::Json, "\r"), (Framing::Sse, "\n")];
+    for (framing, sep) in cases {
+        let (p, _server) = smuggling_project(framing, sep);
+        let clients: Vec<(&str, PathBuf)> = [("java", Some(PathBuf::from("python3"))), ("sdk", sdk.clone())]
+            .into_iter()
+            .filter_map(|(m, py)| Some((m, py?)))
+            .collect();
+        for (mode, py) in clients {
+            let out = Command::new(&py)
+                .arg(&client)
+                .args([mode, "--", pin_bin(), "proxy", "--server", "h"])
+                .current_dir(p.dir.path())
+                .env("NO_COLOR", "1")
+                .env_remove("CI")
+                .env_remove("GITHUB_ACTIONS")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stdout);
+            let case = format!("{framing:?} {sep:?}, client {mode}");
+            let v: Value = serde_json::from_str(said.lines().last().unwrap_or(""))
+                .unwrap_or_else(|_| panic!("{case}: {said}\n{}", String::from_utf8_lossy(&out.stderr)));
+            let n = v.pointer("/answer/structuredContent/n");
+            assert_eq!(n, Some(&json!(1)), "{case}: {v}\n{}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
 }

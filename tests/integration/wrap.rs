@@ -430,3 +430,77 @@ fn a_user_level_file_names_this_binary_and_the_config_absolutely() {
     let elsewhere = tempfile::tempdir().unwrap();
     assert_eq!(list_through_entry(entry, Client::ClaudeCode, p.dir.path(), elsewhere.path(), true), ["add_note"]);
 }
+
+/// A committed link that leads out of the project: `.vscode -> ../outside` (a folder on the
+/// path), `.mcp.json -> ../outside/...` and `mcp-pin.toml -> ../outside/...` (the file itself).
+/// `init`, `--wrap --write` and `--unwrap --write` refuse, naming the link and where it leads,
+/// and write nothing outside (no rewritten config, no `.before-wrap.json`); a link that stays
+/// inside the project is written through as before. Checked by hand: with `within_project`
+/// taken out of `app::init`, `--wrap --write` rewrote `outside/mcp.json`, left
+/// `outside/mcp.json.before-wrap.json`, and this test failed.
+#[test]
+fn init_never_writes_through_a_link_that_leaves_the_project() {
+    let p = Project::new();
+    let outside = tempfile::tempdir_in(p.dir.path().parent().unwrap()).unwrap();
+    let away = format!("../{}", outside.path().file_name().unwrap().to_str().unwrap());
+    p.write_json("s.json", &surface("add_note"));
+    let fx = serde_json::to_string(fixture_bin()).unwrap();
+    let vscode =
+        format!(r#"{{"servers": {{"notes": {{"type": "stdio", "command": {fx}, "args": ["--surface", "s.json"]}}}}}}"#);
+    std::fs::write(outside.path().join("mcp.json"), &vscode).unwrap();
+    std::os::unix::fs::symlink(&away, p.path(".vscode")).unwrap();
+    // Reading through the link is fine: `init` writes mcp-pin.toml in the project.
+    let out = p.run(&["init"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(p.run(&["lock", "--no-probe"]).status.success());
+    let out = p.run(&["init", "--wrap", "--write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    let leads = std::fs::canonicalize(outside.path()).unwrap().display().to_string();
+    assert!(said.contains("refusing to write") && said.contains(".vscode -> ../") && said.contains(&leads), "{said}");
+    assert_eq!(std::fs::read_to_string(outside.path().join("mcp.json")).unwrap(), vscode, "nothing written outside");
+    assert!(!outside.path().join("mcp.json.before-wrap.json").exists());
+
+    // The file itself a link: `.mcp.json` wrapped in the project, then moved outside behind a link.
+    let p = Project::new();
+    p.write_json("s.json", &surface("add_note"));
+    let outside = tempfile::tempdir_in(p.dir.path().parent().unwrap()).unwrap();
+    let away = format!("../{}", outside.path().file_name().unwrap().to_str().unwrap());
+    p.write(
+        ".mcp.json",
+        &format!(r#"{{"mcpServers": {{"notes": {{"command": {fx}, "args": ["--surface", "s.json"]}}}}}}"#),
+    );
+    assert!(p.run(&["init"]).status.success());
+    assert!(p.run(&["lock", "--no-probe"]).status.success());
+    let out = p.run(&["init", "--wrap", "--write"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let wrapped = p.read(".mcp.json");
+    std::fs::rename(p.path(".mcp.json"), outside.path().join("claude.json")).unwrap();
+    std::os::unix::fs::symlink(format!("{away}/claude.json"), p.path(".mcp.json")).unwrap();
+    let out = p.run(&["init", "--unwrap", "--write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains(".mcp.json -> ../"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(outside.path().join("claude.json")).unwrap(), wrapped);
+    assert!(p.path(".mcp.json.before-wrap.json").exists(), "the kept entries were not removed");
+    // `init --force` writing mcp-pin.toml, itself a link out.
+    std::fs::rename(p.path("mcp-pin.toml"), outside.path().join("pin.toml")).unwrap();
+    std::os::unix::fs::symlink(format!("{away}/pin.toml"), p.path("mcp-pin.toml")).unwrap();
+    let toml = std::fs::read_to_string(outside.path().join("pin.toml")).unwrap();
+    let out = p.run(&["init", "--force"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("mcp-pin.toml -> ../"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(outside.path().join("pin.toml")).unwrap(), toml);
+
+    // A link inside the project is no reason to refuse.
+    let p = Project::new();
+    p.write_json("s.json", &surface("add_note"));
+    std::fs::create_dir(p.path("conf")).unwrap();
+    std::fs::write(p.path("conf/mcp.json"), &vscode).unwrap();
+    std::os::unix::fs::symlink("conf", p.path(".vscode")).unwrap();
+    assert!(p.run(&["init"]).status.success());
+    assert!(p.run(&["lock", "--no-probe"]).status.success());
+    let out = p.run(&["init", "--wrap", "--write"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(p.read("conf/mcp.json").contains("proxy"));
+    assert!(p.path("conf/mcp.json.before-wrap.json").exists());
+}

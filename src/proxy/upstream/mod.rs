@@ -66,7 +66,9 @@ impl Sender {
     /// Send one message; `false` once the server end is gone.
     pub async fn send(&self, out: Outgoing) -> bool {
         match &self.to {
-            To::Stdio(stdin) => stdio::write(stdin, &out.text).await,
+            // One message per line for the server too (a CR in a client's line is no second
+            // request for a server that ends lines at CR).
+            To::Stdio(stdin) => stdio::write(stdin, &crate::proxy::message::frame(&out.text)).await,
             To::Http(tx) => tx.send(out).await.is_ok(),
         }
     }
