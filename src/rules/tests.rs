@@ -187,6 +187,9 @@ fn run_time_actions_come_from_the_table() {
             (RuleId::ToolRemoved, RunTime::Gone),
             (RuleId::AnnotationRelaxed, RunTime::PinnedHints),
             (RuleId::InstructionsChanged, RunTime::PinnedField),
+            (RuleId::StructuredContentMissing, RunTime::BlockResult),
+            (RuleId::StructuredContentInvalid, RunTime::BlockResult),
+            (RuleId::ResultPayloadInvalid, RunTime::BlockResult),
         ]
     );
     // Only a server-level rule can serve a pinned field, and only a tool rule act on a tool.
@@ -196,6 +199,7 @@ fn run_time_actions_come_from_the_table() {
             RunTime::Gone | RunTime::New | RunTime::PinnedHints => {
                 assert_eq!(r.surface, super::Surface::Tool, "{}", r.id)
             }
+            RunTime::BlockResult => assert_eq!(r.surface, super::Surface::Probe, "{}", r.id),
             RunTime::ByClass => {}
         }
     }
