@@ -28,6 +28,14 @@ work=$(mktemp -d)
 export TOTALS="$work/totals.tsv"
 : > "$TOTALS"
 if [ -n "${KEEP:-}" ]; then echo "work: $work"; else trap 'rm -rf "$work"' EXIT; fi
+# A server not measured: a SKIP line, or a failure under MCP_PIN_NO_SKIP (.ci/run installs them all).
+skip() {
+  echo "$1: SKIP ($2)"
+  if [ -n "${MCP_PIN_NO_SKIP:-}" ] && [ "$MCP_PIN_NO_SKIP" != 0 ]; then
+    echo "error: $1 was not measured and MCP_PIN_NO_SKIP is set: a broken install" >&2
+    exit 1
+  fi
+}
 
 # Content and metadata (mode, owner, modification time, size) of every entry but `.git`.
 digest() {
@@ -248,24 +256,24 @@ echo "## probes on real servers (policy: $POLICY; $("$PIN" --version))"
 if command -v npx >/dev/null 2>&1; then
   measure files npx '["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "."]' setup_files
 else
-  echo "files: SKIP (npx not found)"
+  skip files "npx not found"
 fi
 if [ -x "$PY/mcp-server-git" ]; then
   measure git "$PY/mcp-server-git" '["--repository", "."]' setup_git
 else
-  echo "git: SKIP (no target/py/bin/mcp-server-git; .ci/run installs it)"
+  skip git "no target/py/bin/mcp-server-git; .ci/run installs it"
 fi
 if [ -x "$PYSQL/mcp-server-sqlite" ]; then
   measure sqlite "$PYSQL/mcp-server-sqlite" '["--db-path", "data.db"]' setup_sqlite
 else
-  echo "sqlite: SKIP (no target/py-sqlite/bin/mcp-server-sqlite; .ci/run installs it)"
+  skip sqlite "no target/py-sqlite/bin/mcp-server-sqlite; .ci/run installs it"
 fi
 
 # The servers of scripts/probe-servers.sh (pinned there); SKIP when not installed.
 extra() {  # name setup command args-json
   local name=$1 setup=$2 command=$3 args=$4
   if [ -x "$command" ]; then measure "$name" "$command" "$args" "$setup"
-  else echo "$name: SKIP (no $command; scripts/probe-servers.sh installs it)"; fi
+  else skip "$name" "no $command; scripts/probe-servers.sh installs it"; fi
 }
 extra word setup_docx "$PS/word/bin/word_mcp_server" '[]'
 extra excel setup_xlsx "$PS/excel/bin/excel-mcp-server" '["stdio"]'

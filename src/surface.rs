@@ -76,6 +76,57 @@ impl ServerSurface {
     }
 }
 
+/// A live surface with every configured secret masked, as it is pinned and compared: what
+/// settling ([`crate::settle`]) takes. Only [`Live::mask`] makes one, so a surface that reaches
+/// the judge has been masked exactly once, whichever front end took it (`check`'s `app::take`,
+/// `review`, the proxy's listing and handshake).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    surface: ServerSurface,
+    secret_names: Vec<SecretName>,
+}
+
+impl Live {
+    /// Mask `surface` ([`ServerSurface::mask_secrets`]), remembering the names that hold a
+    /// secret (never masked).
+    pub fn mask(mut surface: ServerSurface) -> Live {
+        let secret_names = surface.mask_secrets();
+        Live { surface, secret_names }
+    }
+
+    /// The masked surface.
+    pub fn surface(&self) -> &ServerSurface {
+        &self.surface
+    }
+
+    /// Names (tools', keys') that hold a configured secret's value: names are never masked.
+    pub fn secret_names(&self) -> &[SecretName] {
+        &self.secret_names
+    }
+
+    /// The same masked surface without its tools (the server-level facts alone).
+    pub fn without_tools(&self) -> Live {
+        Live {
+            surface: ServerSurface { tools: Default::default(), ..self.surface.clone() },
+            secret_names: self.secret_names.iter().filter(|n| n.tool.is_none()).cloned().collect(),
+        }
+    }
+
+    /// The masked surface and its secret names.
+    pub fn into_parts(self) -> (ServerSurface, Vec<SecretName>) {
+        (self.surface, self.secret_names)
+    }
+}
+
+/// Read-only: a `Live` cannot be changed in place, so it stays as [`Live::mask`] made it.
+impl std::ops::Deref for Live {
+    type Target = ServerSurface;
+
+    fn deref(&self) -> &ServerSurface {
+        &self.surface
+    }
+}
+
 /// Replace the digests `tool` claims for itself by the mask.
 fn mask_claims(tool: &mut Value) {
     let Value::Object(m) = tool else { return };

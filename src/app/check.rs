@@ -11,7 +11,7 @@ use crate::diff::verdict::Policy;
 use crate::lockfile::{source_of, LockText, PendingEntry, ScannedLock};
 use crate::rejections::Rejections;
 use crate::report::{FailOn, Report, ServerReport};
-use crate::surface::ServerSurface;
+use crate::surface::{Live, ServerSurface};
 
 /// Diff one server's live surface against its lock entry and judge it under the config's
 /// policy ([`crate::diff::verdict::judge`], the judgement the proxy acts on too).
@@ -152,7 +152,7 @@ fn rejection_notes(report: &ServerReport, settled: &crate::settle::Settled, reje
 /// listing.
 pub fn judge_live(
     pending: PendingEntry,
-    surface: ServerSurface,
+    surface: Live,
     policy: &Policy<'_>,
 ) -> Result<(crate::settle::Settled, crate::diff::policy::PolicyOutcome), crate::lockfile::LockfileError> {
     judge_live_beside(pending, surface, None, policy)
@@ -162,7 +162,7 @@ pub fn judge_live(
 /// the surfaces under the same policy).
 pub fn judge_live_beside(
     pending: PendingEntry,
-    surface: ServerSurface,
+    surface: Live,
     launch: Option<&crate::config::Launch>,
     policy: &Policy<'_>,
 ) -> Result<(crate::settle::Settled, crate::diff::policy::PolicyOutcome), crate::lockfile::LockfileError> {

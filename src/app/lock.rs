@@ -105,7 +105,7 @@ pub async fn lock(opts: &Options, ad_hoc: &[String], progress: &Progress) -> Res
                             launch: Some(server.transport.launch().clone()),
                             client_capabilities: server.declared_capabilities(),
                             client: presented.client.clone(),
-                            surface,
+                            surface: surface.into_parts().0,
                             probes,
                         },
                         run_probes,

@@ -11,7 +11,7 @@ use crate::client::Session;
 use crate::config::{Config, ConfigError, ServerConfig};
 use crate::lockfile::LockfileError;
 use crate::report::ServerReport;
-use crate::surface::ServerSurface;
+use crate::surface::Live;
 
 pub mod check;
 pub mod conformance;
@@ -268,15 +268,16 @@ impl Progress {
 }
 
 /// The live surface of one server, with every secret masked as it is pinned and compared
-/// ([`ServerSurface::mask_secrets`]: values and keys; errors are masked of every secret at the
+/// ([`Live::mask`], the one masking: values and keys; errors are masked of every secret at the
 /// sink). A surface with a secret's value in a tool's name is refused: a tool's masked name could
 /// not be called, nor told apart from another tool's.
-pub async fn take(server: &ServerConfig) -> Result<(ServerSurface, Session), String> {
+pub async fn take(server: &ServerConfig) -> Result<(Live, Session), String> {
     let plain = |e: crate::client::ClientError| crate::client::plain_error(&e.to_string());
     let session = Session::connect(server).await.map_err(plain)?;
     match session.take_surface().await {
-        Ok(mut surface) => {
-            let names = surface.mask_secrets();
+        Ok(surface) => {
+            let surface = Live::mask(surface);
+            let names = surface.secret_names();
             if let Some(first) = names.first() {
                 session.close().await;
                 return Err(format!(

@@ -78,12 +78,12 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             launch: Some(server.transport.launch().clone()),
             client_capabilities: server.declared_capabilities(),
             client: presented.client.clone(),
-            surface,
+            surface: surface.surface().clone(),
             probes: shapes,
         };
         // Judged exactly as `check` judges: `[rules]` moves classes, `[[ignore]]` removes changes.
         // Settled as `check` and the proxy settle (the live side masked as the lock is written).
-        let settled = crate::settle::settle_whole(prev.clone(), live.surface.clone());
+        let settled = crate::settle::settle_whole(prev.clone(), surface);
         let policy = crate::diff::verdict::Policy {
             server: &server.name,
             rules: &config.rules,

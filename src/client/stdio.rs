@@ -214,6 +214,10 @@ pub fn spawn_process(cfg: &Stdio, confinement: Confinement<'_>) -> Result<Starte
 /// put there in the child just before it runs the helper, while a thread writes `argv` into it
 /// and closes it. Returns the parent's read end, to drop once the child is started.
 #[cfg(unix)]
+#[allow(
+    unsafe_code,
+    reason = "a descriptor duplicated with fcntl and put in place with dup2 between fork and exec, each block with its SAFETY note"
+)]
 fn hand_over(cmd: &mut Command, argv: Vec<u8>) -> std::io::Result<std::os::fd::OwnedFd> {
     use std::io::Write;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

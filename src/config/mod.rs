@@ -201,14 +201,10 @@ pub struct ProxyPolicy {
     /// (default `"refuse"`: the proxy does not start it).
     pub serve_unpinned: bool,
     /// `[[proxy.allow]]`: results failing one of the rules the proxy blocks
-    /// ([`PROXY_BLOCKED_RULES`]) that are passed on (flagged) instead, each with its reason.
+    /// ([`crate::rules::blocked_results`]) that are passed on (flagged) instead, each with its
+    /// reason.
     pub allow: Vec<Ignore>,
 }
-
-/// The result rules whose findings `mcp-pin proxy` blocks (a result that contradicts its own
-/// declaration); `[[proxy.allow]]` names one of them.
-pub const PROXY_BLOCKED_RULES: &[RuleId] =
-    &[RuleId::StructuredContentInvalid, RuleId::StructuredContentMissing, RuleId::ResultPayloadInvalid];
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {

@@ -797,9 +797,8 @@ impl<'a> Ctx<'a> {
                 "allow" => {
                     out.allow = self.ignores(k, fv, servers, "proxy.allow", PROXY_ALLOW_KEYS)?;
                     for (a, (_, item)) in out.allow.iter().zip(self.items(fv)) {
-                        if !crate::config::PROXY_BLOCKED_RULES.contains(&a.rule) {
-                            let blocked: Vec<&str> =
-                                crate::config::PROXY_BLOCKED_RULES.iter().map(|r| r.as_str()).collect();
+                        if a.rule.info().runtime != crate::rules::RunTime::BlockResult {
+                            let blocked: Vec<&str> = crate::rules::blocked_results().map(|r| r.as_str()).collect();
                             return Err(self.at(
                                 item,
                                 format!(

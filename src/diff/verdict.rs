@@ -158,7 +158,7 @@ mod tests {
     ) -> BTreeMap<String, ToolVerdict> {
         let policy = Policy { server: "s", rules, ignores: &[], today: "2026-12-02" };
         let pinned = crate::lockfile::ServerEntry { surface: before.clone(), ..Default::default() };
-        let settled = crate::settle::settle_whole(pinned, after.clone());
+        let settled = crate::settle::settle_whole(pinned, crate::surface::Live::mask(after.clone()));
         let judged = judge(&settled, &policy);
         tool_verdicts(&judged.changes, &settled)
     }

@@ -820,72 +820,70 @@ fn is_json_mime(essence: &str) -> bool {
 }
 
 /// Whether `bytes` start with the magic number of `mime` (an essence); `None` when the type has
-/// no magic number known here.
+/// no magic number known here (SVG, octet-stream, text: nothing to check). The signatures are the
+/// `infer` crate's, except three it would refuse in well-formed data of the declared type
+/// ([`mpeg_audio`], [`ebml`], [`iso_media`]).
 pub fn magic_matches(mime: &str, bytes: &[u8]) -> Option<bool> {
+    use infer::{archive, audio, image};
     let base = mime.split(';').next().unwrap_or("");
-    let at = |off: usize, sig: &[u8]| bytes.len() >= off + sig.len() && &bytes[off..off + sig.len()] == sig;
-    let riff = |form: &[u8]| at(0, b"RIFF") && at(8, form);
+    let riff = |form: &[u8]| bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(form);
     Some(match base {
-        "image/png" | "image/apng" => at(0, b"\x89PNG\r\n\x1a\n"),
-        "image/jpeg" | "image/jpg" | "image/pjpeg" => at(0, b"\xff\xd8\xff"),
-        "image/gif" => at(0, b"GIF87a") || at(0, b"GIF89a"),
-        "image/webp" => riff(b"WEBP"),
-        "image/bmp" | "image/x-ms-bmp" => at(0, b"BM"),
-        "image/tiff" => at(0, b"II*\0") || at(0, b"MM\0*"),
-        "image/x-icon" | "image/vnd.microsoft.icon" => at(0, b"\0\0\x01\0"),
-        "image/avif" => at(4, b"ftypavif") || at(4, b"ftypavis"),
-        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => riff(b"WAVE"),
-        "audio/mpeg" | "audio/mp3" => {
-            at(0, b"ID3") || (bytes.len() >= 2 && bytes[0] == 0xff && bytes[1] & 0xe0 == 0xe0)
-        }
-        "audio/ogg" | "audio/opus" | "application/ogg" => at(0, b"OggS"),
-        "audio/flac" | "audio/x-flac" => at(0, b"fLaC"),
-        "audio/webm" | "video/webm" => at(0, b"\x1a\x45\xdf\xa3"),
-        "audio/mp4" | "audio/m4a" | "audio/x-m4a" | "video/mp4" => at(4, b"ftyp"),
-        "application/pdf" => at(0, b"%PDF-"),
-        "application/gzip" | "application/x-gzip" => at(0, b"\x1f\x8b"),
-        "application/zip" => at(0, b"PK\x03\x04") || at(0, b"PK\x05\x06"),
+        "image/png" | "image/apng" => image::is_png(bytes),
+        "image/jpeg" | "image/jpg" | "image/pjpeg" => image::is_jpeg(bytes),
+        "image/gif" => image::is_gif(bytes),
+        // infer reads only the form (`WEBP`, `WAVE`), not the `RIFF` before it.
+        "image/webp" => image::is_webp(bytes) && riff(b"WEBP"),
+        "image/bmp" | "image/x-ms-bmp" => image::is_bmp(bytes),
+        "image/tiff" => image::is_tiff(bytes),
+        "image/x-icon" | "image/vnd.microsoft.icon" => image::is_ico(bytes),
+        "image/avif" => image::is_avif(bytes),
+        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => audio::is_wav(bytes),
+        "audio/mpeg" | "audio/mp3" => mpeg_audio(bytes),
+        "audio/ogg" | "audio/opus" | "application/ogg" => audio::is_ogg(bytes),
+        "audio/flac" | "audio/x-flac" => audio::is_flac(bytes),
+        "audio/webm" | "video/webm" => ebml(bytes),
+        "audio/mp4" | "audio/m4a" | "audio/x-m4a" | "video/mp4" => iso_media(bytes),
+        "application/pdf" => archive::is_pdf(bytes),
+        "application/gzip" | "application/x-gzip" => archive::is_gz(bytes),
+        "application/zip" => archive::is_zip(bytes),
         _ => return None,
     })
 }
 
+/// MPEG audio: an ID3 tag or any frame sync (11 bits set). infer's `is_mp3` knows three of the
+/// frame headers only (`FF FB`, `FF F3`, `FF F2`), and would refuse the others (with a CRC, MPEG
+/// 2.5).
+fn mpeg_audio(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"ID3") || (bytes.len() >= 2 && bytes[0] == 0xff && bytes[1] & 0xe0 == 0xe0)
+}
+
+/// WebM's EBML header. infer's `is_webm` wants 257 bytes and the `webm` doc type among the first
+/// 256, which a short clip's header need not hold.
+fn ebml(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x1a\x45\xdf\xa3")
+}
+
+/// An ISO base media file (`ftyp` at offset 4), whatever its brand. infer's `is_m4a` and `is_mp4`
+/// know a list of brands, and MP4 audio or video comes under others too.
+fn iso_media(bytes: &[u8]) -> bool {
+    bytes.get(4..8) == Some(b"ftyp")
+}
+
 /// Standard base64 (RFC 4648, padding optional, ASCII whitespace ignored); `None` when the text
-/// is not base64.
+/// is not base64. Up to two `=` are read as padding, wherever the text ends (`QUJD=` is `ABC`);
+/// leftover bits that are not zero are allowed.
 pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0usize);
-    for c in s.bytes() {
-        if c.is_ascii_whitespace() {
-            continue;
-        }
-        if c == b'=' {
-            pad += 1;
-            continue;
-        }
-        if pad > 0 {
-            return None;
-        }
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // 6 leftover bits mean one character too many; more than two `=` is not padding.
-    if bits >= 6 || pad > 2 {
-        return None;
-    }
-    Some(out)
+    use base64::engine::{general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig};
+    use base64::Engine;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let text: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let body = text.strip_suffix(b"==").or_else(|| text.strip_suffix(b"=")).unwrap_or(&text);
+    LENIENT.decode(body).ok()
 }
 
 #[cfg(test)]
@@ -1266,6 +1264,50 @@ mod tests {
         assert_eq!(base64_decode("QUI").unwrap(), b"AB");
         assert!(base64_decode("Q").is_none());
         assert!(base64_decode("QU=I").is_none());
+        // Whitespace anywhere, padding where none is needed, leftover bits that are not zero.
+        assert_eq!(base64_decode(" Q U\nI = ").unwrap(), b"AB");
+        assert_eq!(base64_decode("QUJD=").unwrap(), b"ABC");
+        assert_eq!(base64_decode("QUJ").unwrap(), b"AB");
+        assert!(base64_decode("QUI===").is_none());
+        assert!(base64_decode("QUI=\u{e9}").is_none());
+        assert!(base64_decode("QU-_").is_none());
+    }
+
+    /// Every type with a magic number takes its own and refuses another's; SVG, octet-stream and
+    /// text are not checked.
+    #[test]
+    fn magic_numbers_of_every_checked_type() {
+        let ftyp = |brand: &[u8]| [b"\0\0\0\x10ftyp".as_slice(), brand, b"\0\0\0\0"].concat();
+        let cases: &[(&[&str], Vec<u8>)] = &[
+            (&["image/png", "image/apng"], b"\x89PNG\r\n\x1a\n".to_vec()),
+            (&["image/jpeg", "image/jpg", "image/pjpeg"], b"\xff\xd8\xff\xe0".to_vec()),
+            (&["image/gif"], b"GIF89a".to_vec()),
+            (&["image/webp"], b"RIFF\0\0\0\0WEBPVP8 ".to_vec()),
+            (&["image/bmp", "image/x-ms-bmp"], b"BM\0\0".to_vec()),
+            (&["image/tiff"], b"II*\0\x08\0\0\0\0\0\0\0".to_vec()),
+            (&["image/x-icon", "image/vnd.microsoft.icon"], b"\0\0\x01\0\x01\0".to_vec()),
+            (&["image/avif"], ftyp(b"avif")),
+            (&["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"], b"RIFF\0\0\0\0WAVEfmt ".to_vec()),
+            (&["audio/mpeg", "audio/mp3"], b"\xff\xfa\x90\x00".to_vec()),
+            (&["audio/mpeg"], b"ID3\x04".to_vec()),
+            (&["audio/ogg", "audio/opus", "application/ogg"], b"OggS\0\x02".to_vec()),
+            (&["audio/flac", "audio/x-flac"], b"fLaC\0\0".to_vec()),
+            (&["audio/webm", "video/webm"], b"\x1a\x45\xdf\xa3\x9f".to_vec()),
+            (&["audio/mp4", "audio/m4a", "audio/x-m4a", "video/mp4"], ftyp(b"mp42")),
+            (&["application/pdf"], b"%PDF-1.7\n".to_vec()),
+            (&["application/gzip", "application/x-gzip"], b"\x1f\x8b\x08\0".to_vec()),
+            (&["application/zip"], b"PK\x03\x04\x14\0".to_vec()),
+        ];
+        let other = b"not the type at all, but long enough for every signature".to_vec();
+        for (mimes, bytes) in cases {
+            for mime in *mimes {
+                assert_eq!(magic_matches(mime, bytes), Some(true), "{mime}");
+                assert_eq!(magic_matches(mime, &other), Some(false), "{mime}");
+            }
+        }
+        for mime in ["image/svg+xml", "application/octet-stream", "text/plain"] {
+            assert_eq!(magic_matches(mime, &other), None, "{mime}");
+        }
     }
 
     #[test]

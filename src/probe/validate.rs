@@ -106,10 +106,36 @@ mod tests {
         assert!(!v.is_valid(&json!(1)));
     }
 
+    /// A reference to a server that would answer with a valid schema, and counts who asks: the
+    /// schema does not compile and nobody asked. Checked by hand: with a retriever that fetches
+    /// over HTTP given to `compile_as` (`with_retriever`), the server was asked once and the
+    /// schema compiled, so this test failed.
     #[test]
     fn remote_refs_are_not_fetched() {
-        let r = compile(&json!({"$ref": "https://example.invalid/schema.json"}), Formats::Annotate);
-        assert!(r.is_err());
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let asked = Arc::new(AtomicUsize::new(0));
+        let count = asked.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                count.fetch_add(1, Ordering::SeqCst);
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let body = r#"{"type": "string"}"#;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        let url = format!("http://127.0.0.1:{port}/schema.json");
+        let r = compile(&json!({"$ref": url}), Formats::Annotate);
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "the remote reference was fetched");
+        assert!(r.is_err(), "a schema whose reference is remote compiled");
     }
 
     #[test]

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use super::judge::{Action, Pin, Verdict};
 use crate::client::CallOutcome;
-use crate::config::PROXY_BLOCKED_RULES;
 use crate::rules::RuleId;
 
 /// What happens to one call.
@@ -111,7 +110,9 @@ pub fn judge_result(verdict: &Verdict, pin: &Pin, tool: &str, result: &RawValue,
         let Some(rule) = p.rule else { continue };
         let allowed = pin.proxy.allow.iter().any(|a| a.matches(rule, &pin.server.name, Some(tool), "", today));
         let class = pin.rules.get(&rule).copied().unwrap_or(rule.class());
-        if PROXY_BLOCKED_RULES.contains(&rule) && !allowed && class == crate::rules::Class::Silent {
+        // Which findings block a result comes from the rule table (`RunTime::BlockResult`).
+        if rule.info().runtime == crate::rules::RunTime::BlockResult && !allowed && class == crate::rules::Class::Silent
+        {
             blocked.push((rule, p.message));
         } else if !flagged.contains(&rule) {
             flagged.push(rule);

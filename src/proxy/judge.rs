@@ -147,7 +147,7 @@ impl Verdict {
 /// listing is settled as `check` settles it ([`crate::settle`]: masked, the pinned tools read
 /// with the duplicate-key-checking reader) and judged by the function `check` gates on.
 pub fn judge(pin: &Pin, listing: Listing, handshake: &ServerSurface, today: &str) -> Result<Verdict, JudgeError> {
-    let live = ServerSurface { tools: listing.tools.clone(), ..handshake.clone() };
+    let live = crate::surface::Live::mask(ServerSurface { tools: listing.tools.clone(), ..handshake.clone() });
     let settled = match &pin.entry {
         Some(e) => crate::settle::settle(e.clone(), live).map_err(|e| JudgeError::Lock(e.to_string()))?,
         None => crate::settle::settle_unpinned(live),

@@ -725,7 +725,7 @@ impl Relay {
                 today: &crate::calendar::today(),
             };
             // Settled as `check` settles it: the live facts masked as the lock holds them.
-            let settled = crate::settle::settle_server_level(&entry.entry, &live);
+            let settled = crate::settle::settle_server_level(&entry.entry, &crate::surface::Live::mask(live.clone()));
             let judged = crate::diff::verdict::judge(&settled, &policy);
             // Which fields are served as pinned comes from the rule table (`RunTime::PinnedField`).
             let pinned = crate::diff::verdict::pinned_server_fields(&judged.changes);

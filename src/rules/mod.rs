@@ -228,6 +228,16 @@ pub enum RunTime {
     /// A server-level field: when the change is silent, the pinned value is served instead (the
     /// reviewed instructions).
     PinnedField,
+    /// A result rule: a call's result with its finding is blocked when the finding is silent
+    /// (after policy), unless `[[proxy.allow]]` names it; [`blocked_results`] lists them.
+    BlockResult,
+}
+
+/// The result rules whose findings `mcp-pin proxy` blocks (a result that contradicts its own
+/// declaration), in catalogue order: the entries that say `does BlockResult`. `[[proxy.allow]]`
+/// names one of them.
+pub fn blocked_results() -> impl Iterator<Item = RuleId> {
+    RULES.iter().filter(|r| r.runtime == RunTime::BlockResult).map(|r| r.rule)
 }
 
 /// `prose` or `value` of a catalogue entry.
@@ -557,11 +567,11 @@ catalogue! {
     CallTimeout "call-timeout" S P [] risk 68 value
       "the probe call got no answer within the timeout",
       "A hung tool; fails the gate. The call is cancelled, and the incomplete call is not sent. A timeout is judged even when the call timed out at lock too: a hang is never excused.", "answer in 40 ms", "no answer in 30 s";
-    StructuredContentMissing "structured-content-missing" S P [] risk 72 value
+    StructuredContentMissing "structured-content-missing" S P [] does BlockResult risk 72 value
       "the tool promises structured output but the result has none (outputSchema without structuredContent)",
       "Consumers relying on the promised structure get nothing, and no error says so.",
       r#"{"structuredContent": {...}}"#, r#"{"content": [...]}"#;
-    StructuredContentInvalid "structured-content-invalid" S P [] risk 74 value
+    StructuredContentInvalid "structured-content-invalid" S P [] does BlockResult risk 74 value
       "the structured result does not match the tool's outputSchema",
       "The promise and the delivery disagree; consumers read wrong data.",
       r#"{"structuredContent": {"count": 3}}"#, r#"{"structuredContent": {"count": "3"}}"#;
@@ -584,7 +594,7 @@ catalogue! {
       "A block kind that does not occur at all, a pinned key of structuredContent that is absent (also one that was null), a type no longer seen among an array's elements, a pinned scheme, MIME type or audience that no longer occurs among the blocks of its kind, a link's or embedded resource's MIME type no longer declared. Counts and optional parts vary from call to call (a search with no hits returns no links), so this is reported and passes the default gate; a consumer that needs the part handles its absence the way it handles any empty answer.",
       r#"{"content": [{"type": "text", ...}, {"type": "resource_link", ...}]}"#,
       r#"{"content": [{"type": "text", ...}]}"#;
-    ResultPayloadInvalid "result-payload-invalid" S P [] risk 76 value
+    ResultPayloadInvalid "result-payload-invalid" S P [] does BlockResult risk 76 value
       "a result block contradicts its own declared type (JSON that does not parse, bytes that are not the declared image or audio type)",
       "An application/json (or +json) resource whose text, or decoded blob, does not parse, image, audio or blob data that is not base64 or whose magic number is not the declared MIME type (for types that have a signature; SVG or octet-stream are not checked): a consumer that trusts the declaration decodes garbage, and the call itself succeeded. Checked on every result, pinned or not.",
       r#"{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo..."}"#,

@@ -195,6 +195,9 @@ fn run_time_actions_come_from_the_table() {
             (RuleId::OutputSchemaDescriptionChanged, RunTime::PinnedWords),
             (RuleId::OutputSchemaTitleChanged, RunTime::PinnedWords),
             (RuleId::InstructionsChanged, RunTime::PinnedField),
+            (RuleId::StructuredContentMissing, RunTime::BlockResult),
+            (RuleId::StructuredContentInvalid, RunTime::BlockResult),
+            (RuleId::ResultPayloadInvalid, RunTime::BlockResult),
         ]
     );
     // Served as pinned are the words the model reads, nothing that constrains a call: each
@@ -210,6 +213,7 @@ fn run_time_actions_come_from_the_table() {
                 assert_eq!(r.surface, super::Surface::Tool, "{}", r.id)
             }
             RunTime::PinnedWords => assert_ne!(r.surface, super::Surface::Server, "{}", r.id),
+            RunTime::BlockResult => assert_eq!(r.surface, super::Surface::Probe, "{}", r.id),
             RunTime::ByClass => {}
         }
     }

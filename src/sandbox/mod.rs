@@ -27,13 +27,25 @@
 //! See `docs/probes.md` (what the sandbox promises on each platform) and `docs/security.md` (the
 //! process boundary).
 
+#[allow(
+    unsafe_code,
+    reason = "the helper runs between fork and exec and in the single-threaded child: raw descriptors, signals and exec through libc, each block with its SAFETY note"
+)]
 pub mod helper;
 #[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "Landlock, seccomp and prctl have no safe binding here: raw syscalls, each block with its SAFETY note"
+)]
 pub mod linux;
 #[cfg(target_os = "macos")]
 pub mod macos;
 pub mod own_code;
 #[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "the subreaper waits for and kills orphans through libc (waitpid, prctl), each block with its SAFETY note"
+)]
 mod reap;
 pub mod runner;
 pub mod samples;
@@ -268,6 +280,7 @@ fn libc_enoent() -> i32 {
 /// same user cannot read `/proc/PID/environ` or `/proc/PID/mem` of it, nor attach to it. Root
 /// ignores this; the Landlock domain every stdio server runs in is what stops root
 /// ([`Confinement::Session`]). Called first thing in `main`.
+#[allow(unsafe_code, reason = "prctl(PR_SET_DUMPABLE) through libc, integer arguments only")]
 pub fn protect_self() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with integer arguments only.

@@ -297,12 +297,41 @@ pub fn sarif_schema() -> jsonschema::Validator {
     jsonschema::validator_for(&sarif_schema_value()).expect("the SARIF schema compiles")
 }
 
-/// Say, where a person running the tests reads it, that a test did not run what it is for.
-/// libtest captures `eprintln!` of a passing test, so the line goes straight to the process's
-/// stderr: `SKIP <test>: <why>` shows in the output of `cargo test` and of `.ci/run`.
+/// Set (any value but empty or `0`) by `.ci/run`, where every dependency of every test is
+/// installed: a test that would [`skip`] fails instead, naming itself and why (a skip there means
+/// a broken install, not a test that passed). A test-only variable: mcp-pin itself never reads
+/// it, so it is not in `src/env_vars.rs`. `scripts/probe-bench.sh` and
+/// `scripts/sandbox-smoke.sh` read it too.
+pub const MCP_PIN_NO_SKIP: &str = "MCP_PIN_NO_SKIP";
+
+/// Whether [`MCP_PIN_NO_SKIP`] is set.
+pub fn no_skip() -> bool {
+    std::env::var(MCP_PIN_NO_SKIP).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Say, where a person running the tests reads it, that a test did not run what it is for
+/// because something it needs is missing here (a program, a server, a kernel feature). libtest
+/// captures `eprintln!` of a passing test, so the line goes straight to the process's stderr:
+/// `SKIP <test>: <why>` shows in the output of `cargo test`. Under [`MCP_PIN_NO_SKIP`]
+/// (`.ci/run`) it panics instead, naming the test and why: the caller's test fails.
 pub fn skip(why: &str) {
-    use std::io::Write;
     let name = std::thread::current().name().unwrap_or("a test").to_string();
+    if no_skip() {
+        panic!("SKIP {name}: {why}; {MCP_PIN_NO_SKIP} is set (.ci/run installs every dependency), so a test that cannot run fails");
+    }
+    skip_line(&name, why);
+}
+
+/// A skip no install can prevent, where it is (a chance the test waits for did not come):
+/// `SKIP <test>: <why>` is printed, even under [`MCP_PIN_NO_SKIP`], and the test passes. Say in
+/// `why` why no install helps.
+pub fn skip_inherent(why: &str) {
+    let name = std::thread::current().name().unwrap_or("a test").to_string();
+    skip_line(&name, why);
+}
+
+fn skip_line(name: &str, why: &str) {
+    use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "SKIP {name}: {why}");
 }
 

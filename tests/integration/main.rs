@@ -10,6 +10,10 @@ mod common;
 mod action;
 mod atomic_lock;
 #[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "signals to the processes under test and system calls std does not wrap, through libc, each block with its SAFETY note"
+)]
 mod boundary;
 mod bounds;
 mod cli;
@@ -50,6 +54,10 @@ mod report_formats;
 mod review_pty;
 mod risk;
 #[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "a sandboxed copy is checked with system calls std does not wrap (extended attributes, inode flags) and a pre_exec hook"
+)]
 mod sandbox;
 mod secret_text;
 mod secrets;

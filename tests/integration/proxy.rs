@@ -807,9 +807,10 @@ fn init_wrap_prints_the_client_config_run_through_the_proxy() {
 /// in every description, and a lock whose first tool holds a key twice. Each front end runs its
 /// own entry point: `check`'s judgement of a taken (masked) surface (`app::check::judge_live`)
 /// and the proxy's of a listing as the server sends it (`proxy::judge::judge`); both settle
-/// through `settle::settle`. Checked by hand: with the live side not masked in `settle` (as the
-/// proxy's own pipeline did not mask it), the masked variants disagreed (the proxy reported
-/// changes `check` did not). The duplicate-key variant holds each front end to the
+/// through `settle::settle`, which takes only a `surface::Live` (made by `Live::mask` alone).
+/// Checked by hand: with the proxy's live side not masked (a `Live` made without masking in
+/// `proxy::judge`, as the proxy's own pipeline once did), the masked variants disagreed (the
+/// proxy reported changes `check` did not). The duplicate-key variant holds each front end to the
 /// duplicate-key-checking reader (the proxy used to read pinned tools with a plain one).
 #[test]
 fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
@@ -877,8 +878,7 @@ fn check_and_the_proxy_agree_on_every_case_of_the_corpus() {
                 let policy = Policy { server: "s", rules: &rules, ignores: &[], today: "2026-12-02" };
 
                 // `check`: the surface as `take` hands it over, masked.
-                let mut taken = after.clone();
-                taken.mask_secrets();
+                let taken = mcp_pin::surface::Live::mask(after.clone());
                 let check = mcp_pin::app::check::judge_live(pending.clone(), taken, &policy)
                     .map(|(settled, judged)| (tool_verdicts(&judged.changes, &settled), judged.changes));
                 // The proxy: the listing as the server sends it; the revision is the client's.
