@@ -723,7 +723,7 @@ fn a_credential_store_nobody_named_is_not_read_in_the_sandbox() {
 /// Issue 44 class 4: a project-local virtual environment holds a module that is a link to
 /// `~/.aws/credentials`, and the config runs a console script importing it. The own-package copy
 /// judges the module by its real path (the sandbox's own decision, `Scratch::withholds`) and
-/// makes no copy of it; the script, which reads `creds.py` from every `PYTHONPATH` folder and
+/// makes no copy of it; the script, which reads every file of every `PYTHONPATH` folder and
 /// serves a surface whose call fails when it read the credentials, is called in the sandbox and
 /// its call succeeds. With the check taken out of `own_code::copy_from` (`refused(&module)`),
 /// the credentials are copied first on `PYTHONPATH`, read there, and this fails (tried by hand).
@@ -759,8 +759,8 @@ fn a_module_linked_to_a_credential_store_is_not_copied_into_the_sandbox() {
         &script,
         format!(
             "#!{}\nimport os\ntry:\n    from creds import main\nexcept BaseException:\n    pass\nread = []\n\
-             for d in os.environ.get('PYTHONPATH', '').split(os.pathsep):\n    try:\n        \
-             read.append(open(os.path.join(d, 'creds.py')).read())\n    except OSError:\n        pass\n\
+             for d in os.environ.get('PYTHONPATH', '').split(os.pathsep):\n    for f in (os.listdir(d) if d and os.path.isdir(d) else []):\n        try:\n            \
+             read.append(open(os.path.join(d, f)).read())\n        except OSError:\n            pass\n\
              surface = 'leaked.json' if any('aws_secret' in t for t in read) else 's.json'\n\
              os.execv({fix:?}, [{fix:?}, '--surface', surface])\n",
             venv.join("bin/python").display(),
