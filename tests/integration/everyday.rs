@@ -454,3 +454,18 @@ fn check_json_flag_points_to_format_json() {
     let err = stderr(&out);
     assert!(err.contains("--format json") && !err.contains("-- --json"), "{err}");
 }
+
+/// `lock -q` prints no line per probe (only warnings); without `-q` the probes are summed up. It
+/// fails on the code before this change (`-q` printed every probe line).
+#[test]
+fn lock_quiet_prints_no_probe_lines() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(stderr(&out).contains("probes:"), "{}", text(&out));
+    let out = p.run(&["lock", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!stderr(&out).contains("probes:") && !stderr(&out).contains("passed:"), "{}", text(&out));
+}
