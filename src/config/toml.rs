@@ -98,7 +98,9 @@ pub fn parse(
         }
     }
     if !servers_seen {
-        return Err(cx.at(0..0, "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)"));
+        // After what was found (a misspelled `[server.a]` names the fix first).
+        errors.push(cx.at(0..0, "no servers: add a `[servers.NAME]` table with `command` (stdio) or `url` (HTTP)"));
+        return Err(ConfigError::gather(errors).unwrap_or_else(|| cx.at(0..0, "no servers")));
     }
     if let Some((_, v)) = root.get_key_value("rules") {
         cx.rules(v).map(|r| config.rules = r).unwrap_or_else(|e| errors.push(e));

@@ -406,7 +406,8 @@ fn review_accepts_and_rejects_tool_by_tool() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"n\ny\n").unwrap();
+    // `n` asks why (the reason is recorded for the team).
+    child.stdin.take().unwrap().write_all(b"n\nsearch drops a required argument\ny\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let (_, report) = p.check_json(&["--no-probe"]);

@@ -320,9 +320,8 @@ fn bash_completion_completes_options_and_hides_the_adapter() {
 
 /// Under CI every variable the run must allow is named in one run, with the one line to paste
 /// (`--allow-env A,B,C` and the Action's input), across servers and within one; an unset
-/// `${REGION:-eu}` uses its default and needs no allow. Without loading every server's
-/// references first (taken out by hand once), only `TOKEN_A` was named, and `REGION` too needed
-/// an allow.
+/// `${REGION:-eu}` uses its default and needs no allow. It fails on the code before this change
+/// (that named only `TOKEN_A`, and `REGION` too needed an allow).
 #[test]
 fn ci_names_every_variable_to_allow_at_once() {
     let p = Project::new();
@@ -362,8 +361,8 @@ fn ci_names_every_variable_to_allow_at_once() {
 }
 
 /// Config mistakes are all reported in one run: a misspelled key, `timeout = "30"` and an unknown
-/// `probe` value in one server, a bad `probe` in another, an unknown `[proxy]` key. Without the
-/// gathering (taken out by hand once), only the first was.
+/// `probe` value in one server, a bad `probe` in another, an unknown `[proxy]` key. It fails on
+/// the code before this change (that reported only the first).
 #[test]
 fn every_config_mistake_is_reported_in_one_run() {
     let p = Project::new();
@@ -385,7 +384,8 @@ fn every_config_mistake_is_reported_in_one_run() {
 
 /// `init` lists every variable the config reads, a defaulted one marked optional, with the
 /// `--allow-env` line CI needs; its header names the client file, never the author's absolute
-/// path. Without the change, `${REGION:-eu}` was left out and the header held the path.
+/// path. It fails on the code before this change (`${REGION:-eu}` was left out, the header held
+/// the path).
 #[test]
 fn init_lists_every_variable_and_no_absolute_path() {
     let p = Project::new();
@@ -453,4 +453,19 @@ fn check_json_flag_points_to_format_json() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let err = stderr(&out);
     assert!(err.contains("--format json") && !err.contains("-- --json"), "{err}");
+}
+
+/// `lock -q` prints no line per probe (only warnings); without `-q` the probes are summed up. It
+/// fails on the code before this change (`-q` printed every probe line).
+#[test]
+fn lock_quiet_prints_no_probe_lines() {
+    let p = Project::new();
+    p.write_json("surface.json", &surface());
+    p.stdio_config(&[("cat", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(stderr(&out).contains("probes:"), "{}", text(&out));
+    let out = p.run(&["lock", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!stderr(&out).contains("probes:") && !stderr(&out).contains("passed:"), "{}", text(&out));
 }

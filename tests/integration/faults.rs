@@ -188,6 +188,9 @@ fn http_401_says_to_set_headers() {
     );
     let err = lock_fails_clearly(&p, &["needs credentials", "headers"]);
     assert!(!err.contains("wrong-secret-value"));
+    // Headers were sent: the server refused them, so "set `headers`" would mislead (it fails on
+    // the code before this change, which said just that).
+    assert!(err.contains("refused the headers sent (`Authorization`)") && !err.contains("set `headers`"), "{err}");
     // With the right header it works.
     p.write(
         "mcp-pin.toml",

@@ -17,7 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("commands and front ends", &["app", "proxy"]),
     ("probe and report", &["probe", "report"]),
     ("diff and client", &["diff", "client", "sandbox"]),
-    ("lockfile and config", &["lockfile", "settle", "config"]),
+    ("lockfile and config", &["lockfile", "settle", "rejections", "config"]),
     (
         "rules and the small shared modules",
         &[

@@ -173,8 +173,8 @@ fn accept_all_asks_again_for_a_change_with_a_cue() {
 /// the committed `mcp.rejected.json`; `check` (terminal and the pull-request comment) names it;
 /// the `lock` that `check` suggests keeps the pinned definition and says so, taking the rest;
 /// `lock --accept-rejected` takes it and lifts the rejection; a later, different live definition
-/// is a new question. Without the rejection read by `lock` (taken out by hand once), the plain
-/// `lock` pinned the rejected `search` and `check` then passed.
+/// is a new question. It fails on the code before this change (the plain `lock` pinned the
+/// rejected `search` without a word).
 #[test]
 fn a_rejection_is_recorded_for_the_team_and_lock_refuses_it() {
     let p = project();
