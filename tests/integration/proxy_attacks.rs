@@ -442,8 +442,9 @@ fn smuggling_project(framing: Framing, sep: &str) -> (Project, Option<HttpHostil
 /// the framing, every line a client reads, whether it ends lines at LF (the TypeScript and Python
 /// SDKs), at CR and LF apart, or at CR, LF and CRLF (Java, .NET), is one whole message the judge
 /// judged, and the one answer to the call is the honest one. Checked by hand: with
-/// `message::frame` taken out of `Relay::send_client` (the text relayed as it came), every case
-/// failed, a line that is not a message, and the smuggled answer the first the client read.
+/// `message::frame` taken out of `Relay::send_client` (the text relayed as it came), this test
+/// failed at its first case (stdio, a client ending lines at CR read a line that is not a
+/// message, and then the smuggled answer).
 #[test]
 fn each_line_the_client_reads_is_one_judged_message_whatever_the_framing() {
     if !python() {
@@ -504,8 +505,9 @@ fn sdk_python() -> Option<PathBuf> {
 /// ends lines at LF) and a client that reads lines as Java's `BufferedReader.readLine` does (at
 /// CR, LF or CRLF; `tests/servers/proxy_client.py`). Each calls the tool once through the proxy
 /// and gets the honest answer. Checked by hand: with `message::frame` taken out of
-/// `Relay::send_client`, the SDK got the smuggled answer on the JSON-body and SSE upstreams and
-/// the Java-like client on all three, and this test failed.
+/// `Relay::send_client`, this test failed (the Java-like client got the smuggled answer on stdio
+/// with a CR and on a JSON body with a CR or an LF; the SDK took it on a JSON body with an LF,
+/// and raised on its result).
 #[test]
 fn real_clients_get_the_judged_answer_whatever_the_framing() {
     if !python() {

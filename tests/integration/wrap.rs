@@ -436,8 +436,8 @@ fn a_user_level_file_names_this_binary_and_the_config_absolutely() {
 /// `init`, `--wrap --write` and `--unwrap --write` refuse, naming the link and where it leads,
 /// and write nothing outside (no rewritten config, no `.before-wrap.json`); a link that stays
 /// inside the project is written through as before. Checked by hand: with `within_project`
-/// taken out of `app::init`, `--wrap --write` rewrote `outside/mcp.json`, left
-/// `outside/mcp.json.before-wrap.json`, and this test failed.
+/// taken out of `app::init`, `--wrap --write` succeeded through `.vscode` (writing outside the
+/// project) and this test failed.
 #[test]
 fn init_never_writes_through_a_link_that_leaves_the_project() {
     let p = Project::new();
