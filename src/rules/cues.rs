@@ -466,7 +466,7 @@ fn latin_language(text: &str) -> Option<&'static str> {
         .iter()
         .map(|(lang, common)| (words.iter().filter(|w| common.contains(&w.as_str())).count(), *lang))
         .collect();
-    scores.sort_by(|a, b| b.0.cmp(&a.0));
+    scores.sort_by_key(|s| std::cmp::Reverse(s.0));
     (scores[0].0 >= 3 && scores[0].0 > scores[1].0 + 1).then_some(scores[0].1)
 }
 
