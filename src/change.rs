@@ -36,13 +36,22 @@ impl Change {
         cues::risk(self.rule, self.cues.as_ref())
     }
 
-    /// Whether the words it adds carry a cue.
+    /// Whether it carries a cue: a pattern in the words it adds, or that it adds much more than
+    /// the release's other changes of its rule. No view sums up such a change: each shows it
+    /// with its words.
     pub fn cued(&self) -> bool {
         self.cues.as_ref().is_some_and(|c| !c.found.is_empty())
     }
 
-    /// Its place in every report's order, highest first ([`Rank`]).
+    /// Whether the words it adds match a pattern ([`Cues::pattern`]): it ranks above every change
+    /// that does not.
+    pub fn matches_pattern(&self) -> bool {
+        self.cues.as_ref().is_some_and(Cues::pattern)
+    }
+
+    /// Its place in every report's order, highest first ([`Rank`]): a pattern first; a change
+    /// that only adds much ranks by its risk, first among its rule's.
     pub fn rank(&self) -> Rank {
-        Rank { cued: self.cued(), class: self.class, risk: self.risk() }
+        Rank { cued: self.matches_pattern(), class: self.class, risk: self.risk() }
     }
 }

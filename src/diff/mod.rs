@@ -62,6 +62,13 @@ pub fn diff_surfaces(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
 /// [`diff_surfaces`] of surfaces that hold only some of their tools (the ones whose text
 /// changed): the caller applies [`every_tool_gone`] with the whole surfaces' counts.
 pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Change> {
+    diff_surfaces_served(old, new, &[])
+}
+
+/// [`diff_surfaces_partial`] where `served` names every tool the server serves (both sides of
+/// the whole surfaces), not only those the partial surfaces hold: another tool's name is a cue
+/// only when the server does not serve it.
+pub fn diff_surfaces_served(old: &ServerSurface, new: &ServerSurface, served: &[&str]) -> Vec<Change> {
     let mut out = server_changes(old, new);
     // A digest a tool claims for itself is checked when the tool is new or changed (an
     // unchanged tool was pinned with the same claim).
@@ -127,18 +134,30 @@ pub fn diff_surfaces_partial(old: &ServerSurface, new: &ServerSurface) -> Vec<Ch
         });
         out.extend(tool::hidden_changes(name, None, &came[*name]));
     }
-    mark_cues(&mut out, old, new);
+    mark_cues(&mut out, old, new, served);
     finish(&mut out);
     out
 }
 
 /// The cues the words each change adds for the model carry (RULES.md, "Risk within a rule"): in
-/// a changed description or instructions, a new tool's descriptions, hidden characters. The
-/// other tools' names are those of both surfaces (a surface that holds only the changed tools
-/// names only those).
-fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface) {
+/// a changed description or instructions, a new tool's descriptions, hidden characters; and,
+/// over the release's changes, how much each adds ([`cues::mark_adds`]). The tools the server
+/// serves are those of both surfaces and `served`; their property names are its own words too;
+/// the pinned surface's text (the live one's on a first pin) says what it is written in.
+fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface, served: &[&str]) {
     use rules::cues;
-    let names = cues::ToolNames::new(old.tools.keys().chain(new.tools.keys()).map(String::as_str));
+    let mut props: Vec<String> = Vec::new();
+    for tool in old.tools.values().chain(new.tools.values()) {
+        property_names(tool, &mut props, 0);
+    }
+    let surface = if old.tools.is_empty() && old.instructions.is_none() { new } else { old };
+    let mut text_of = surface.tools.values().map(model_text).collect::<Vec<_>>();
+    text_of.extend(surface.instructions.clone());
+    let names = cues::ToolNames::new(
+        old.tools.keys().chain(new.tools.keys()).map(String::as_str).chain(served.iter().copied()),
+    )
+    .with_words(props.iter().map(String::as_str))
+    .with_surface_text(&text_of.join("\n"));
     let text = |v: &Option<Value>| match v {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
@@ -158,6 +177,24 @@ fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface) {
             }
             _ => cues::added(&text(&c.before), &text(&c.after), names.except(c.tool.as_deref())),
         };
+    }
+    cues::mark_adds(out);
+}
+
+/// The names of every property in a tool's schemas (`properties` keys), for [`mark_cues`].
+fn property_names(v: &Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Object(p)) = m.get("properties") {
+                out.extend(p.keys().cloned());
+            }
+            m.values().for_each(|x| property_names(x, out, depth + 1));
+        }
+        Value::Array(a) => a.iter().for_each(|x| property_names(x, out, depth + 1)),
+        _ => {}
     }
 }
 

@@ -38,7 +38,10 @@ pub fn judge(settled: &Settled, policy: &Policy<'_>) -> PolicyOutcome {
 /// [`judge`] with `beside`: changes found outside the surfaces (`server-launch-changed`, the
 /// config against the pin), judged under the same policy and in the same order.
 pub fn judge_beside(settled: &Settled, beside: Vec<Change>, policy: &Policy<'_>) -> PolicyOutcome {
-    let mut changes = super::diff_surfaces_partial(settled.pinned(), &settled.live);
+    // Every tool the server serves, not only the changed ones the settled surfaces hold: a
+    // description naming an unchanged tool of its own server is no cue.
+    let served: Vec<&str> = settled.pinned_names.iter().chain(&settled.live_names).map(String::as_str).collect();
+    let mut changes = super::diff_surfaces_served(settled.pinned(), &settled.live, &served);
     let (pinned, live) = settled.counts();
     super::every_tool_gone(&mut changes, pinned, live);
     if !beside.is_empty() {

@@ -58,8 +58,12 @@ pub struct Finding<'a> {
     /// Its risk: the rule's rank ([`crate::rules::RuleInfo::risk`]), or a change's whose added
     /// words carry a cue ([`Change::risk`]).
     pub risk: u8,
-    /// Whether the words it adds for the model carry a cue.
+    /// Whether it carries a cue (a pattern in the words it adds, or that it adds much more than
+    /// the release's rewordings): it takes an annotation slot before any round.
     pub cued: bool,
+    /// Whether the words it adds match a pattern ([`Change::matches_pattern`]): it ranks above
+    /// every finding that does not.
+    pub pattern: bool,
     pub message: &'a str,
     /// JSON pointer of a change (empty otherwise).
     pub pointer: &'a str,
@@ -98,7 +102,7 @@ impl Finding<'_> {
     /// added words carry a cue (whatever its class: RULES.md, "Risk within a rule"), then what
     /// fails the gate, then by class, then by risk.
     pub fn severity(&self) -> (bool, bool, bool, Class, u8) {
-        (matches!(self.source, Source::ServerError), self.cued, self.fails_gate, self.class, self.risk)
+        (matches!(self.source, Source::ServerError), self.pattern, self.fails_gate, self.class, self.risk)
     }
 
     /// The change behind it, if it is one.
@@ -164,6 +168,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 fails_gate: true,
                 risk: SERVER_ERROR_RISK,
                 cued: false,
+                pattern: false,
                 message: s.error.as_deref().unwrap_or("the server could not be checked"),
                 pointer: "",
                 source: Source::ServerError,
@@ -181,6 +186,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 fails_gate: report.fail_on.fails(c.class),
                 risk: c.risk(),
                 cued: c.cued(),
+                pattern: c.matches_pattern(),
                 message: &c.message,
                 pointer: &c.pointer,
                 source: Source::Change(c),
@@ -199,6 +205,7 @@ pub fn findings(report: &Report, include_cosmetic: bool) -> Vec<Finding<'_>> {
                 fails_gate: report.fail_on.fails(class),
                 risk: p.rule.map_or(PROBE_FAILED_RISK, crate::rules::RuleId::risk),
                 cued: false,
+                pattern: false,
                 message: &p.message,
                 pointer: "",
                 source: Source::Probe(p.kind),

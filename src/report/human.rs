@@ -189,8 +189,21 @@ fn grouped(out: &mut String, style: &Style, changes: &[&Change]) {
     }
 }
 
-/// Past [`MAX_LINES`]: one line per rule naming its tools, details under `--verbose`.
+/// Past [`MAX_LINES`]: each change that carries a cue first, with its words and its cue (no
+/// view sums one up: RULES.md, "Risk within a rule"); then the rest, one line per rule naming
+/// its tools, details under `--verbose`.
 fn summed_up(out: &mut String, style: &Style, changes: &[&Change]) {
+    let (cued, rest): (Vec<&Change>, Vec<&Change>) = changes.iter().copied().partition(|c| c.cued());
+    if !cued.is_empty() {
+        grouped(out, style, &cued);
+    }
+    if rest.is_empty() {
+        return;
+    }
+    let changes = &rest[..];
+    if !cued.is_empty() {
+        let _ = writeln!(out, "  the other {} changes, by rule", changes.len());
+    }
     for (class, rule, tools) in super::group::by_rule(changes) {
         let server = tools.contains(&"the server");
         let tools: Vec<&str> = tools.into_iter().filter(|t| *t != "the server").collect();

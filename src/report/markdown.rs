@@ -542,12 +542,18 @@ fn read_first(report: &Report, verbose: bool) -> Option<String> {
         })
         .collect();
     let more = if cued.len() > 5 { format!(" and {} more", cued.len() - 5) } else { String::new() };
+    let only_adds = cued.iter().all(|(_, c)| !c.matches_pattern());
+    let placed = match (cued.len(), only_adds) {
+        (1, true) => "It is the first row of its rule",
+        (1, false) => "It is the first row of its table",
+        (_, true) => "They are the first rows of their rules",
+        (_, false) => "They lead their tables",
+    };
     Some(format!(
-        "> ⚠️ **Read first: {}** the model will read that carry a cue (a URL, a path outside the project, an instruction, another tool's name, hidden characters): {}{more}. {} the first {}.\n\n",
-        plural(cued.len(), "change adds words", "changes add words"),
+        "> ⚠️ **Read first: {} a pattern** in the words {} the model (an instruction, a role marker, a URL, a path outside the project, encoded text, another language, a tool this server does not serve, hidden characters, or many more words than the release's other rewordings): {}{more}. {placed}. A pattern is where to start reading, not a reading: the other rows were not read for you.\n\n",
+        plural(cued.len(), "change matches", "changes match"),
+        if cued.len() == 1 { "it adds for" } else { "they add for" },
         names.join(", "),
-        if cued.len() == 1 { "It is" } else { "They are" },
-        if cued.len() == 1 { "row of its table" } else { "rows of their tables" }
     ))
 }
 

@@ -822,10 +822,13 @@ pub fn rules_markdown() -> String {
     s.push_str("Each rule also has a risk rank from 1 to 100 (every silent rule above every loud one): ");
     s.push_str("the reports list the findings of a class highest risk first, GitHub's few annotation ");
     s.push_str("slots go by it, and SARIF's `security-severity` is it over ten. A change whose added words ");
-    s.push_str("carry a cue (a URL or host, a path outside the project, an instruction aimed at the model, ");
-    s.push_str("another tool's name, hidden or look-alike characters) ranks above every change without one, ");
-    s.push_str("whatever its rule or class, and names its cue; the cues and their weights are in ");
-    s.push_str("`src/rules/cues.rs`. A cue never changes a class.\n\n");
+    s.push_str("carry a cue (a URL or host, a path outside the project, an instruction aimed at the model in ");
+    s.push_str("any of several languages, a role marker, encoded text, another language or script than the ");
+    s.push_str("surface's, a tool this server does not serve, hidden or look-alike characters) ranks above ");
+    s.push_str("every change without one, whatever its rule or class, and names its cue; a change that adds ");
+    s.push_str("new sentences and many more words than the release's other changes of its rule ranks first ");
+    s.push_str("among them; the cues and their weights are in `src/rules/cues.rs`. A cue never changes a ");
+    s.push_str("class.\n\n");
     for (surface, title) in [
         (Surface::Tool, "Tools"),
         (Surface::InputSchema, "inputSchema"),

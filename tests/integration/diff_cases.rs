@@ -272,3 +272,50 @@ fn report() {
         insta::assert_snapshot!(text);
     });
 }
+
+/// The six real release pairs (`tests/cases/real-*-to-*`, from `scripts/real-case.py`): no cue
+/// fires for a server's own tool names (a server naming its own tools is ordinary), and a safety
+/// hint escalated (`annotation-escalated`, `readOnlyHint` true → false) ranks above every
+/// rewording without a pattern. Before issue 45 all five cued rows of these releases were a
+/// server naming its own tools, ranked above the escalations: this fails with the served-names
+/// check in `cues::tool_names` taken out.
+#[test]
+fn real_releases_cry_no_wolf() {
+    use mcp_pin::rules::cues::CueKind;
+    let real: Vec<Case> =
+        all_cases().into_iter().filter(|c| c.name.starts_with("real-") && c.name.contains("-to-")).collect();
+    assert_eq!(real.len(), 6, "{:?}", real.iter().map(|c| &c.name).collect::<Vec<_>>());
+    let mut escalations = 0;
+    for case in &real {
+        let (old, new) = (surface_from_json(&case.before), surface_from_json(&case.after));
+        let changes = diff_surfaces(&old, &new);
+        let own: BTreeSet<String> = old.tools.keys().chain(new.tools.keys()).map(|n| n.to_ascii_lowercase()).collect();
+        for c in &changes {
+            for cue in c.cues.iter().flat_map(|q| &q.found) {
+                assert!(
+                    !(cue.kind == CueKind::OtherTool && own.contains(&cue.at.to_ascii_lowercase())),
+                    "{}: {:?} names its own tool {:?}",
+                    case.name,
+                    c.tool,
+                    cue.at
+                );
+            }
+        }
+        let plain = changes.iter().filter(|c| c.rule.is_prose() && !c.matches_pattern());
+        for e in changes.iter().filter(|c| c.rule == rules::RuleId::AnnotationEscalated) {
+            escalations += 1;
+            for p in plain.clone() {
+                assert!(
+                    e.rank() > p.rank(),
+                    "{}: {:?} {} ranks below {:?} {}",
+                    case.name,
+                    e.tool,
+                    e.rule,
+                    p.tool,
+                    p.rule
+                );
+            }
+        }
+    }
+    assert!(escalations >= 5, "the real releases escalate hints on five tools or more: {escalations}");
+}

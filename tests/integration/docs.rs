@@ -79,11 +79,33 @@ fn demo_drifted(dir: &Path) {
     std::fs::copy(demo.join("surface-drifted.json"), dir.join("surface.json")).unwrap();
 }
 
+/// `examples/quiet-injection`: the billing server pinned at 2.0.0, serving its 2.1.0 release
+/// (thirteen rewordings, four structural changes, one quiet injection).
+fn quiet_injection(dir: &Path) {
+    let ex = root().join("examples/quiet-injection");
+    std::fs::copy(ex.join("surface.json"), dir.join("surface.json")).unwrap();
+    std::fs::write(
+        dir.join("mcp-pin.toml"),
+        format!("[servers.billing]\ncommand = {:?}\nargs = [\"--surface\", \"surface.json\"]\n", fixture_bin()),
+    )
+    .unwrap();
+    let out = std::process::Command::new(pin_bin())
+        .args(["lock", "--no-probe"])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::copy(ex.join("surface-released.json"), dir.join("surface.json")).unwrap();
+}
+
 /// The project each console block runs in, by (page, heading). A block not listed fails the
 /// test: a new example needs a project to run in.
 fn scenario(page: &str, heading: &str) -> Option<fn(&Path)> {
     match (page, heading) {
         ("README.md", "What a failing check looks like") => Some(demo_drifted),
+        ("github-action.md", "A quiet injection") => Some(quiet_injection),
         _ => None,
     }
 }
