@@ -31,11 +31,10 @@ fn relative_config(p: &Project) {
 /// Class 1: a line of a file the sandbox withholds (a git-ignored `.env`) is never a candidate,
 /// and never pinned, even when a read-only tool lists the file and another asks for text to find
 /// in the file it names. The tool accepts only the `.env` line, so before the gate (and
-/// `file_line` reading `.env`) the line was sent and pinned in clear (`from: file text`); taken
-/// CAUTION: with `gate::is_withheld` in `file_line`, the withheld values and the gate taken out
-/// this test still PASSES (checked): the search does not reach `.env` here.
-/// out (`gate::is_withheld` in `file_line` and `Known::holds_secret`'s withheld values), this
-/// test fails on the lock holding `plainvalue`.
+/// `file_line` reading `.env`) the line was sent and pinned in clear (`from: file text`).
+/// CAUTION: with `gate::is_withheld` in `file_line`, the withheld values in
+/// `Known::holds_secret` and the gate taken out, this test still PASSES (checked): the search
+/// does not reach `.env` here, so it shows the behaviour, not yet the mechanism.
 #[test]
 fn a_line_of_a_withheld_file_is_never_sent_or_pinned() {
     let p = Project::new();
