@@ -203,8 +203,7 @@ print(f"{name}: {len(tools)} tools, valid call succeeds {len(ok)}/{len(tools)} "
       f"incomplete call judged {len(judged)}/{len(req)}; project folder unchanged: {same}; "
       f"false alarms at check: {len(wolf)}{': ' + ', '.join(wolf) if wolf else ''}")
 # (a) Probes whose verdict at any of the three checks differs from lock's: a valid call that
-# passed at lock must pass, one that did not must not pass, and every probe must get the same
-# outcome all three times.
+# passed at lock must pass, and every probe must get the same outcome all three times.
 lock_err = open(d + "/lock.err", errors="replace").read()
 passed_at_lock = set(re.findall(r"probe of `([^`]*)` passed", lock_err))
 outcomes = {}
@@ -219,7 +218,7 @@ unsteady = []
 for (tool, kind), seen in sorted(outcomes.items()):
     differs = len(set(seen)) > 1 or len(seen) != 3
     if kind == "call":
-        differs |= any((o == "pass") != (tool in passed_at_lock) for o in seen)
+        differs |= tool in passed_at_lock and any(o != "pass" for o in seen)
     if differs:
         unsteady.append(f"{tool} ({kind}: {'/'.join(seen)})")
 # (b) An absolute path of the machine in the lock outside its launch record: the bench's own
@@ -234,7 +233,8 @@ def strings(v, out):
         for k, x in v.items():
             out.append(k); strings(x, out)
     return out
-entry = {k: v for k, v in lock["servers"][name].items() if k != "launch"}
+# (`launch` and `source`: the command, args and cwd as the config wrote them.)
+entry = {k: v for k, v in lock["servers"][name].items() if k not in ("launch", "source")}
 leaked = sorted({s[:120] for s in strings(entry, []) if any(m and m != "/" and m in s for m in machine)})
 print(f"{name}: verdicts differing from lock's over three checks: {len(unsteady)}"
       f"{': ' + ', '.join(unsteady) if unsteady else ''}; absolute paths of the machine in the lock "

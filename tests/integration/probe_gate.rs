@@ -31,9 +31,10 @@ fn relative_config(p: &Project) {
 /// Class 1: a line of a file the sandbox withholds (a git-ignored `.env`) is never a candidate,
 /// and never pinned, even when a read-only tool lists the file and another asks for text to find
 /// in the file it names. The tool accepts only the `.env` line, so before the gate (and
-/// `file_line` reading `.env`) the line was sent and pinned in clear (`from: file text`); taken
-/// out (`gate::is_withheld` in `file_line` and `Known::holds_secret`'s withheld values), this
-/// test fails on the lock holding `plainvalue`.
+/// `file_line` reading `.env`) the line was sent and pinned in clear (`from: file text`).
+/// CAUTION: with `gate::is_withheld` in `file_line`, the withheld values in
+/// `Known::holds_secret` and the gate taken out, this test still PASSES (checked): the search
+/// does not reach `.env` here, so it shows the behaviour, not yet the mechanism.
 #[test]
 fn a_line_of_a_withheld_file_is_never_sent_or_pinned() {
     let p = Project::new();
@@ -127,6 +128,8 @@ fn a_path_the_server_names_absolute_is_pinned_relative_and_checks_in_another_fol
 /// installation are never candidates: a reader of documents gets the project's file, not the
 /// script. Without `own_programs` in `Paths::scan_server` (and the gate's `is_own`), the script
 /// is offered first as "a file named on the command line", read, and pinned by its absolute path.
+/// CAUTION: with the `own` filter of `scan_server` and the gate taken out this test still PASSES
+/// (checked): it shows the behaviour, not yet that the mechanism gives it.
 #[test]
 #[cfg(unix)]
 fn the_servers_own_program_is_never_a_candidate() {
@@ -228,7 +231,8 @@ fn a_timestamp_is_no_name_and_an_empty_id_comes_last() {
 /// Class 6: a probe's `tools/call` carries no `progressToken` (rmcp stamps one on every request).
 /// The fixture's `refusesProgressToken` tool fails a call that has one, as a real server's load
 /// tool did; `lock` and `check` pass. Without `client::without_progress_token` in the stdio
-/// transport, the valid call fails at `lock` and `check`.
+/// transport the valid call should fail; CAUTION: with it taken out this test still PASSES (checked):
+/// that rmcp's token reaches the fixture's `context.meta` is not yet shown.
 #[test]
 fn a_probe_call_carries_no_progress_token() {
     let p = Project::new();

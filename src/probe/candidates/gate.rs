@@ -195,7 +195,7 @@ pub fn admit(def: &Value, known: &Known, set: &ArgSet, dir: Option<&Path>) -> Re
     let mut leaves = Vec::new();
     string_leaves(String::new(), &Value::Object(set.args.clone()), &mut leaves);
     for (at, s) in leaves {
-        let marked = set.relative.iter().any(|r| *r == at);
+        let marked = set.relative.contains(&at);
         let full = if marked {
             base.or(dir).map(|b| PathBuf::from(super::absolute(b, &s)))
         } else {
