@@ -30,6 +30,9 @@ const MAX_READ: u64 = 64 * 1024;
 const MAX_FILES: usize = 64;
 /// Shortest withheld value looked for (a `DEBUG=1` line is no secret to keep out).
 const MIN_VALUE: usize = 8;
+/// The shortest value of a `NAME=value` line whose name says it is a secret (`API_KEY=sk-abc`)
+/// that is taken for one: the name already says what it is.
+const MIN_ASSIGNED: usize = 6;
 /// How deep the project is searched for withheld files.
 const MAX_DEPTH: usize = 3;
 
@@ -174,7 +177,7 @@ pub fn looks_like_credential(s: &str) -> bool {
             ["key", "apikey", "secret", "token", "password", "passwd", "pwd", "credential", "credentials"]
                 .contains(&w.as_str())
         });
-        if named && name.len() <= 64 && value.len() >= MIN_VALUE && !value.contains(char::is_whitespace) {
+        if named && name.len() <= 64 && value.len() >= MIN_ASSIGNED && !value.contains(char::is_whitespace) {
             return true;
         }
     }
