@@ -83,7 +83,7 @@ impl Session {
         let cwd = inside.cwd.as_deref();
         // The real home folder is withheld but for what servers read of it, its installation
         // included (`crate::sandbox::scratch::HOME_OPEN`).
-        scratch.open_installation(&inside.command, &inside.args, path_env, cwd);
+        scratch.open_installation(crate::sandbox::own_code::installation(&inside.command, &inside.args, path_env, cwd));
         let withheld = |p: &std::path::Path| scratch.withholds(p);
         let copied =
             crate::sandbox::own_code::copy(&inside.command, &inside.args, path_env, cwd, scratch.root(), &withheld)

@@ -141,7 +141,7 @@ pub fn diff_surfaces_served(old: &ServerSurface, new: &ServerSurface, served: &[
 
 /// The cues the words each change adds for the model carry (RULES.md, "Risk within a rule"): in
 /// a changed description or instructions, a new tool's descriptions, hidden characters; and,
-/// over the release's changes, how much each adds ([`cues::mark_adds`]). The tools the server
+/// over the release's changes, how much each adds ([`crate::change::mark_adds`]). The tools the server
 /// serves are those of both surfaces and `served`; their property names are its own words too;
 /// the pinned surface's text (the live one's on a first pin) says what it is written in.
 fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface, served: &[&str]) {
@@ -178,7 +178,7 @@ fn mark_cues(out: &mut [Change], old: &ServerSurface, new: &ServerSurface, serve
             _ => cues::added(&text(&c.before), &text(&c.after), names.except(c.tool.as_deref())),
         };
     }
-    cues::mark_adds(out);
+    crate::change::mark_adds(out);
 }
 
 /// The names of every property in a tool's schemas (`properties` keys), for [`mark_cues`].

@@ -299,12 +299,12 @@ impl Scratch {
         self.withheld.iter().cloned().chain(self.home.clone()).collect()
     }
 
-    /// Make the installation of the server `command args` readable in the sandbox when it lies
-    /// in the home folder ([`super::own_code::installation`]: its program, its package, its
-    /// Python environment), but for what [`Scratch::withheld`] names.
-    pub fn open_installation(&mut self, command: &str, args: &[String], path_env: Option<&str>, cwd: Option<&Path>) {
+    /// Make the installation of a server readable in the sandbox where it lies in the home
+    /// folder (`installation`: what [`super::own_code::installation`] finds, its program, its
+    /// package, its Python environment), but for what [`Scratch::withheld`] names.
+    pub fn open_installation(&mut self, installation: Vec<PathBuf>) {
         let Some(home) = self.home.clone() else { return };
-        for p in super::own_code::installation(command, args, path_env, cwd) {
+        for p in installation {
             if p.starts_with(&home) && p != home && !self.open.contains(&p) {
                 self.open.push(p);
             }
