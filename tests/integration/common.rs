@@ -151,19 +151,22 @@ pub struct HttpFixture {
     pub url: String,
 }
 
+/// Start an HTTP server that prints `listening on URL` as its first line of output (the
+/// fixture's `--http`, the hostile server's), and return it with that URL.
+pub fn spawn_listening(command: &mut Command) -> (Child, String) {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url =
+        line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("the server said {line:?}")).to_string();
+    (child, url)
+}
+
 impl HttpFixture {
     pub fn start(surface: &Path, extra: &[&str]) -> HttpFixture {
-        let mut child = Command::new(fixture_bin())
-            .args(["--surface", &surface.display().to_string(), "--http", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url =
-            line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fixture said {line:?}")).to_string();
+        let mut command = Command::new(fixture_bin());
+        command.args(["--surface", &surface.display().to_string(), "--http", "127.0.0.1:0"]).args(extra);
+        let (child, url) = spawn_listening(&mut command);
         HttpFixture { child, url }
     }
 }

@@ -418,15 +418,8 @@ fn smuggling_project(framing: Framing, sep: &str) -> (Project, Option<HttpHostil
         Framing::Stdio => (format!("command = \"python3\"\nargs = [{:?}, {script:?}]\n", hostile_server()), None),
         Framing::Json | Framing::Sse => {
             let mode = if matches!(framing, Framing::Json) { "json" } else { "sse" };
-            let mut child = Command::new("python3")
-                .args([&hostile_server(), &script, "--http", mode])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut line = String::new();
-            BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-            let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
+            let (child, url) =
+                spawn_listening(Command::new("python3").args([&hostile_server(), &script, "--http", mode]));
             (format!("url = {url:?}\n"), Some(HttpHostile(child)))
         }
     };
