@@ -360,6 +360,42 @@ fn ci_names_every_variable_to_allow_at_once() {
     assert!(stderr(&out).contains("--allow-env REGION"), "{}", text(&out));
 }
 
+/// The same for a client config (`.mcp.json`): every variable of every server in one run, an
+/// unset `${REGION:-eu}` needing none, `${input:ID}` named by the variable that stands in for it;
+/// and one server's other mistake beside them. It fails on the code before this change (that
+/// named only `TOKEN_A`).
+#[test]
+fn ci_names_every_variable_of_a_client_config_at_once() {
+    let p = Project::new();
+    p.write_json("a.json", &surface());
+    p.write_json("b.json", &surface());
+    let fx = fixture_bin();
+    p.write_json(
+        ".mcp.json",
+        &serde_json::json!({"mcpServers": {
+            "a": {"command": fx, "args": ["--surface", "a.json"], "env": {"A": "${TOKEN_A}", "B": "${env:TOKEN_B}"}},
+            "b": {"command": fx, "args": ["--surface", "b.json", "--note", "${REGION:-eu}"], "env": {"C": "${TOKEN_C}", "D": "${input:api-key}"}},
+            "c": {"command": fx, "args": "--surface c.json"}
+        }}),
+    );
+    let env = [
+        ("TOKEN_A", "secret-value-aaaa"),
+        ("TOKEN_B", "secret-value-bbbb"),
+        ("TOKEN_C", "secret-value-cccc"),
+        ("MCP_PIN_INPUT_API_KEY", "secret-value-dddd"),
+    ];
+    let mut ci = env.to_vec();
+    ci.push(("CI", "true"));
+    let out = p.run_env(&["lock", "--no-probe"], &ci);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = stderr(&out);
+    let all = "TOKEN_A,TOKEN_B,TOKEN_C,MCP_PIN_INPUT_API_KEY";
+    assert!(err.contains(&format!("--allow-env {all}")) && err.contains(&format!("allow-env: {all}")), "{err}");
+    assert!(err.contains("server `c`") && err.contains("`args` must be an array"), "the other mistake too: {err}");
+    assert!(!err.contains("REGION"), "an unset variable with a default needs no allow: {err}");
+    assert!(!err.contains("secret-value"), "{err}");
+}
+
 /// Config mistakes are all reported in one run: a misspelled key, `timeout = "30"` and an unknown
 /// `probe` value in one server, a bad `probe` in another, an unknown `[proxy]` key. It fails on
 /// the code before this change (that reported only the first).

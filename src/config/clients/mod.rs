@@ -180,25 +180,31 @@ pub fn parse(
     let mut warnings = Vec::new();
     let mut skipped = Vec::new();
     let mut config = Config { path: Some(path.to_path_buf()), dir, ..Config::default() };
+    // Every server's problems, reported together (a run fixes them all at once, not one per push).
+    let mut errors: Vec<ConfigError> = vec![];
     for (name, entry) in servers {
         // A server this run does not contact reads no variable (and no envFile).
         let skip = only.is_some_and(|o| !o.contains(name));
         let unresolved = Cx { path, dir: cx.dir.clone(), env: None, env_files: Default::default(), client: presents };
         let server = if skip { &unresolved } else { &cx };
-        let server = server.server(name, entry, &mut warnings, &mut skipped).map_err(|e| match e {
+        match server.server(name, entry, &mut warnings, &mut skipped) {
+            Ok(Some(server)) => {
+                config.servers.insert(name.clone(), server);
+            }
+            Ok(None) => {}
             // Point at the server's entry when it can be found.
-            ConfigError::Invalid { path, message } => match key_position(&stripped, name) {
+            Err(ConfigError::Invalid { path, message }) => errors.push(match key_position(&stripped, name) {
                 Some((line, column)) => ConfigError::At { path, line, column, message },
                 None => ConfigError::Invalid { path, message },
-            },
-            other => other,
-        })?;
-        if let Some(server) = server {
-            config.servers.insert(name.clone(), server);
+            }),
+            Err(other) => errors.push(other),
         }
         if let Some(f) = unresolved.env_files.take().remove(name) {
             cx.env_files.borrow_mut().insert(name.clone(), f);
         }
+    }
+    if let Some(e) = ConfigError::gather(errors) {
+        return Err(e);
     }
     if config.servers.is_empty() {
         let why = if skipped.is_empty() {
@@ -277,6 +283,20 @@ struct Cx<'a> {
     client: crate::config::Client,
 }
 
+/// The strings of a server entry that are expanded (`${VAR}`): the launch, its environment, its
+/// headers. Keys are never expanded, nor the editor-only fields.
+fn expanded_strings(e: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    ["command", "args", "env", "envFile", "cwd", "url", "headers"]
+        .into_iter()
+        .filter_map(|k| e.get(k))
+        .flat_map(|v| match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            Value::Object(m) => m.values().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        })
+}
+
 /// Keys other clients use that mcp-pin does not need.
 const EDITOR_ONLY_KEYS: &[&str] = &[
     "disabled",
@@ -350,6 +370,17 @@ impl Cx<'_> {
             if !known {
                 let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) { "is editor-only" } else { "is unknown" };
                 warnings.push(format!("server `{name}`: key `{k}` {what} to mcp-pin and is ignored"));
+            }
+        }
+        // Under CI, every variable the run would have to allow, at once (`--allow-env A,B,C`).
+        if let Some(env) = self.env {
+            let not_allowed: Vec<ConfigError> = expanded_strings(e)
+                .flat_map(super::expand::client_refs)
+                .filter(|r| crate::secrets::needs_allow(&r.var, env, r.default.as_deref()))
+                .map(|r| ConfigError::NotAllowed { path: self.path.to_path_buf(), server: name.to_string(), var: r.var })
+                .collect();
+            if let Some(e) = ConfigError::gather(not_allowed) {
+                return Err(e);
             }
         }
         let ty = match e.get("type") {
