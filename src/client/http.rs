@@ -94,6 +94,40 @@ pub fn capped_events(
     })
 }
 
+/// Why a request got no answer at all, in a sentence a user acts on: read from the typed error
+/// (reqwest's kind and the operating system's), never from its text. reqwest's own words ("error
+/// sending request for url (...): client error (Connect): tcp connect error") are the whole chain
+/// of wrappers; the cause is the last link, which is what is said when no kind is known (a
+/// certificate the roots do not trust, a name that does not resolve).
+pub fn unreachable(e: &reqwest::Error) -> String {
+    use std::io::ErrorKind as K;
+    let mut io: Option<&std::io::Error> = None;
+    let mut last: Option<&(dyn std::error::Error + 'static)> = None;
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        io = io.or_else(|| s.downcast_ref::<std::io::Error>());
+        last = Some(s);
+        source = s.source();
+    }
+    let said = match io.map(std::io::Error::kind) {
+        Some(K::ConnectionRefused) => {
+            Some("the connection was refused: nothing listens there. Is the server running, and is `url` right?")
+        }
+        Some(K::ConnectionReset | K::ConnectionAborted) => Some("the connection was closed before any answer"),
+        Some(K::TimedOut) => Some("connecting timed out: is the host up, and is `url` right?"),
+        Some(K::HostUnreachable | K::NetworkUnreachable | K::NetworkDown) => {
+            Some("no route to that host from here (a network that is down, or a host on another network)")
+        }
+        _ if e.is_timeout() => Some("no answer within the server's `timeout`"),
+        _ => None,
+    };
+    match (said, last) {
+        (Some(s), _) => s.to_string(),
+        (None, Some(cause)) => cause.to_string(),
+        (None, None) => e.to_string(),
+    }
+}
+
 /// An answer's media type, lower case (`""` when none).
 pub fn content_type(headers: &reqwest::header::HeaderMap) -> String {
     headers.get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
@@ -242,12 +276,10 @@ impl CapturingHttp {
                 req = req.header(SESSION_HEADER, s);
             }
             let resp = req.body(body.clone()).send().await.map_err(|e| {
-                // reqwest's own text ("error sending request") hides the cause (a certificate
-                // the roots do not trust, a refused connection): say the whole chain.
                 StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
                     "cannot reach {}: {}",
                     origin(&target),
-                    error_chain(&e)
+                    unreachable(&e)
                 )))
             })?;
             if let Some(binding) = &self.dpop {

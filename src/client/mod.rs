@@ -826,6 +826,16 @@ fn classify_http_error(e: &rmcp::service::ClientInitializeError) -> ClientError 
         let status = if is_insufficient_scope(e) { 403 } else { 401 };
         return ClientError::NeedsCredentials { status, www_authenticate: challenge.to_string(), sent: vec![] };
     }
+    // The transport's own error, without rmcp's wrappers around it ("Send message error
+    // Transport error: …, when send initialize request"): what a user acts on.
+    if let rmcp::service::ClientInitializeError::TransportError { error, .. } = e {
+        use rmcp::transport::streamable_http_client::StreamableHttpError as H;
+        match error.error.downcast_ref::<H<reqwest::Error>>() {
+            Some(H::UnexpectedServerResponse(said)) => return ClientError::Transport(said.to_string()),
+            Some(H::Client(r)) => return ClientError::Transport(http::unreachable(r)),
+            _ => {}
+        }
+    }
     let mut chain = format!("{e}");
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
     while let Some(s) = src {

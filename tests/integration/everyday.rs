@@ -505,3 +505,30 @@ fn lock_quiet_prints_no_probe_lines() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!stderr(&out).contains("probes:") && !stderr(&out).contains("passed:"), "{}", text(&out));
 }
+
+/// A server that is down is said in one sentence a user acts on: the address and why it got no
+/// answer, typed from the operating system's error, without the chain of wrappers around it
+/// (rmcp's "Send message error … when send initialize request", reqwest's "client error
+/// (Connect)"). It fails on the code before this change (that printed the whole chain).
+#[test]
+fn a_server_that_is_down_is_one_plain_sentence() {
+    let p = Project::new();
+    p.write_json("s.json", &surface());
+    let server = HttpFixture::start(&p.path("s.json"), &[]);
+    let url = server.url.clone();
+    p.write("mcp-pin.toml", &format!("[servers.web]\nurl = \"{url}\"\n"));
+    let out = p.run(&["lock", "--no-probe"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    drop(server); // the server goes down; its port has nothing listening
+    let origin = url.trim_end_matches("/mcp").to_string();
+    for cmd in ["check", "lock"] {
+        let out = p.run(&[cmd, "--no-probe"]);
+        assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+        let err = text(&out);
+        assert!(err.contains(&format!("cannot reach {origin}: the connection was refused")), "{cmd}: {err}");
+        assert!(err.contains("Is the server running, and is `url` right?"), "{cmd}: {err}");
+        for wrapper in ["Send message error", "when send initialize", "client error (Connect)", "tcp connect error"] {
+            assert!(!err.contains(wrapper), "{cmd}: {wrapper}: {err}");
+        }
+    }
+}
