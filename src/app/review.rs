@@ -9,7 +9,7 @@ use crate::change::Change;
 use crate::exit::ExitStatus;
 use crate::lockfile::{accept_server_level, accept_tools, source_of, Lockfile, ServerEntry};
 use crate::rejections::{definition_digest, Rejection, Rejections};
-use crate::report::{self, human::without_verdict, FailOn, Report, ServerReport};
+use crate::report::{self, ServerReport};
 
 /// What `review` asks about: one tool's pending changes, or a server's server-level ones.
 fn review_item(tool: &Option<String>) -> String {
@@ -17,18 +17,34 @@ fn review_item(tool: &Option<String>) -> String {
 }
 
 /// The answers `review` takes, as its `?` prints them.
-const REVIEW_HELP: &str = "  y  accept: the lock takes the live definition (written when the review ends)
-  n  reject: the lock keeps the pinned definition; the rejection and its reason are recorded for the
-     team (commit the rejections file): `lock` refuses this live definition, `check` names it
-  s  skip: decide later; the next review asks again
-  a  accept this and every remaining item (one whose added words carry a cue is asked again)
-  q  quit: ask nothing more; what was accepted so far is written
-  ?  this help
+const REVIEW_HELP: &str = "    y  accept: the lock takes the live definition (written when the review ends)
+    n  reject: the lock keeps the pinned definition; the rejection and its reason are recorded
+       for the team (commit the rejections file): `lock` refuses this live definition, `check`
+       names it
+    s  skip: decide later; the next review asks again
+    a  accept this and every remaining item (one whose added words carry a cue is asked again)
+    q  quit: ask nothing more; what was accepted so far is written
+    ?  this help
 ";
 
-/// `mcp-pin review`: for each server, the pending changes grouped by tool, judged as `check`
-/// judges them (`[rules]` classes, `[[ignore]]` entries); the user accepts, rejects or skips each
-/// item; only what was accepted is written, and a summary says what. Never waits for input in CI.
+/// The question after each item: short enough for any terminal, indented under the item.
+const ASK: &str = "  accept? [y]es [n]o [s]kip [a]ll [q]uit [?]help > ";
+/// The question again for a cued item after `a`.
+const ASK_AGAIN: &str = "  `a` takes the rest, not this one (it carries a cue): accept? [y]es [n]o [s]kip [q]uit > ";
+
+/// One server's pending changes, taken and judged before the first question.
+struct Pending {
+    server: String,
+    prev: ServerEntry,
+    live: ServerEntry,
+    /// What is asked, in risk order: a tool's changes, or the server-level ones (`None`).
+    items: Vec<(Option<String>, Vec<Change>)>,
+}
+
+/// `mcp-pin review`: every selected server's pending changes, judged as `check` judges them
+/// (`[rules]` classes, `[[ignore]]` entries), taken first; then one item at a time, `[n/N]`, the
+/// user accepts, rejects or skips it; only what was accepted is written, and two lines say what.
+/// Never waits for input in CI.
 pub async fn review(opts: &Options, style: &report::human::Style) -> Result<ExitStatus, AppError> {
     use std::io::{BufRead, Write};
     if crate::env_vars::in_ci() {
@@ -40,16 +56,14 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
     let _guard = write_guard(&path).await?;
     let pinned = Lockfile::read(&path)?;
     let mut rejections = Rejections::read(&path).map_err(AppError::Io)?;
-    let mut new = pinned.clone();
-    let mut accept_all = false;
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    let (mut accepted, mut rejected, mut skipped, mut remembered): (Vec<String>, Vec<String>, Vec<String>, usize) =
-        (vec![], vec![], vec![], 0);
-    let mut quit = false;
-    let mut status = ExitStatus::Success;
     let today = today();
-    'servers: for server in selected(&config, opts) {
+    let mut status = ExitStatus::Success;
+    let mut remembered = 0usize;
+
+    // Every server is taken and judged first, so the questions are counted (`[n/N]`) and none
+    // waits on a slow server between two answers.
+    let mut pending: Vec<Pending> = vec![];
+    for server in selected(&config, opts) {
         let Some(prev) = pinned.servers.get(&server.name) else {
             crate::tell!("{}: not in the lockfile; `mcp-pin lock --server {}` pins it", server.name, server.name);
             continue;
@@ -105,102 +119,105 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             crate::tell!("{}: no pending changes", server.name);
             continue;
         }
+        let mut items = vec![];
+        for (tool, changes) in groups {
+            if let Some(r) = rejections.matching(&server.name, &tool, &live.surface) {
+                crate::tell!(
+                    "{} of {}: {}, and the live definition is the same: not asked again",
+                    review_item(&tool),
+                    server.name,
+                    r.describe()
+                );
+                remembered += 1;
+            } else {
+                items.push((tool, changes));
+            }
+        }
         // Asked in risk order (RULES.md, "Risk within a rule"): the item whose highest-ranked
         // change is highest first (a change whose added words carry a cue before any other).
-        let mut items: Vec<(Option<String>, Vec<Change>)> = groups.into_iter().collect();
         items.sort_by_key(|(_, cs)| std::cmp::Reverse(cs.iter().map(Change::rank).max()));
-        for (tool, changes) in items {
-            let cued = changes.iter().find(|c| c.cued()).and_then(|c| c.cues.as_ref()).map(|q| q.describe());
-            let what = review_item(&tool);
-            let label = format!("{what} of {}", server.name);
-            if let Some(r) = rejections.matching(&server.name, &tool, &live.surface) {
-                crate::tell!("{label}: {}, and the live definition is the same: not asked again", r.describe());
-                remembered += 1;
-                continue;
-            }
-            let sub = Report {
-                fail_on: FailOn::Never,
-                servers: vec![ServerReport { changes: changes.clone(), ..ServerReport::ok(&server.name) }],
-            };
-            let body = without_verdict(&report::human::render(&sub, &report::human::Style { verbose: true, ..*style }));
-            crate::tell_raw!("{body}");
-            let answer = loop {
-                // `a` accepts the rest, but a change whose added words carry a cue is asked
-                // again, one by one.
-                let again = accept_all && cued.is_some();
-                if accept_all && !again {
-                    break "y".to_string();
-                }
-                if let Some(cue) = &cued {
-                    crate::tell!("  read first: it carries {}", crate::json::escape_line(cue));
-                }
-                if again {
-                    crate::tell_raw!("`a` accepts the rest, but this one carries a cue: accept {label} too? [y]es [n]o (reject) [s]kip [q]uit: ");
-                } else {
-                    crate::tell_raw!("accept {label}? [y]es [n]o (reject) [s]kip [a]ll [q]uit [?]help: ");
-                }
-                let _ = std::io::stderr().flush();
-                let a = match lines.next() {
-                    Some(Ok(l)) => l.trim().to_lowercase(),
-                    // End of input: nothing more will be answered.
-                    _ => {
-                        crate::tell!("");
-                        "q".into()
-                    }
-                };
-                match a.as_str() {
-                    "y" | "yes" | "n" | "no" | "s" | "skip" | "q" | "quit" => break a,
-                    "a" | "all" if !again => {
-                        accept_all = true;
-                        if cued.is_some() {
-                            // This very item carries a cue: asked again before it is taken.
-                            continue;
+        pending.push(Pending { server: server.name.clone(), prev: prev.clone(), live, items });
+    }
+
+    let total: usize = pending.iter().map(|p| p.items.len()).sum();
+    let mut new = pinned.clone();
+    let mut accept_all = false;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let (mut accepted, mut rejected, mut skipped): (Vec<String>, Vec<String>, Vec<String>) = (vec![], vec![], vec![]);
+    let mut asked = 0usize;
+    let mut quit = false;
+    'servers: for p in &pending {
+        for (tool, changes) in &p.items {
+            asked += 1;
+            let cued = changes.iter().any(Change::cued);
+            let label = format!("{} of {}", review_item(tool), p.server);
+            let answer = if accept_all && !cued {
+                "y".to_string()
+            } else {
+                let rows = report::human::review_item(changes, &report::human::Style { verbose: true, ..*style });
+                crate::tell_raw!("\n[{asked}/{total}] {}\n{rows}", crate::json::escape_line(&label));
+                loop {
+                    // `a` accepts the rest, but a change whose added words carry a cue is asked
+                    // again, one by one.
+                    let again = accept_all && cued;
+                    crate::tell_raw!("{}", if again { ASK_AGAIN } else { ASK });
+                    let _ = std::io::stderr().flush();
+                    let a = match lines.next() {
+                        Some(Ok(l)) => l.trim().to_lowercase(),
+                        // End of input: nothing more will be answered.
+                        _ => {
+                            crate::tell!("");
+                            "q".into()
                         }
-                        break "y".into();
+                    };
+                    match a.as_str() {
+                        "y" | "yes" | "n" | "no" | "s" | "skip" | "q" | "quit" => break a,
+                        "a" | "all" if !again => {
+                            accept_all = true;
+                            if cued {
+                                // This very item carries a cue: asked again before it is taken.
+                                continue;
+                            }
+                            break "y".into();
+                        }
+                        "?" | "h" | "help" => crate::tell_raw!("{REVIEW_HELP}"),
+                        other => crate::tell!(
+                            "  `{}` is not an answer: y, n, s, a or q (? explains them)",
+                            crate::json::escape_line(other)
+                        ),
                     }
-                    "?" | "h" | "help" => crate::tell_raw!("{REVIEW_HELP}"),
-                    other => crate::tell!(
-                        "  `{}` is not an answer: y, n, s, a or q (? explains them)",
-                        crate::json::escape_line(other)
-                    ),
                 }
             };
             match answer.as_str() {
                 "y" | "yes" => {
-                    let cur = new.servers.get(&server.name).cloned().unwrap_or_else(|| prev.clone());
-                    let merged = match &tool {
-                        Some(t) => accept_tools(&cur, &live, std::slice::from_ref(t)),
-                        None => accept_server_level(&cur, &live),
+                    let cur = new.servers.get(&p.server).cloned().unwrap_or_else(|| p.prev.clone());
+                    let merged = match tool {
+                        Some(t) => accept_tools(&cur, &p.live, std::slice::from_ref(t)),
+                        None => accept_server_level(&cur, &p.live),
                     };
-                    new.servers.insert(server.name.clone(), merged);
-                    rejections.set(&server.name, &tool, None);
+                    new.servers.insert(p.server.clone(), merged);
+                    rejections.set(&p.server, tool, None);
                     accepted.push(label);
-                    crate::tell!("  accepted");
                 }
                 "n" | "no" => {
                     // A rejection is the team's: its reason is recorded with it.
-                    crate::tell_raw!("  why? (one line, recorded for the team; Enter for none): ");
+                    crate::tell_raw!("  why? (one line, recorded for the team; Enter for none) > ");
                     let _ = std::io::stderr().flush();
                     let reason = match lines.next() {
                         Some(Ok(l)) => Some(l.trim().to_string()).filter(|l| !l.is_empty()),
                         _ => None,
                     };
                     let rejection = Rejection {
-                        definition: definition_digest(&live.surface, &tool),
+                        definition: definition_digest(&p.live.surface, tool),
                         reason,
                         date: Some(today.clone()),
                         by: None,
                     };
-                    rejections.set(&server.name, &tool, Some(rejection));
+                    rejections.set(&p.server, tool, Some(rejection));
                     rejected.push(label);
-                    crate::tell!(
-                        "  rejected: the lock keeps the pinned definition; `lock` refuses this live definition until it changes"
-                    );
                 }
-                "s" | "skip" => {
-                    skipped.push(label);
-                    crate::tell!("  skipped: the next review asks again");
-                }
+                "s" | "skip" => skipped.push(label),
                 _ => {
                     quit = true;
                     break 'servers;
@@ -208,49 +225,60 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
             }
         }
     }
-    // The summary: what was written, and what was not.
+
+    // Two lines: what was decided, then what was written and what to do with it.
+    let each = |n: &str, v: &[String]| format!("{n} {} ({})", v.len(), v.join(", "));
+    let mut decided: Vec<String> = vec![];
     if quit {
-        crate::tell!("quit: nothing more asked");
+        decided.push(format!("quit after {} of {total}: nothing more asked", asked.saturating_sub(1)));
     }
-    let list = |v: &[String]| v.join(", ");
-    if !accepted.is_empty() {
-        new.write(&path)?;
-        crate::tell!("wrote {}: accepted {} ({})", path.display(), accepted.len(), list(&accepted));
-    } else {
-        crate::tell!("nothing accepted; {} unchanged", path.display());
-    }
+    decided.push(if accepted.is_empty() { "nothing accepted".into() } else { each("accepted", &accepted) });
     if !rejected.is_empty() {
-        crate::tell!(
-            "rejected {} ({}): the lock keeps the pinned definitions; recorded with the reasons in {}",
-            rejected.len(),
-            list(&rejected),
-            rejections.path.display()
-        );
+        decided.push(each("rejected", &rejected) + ": the lock keeps the pinned definitions");
     }
     if !skipped.is_empty() {
-        crate::tell!("skipped {} ({}): asked again next time", skipped.len(), list(&skipped));
+        decided.push(each("skipped", &skipped) + ": asked again next time");
+    }
+    if total > 0 || remembered == 0 {
+        crate::tell!("\n{}", decided.join("; "));
     }
     if remembered > 0 {
         crate::tell!(
             "{remembered} rejected before and not asked again (remove its entry from {} to be asked again)",
-            rejections.path.display()
+            shown(&rejections.path)
         );
+    }
+    if !accepted.is_empty() {
+        new.write(&path)?;
     }
     if let Some(old) = rejections.migrating() {
         crate::tell!(
-            "moved the rejections of {} into {} (commit it; the old file is removed)",
-            old.display(),
-            rejections.path.display()
+            "moved the rejections of {} into {}; the old file is removed",
+            shown(old),
+            shown(&rejections.path)
         );
     }
     if let Err(e) = rejections.write() {
-        crate::tell!("warning: cannot record rejections in {}: {e}", rejections.path.display());
+        crate::tell!("warning: cannot record rejections in {}: {e}", shown(&rejections.path));
     }
-    let name = |p: &std::path::Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut written: Vec<String> = vec![];
+    if !accepted.is_empty() {
+        written.push(shown(&path));
+    }
     if !rejected.is_empty() || rejections.migrating().is_some() {
-        crate::tell!("review the diff (`git diff {} {}`) and commit both", name(&path), name(&rejections.path));
-    } else if !accepted.is_empty() {
-        crate::tell!("review the lockfile diff (`git diff {}`) and commit it", name(&path));
+        written.push(shown(&rejections.path));
+    }
+    match written.len() {
+        0 => crate::tell!("{} unchanged", shown(&path)),
+        1 => crate::tell!("wrote {0}: read `git diff {0}`, then commit it", written[0]),
+        _ => crate::tell!("wrote {}: read `git diff {}`, then commit both", written.join(" and "), written.join(" ")),
     }
     Ok(status)
+}
+
+/// A file as the user names it: relative to the folder `review` runs in when it is under it.
+fn shown(path: &std::path::Path) -> String {
+    let here = std::env::current_dir().ok();
+    let rel = here.as_deref().and_then(|h| path.strip_prefix(h).ok()).unwrap_or(path);
+    crate::json::escape_line(&rel.display().to_string())
 }

@@ -137,6 +137,22 @@ fn change_lines(out: &mut String, style: &Style, c: &Change, message: &str) {
     }
 }
 
+/// One item `review` asks about (a tool's changes, or a server's server-level ones): its rows,
+/// highest-ranked first, each with its words, its cue and where it is, wrapped at the width.
+pub fn review_item(changes: &[Change], style: &Style) -> String {
+    let mut sorted: Vec<&Change> = changes.iter().collect();
+    sorted.sort_by_key(|c| std::cmp::Reverse(c.rank()));
+    let mut out = String::new();
+    for c in sorted {
+        change_lines(&mut out, style, c, &c.message);
+    }
+    if style.width > 0 {
+        wrap(&out, style.width)
+    } else {
+        out
+    }
+}
+
 /// Changes under their tool's heading, tools by their highest-ranked change (a cue first, then
 /// class, then risk: [`Change::rank`]) and then in the diff's order, each tool's changes in
 /// that order too.

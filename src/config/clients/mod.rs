@@ -286,15 +286,14 @@ struct Cx<'a> {
 /// The strings of a server entry that are expanded (`${VAR}`): the launch, its environment, its
 /// headers. Keys are never expanded, nor the editor-only fields.
 fn expanded_strings(e: &Map<String, Value>) -> impl Iterator<Item = &str> {
-    ["command", "args", "env", "envFile", "cwd", "url", "headers"]
-        .into_iter()
-        .filter_map(|k| e.get(k))
-        .flat_map(|v| match v {
+    ["command", "args", "env", "envFile", "cwd", "url", "headers"].into_iter().filter_map(|k| e.get(k)).flat_map(|v| {
+        match v {
             Value::String(s) => vec![s.as_str()],
             Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
             Value::Object(m) => m.values().filter_map(Value::as_str).collect(),
             _ => vec![],
-        })
+        }
+    })
 }
 
 /// Keys other clients use that mcp-pin does not need.
@@ -377,7 +376,11 @@ impl Cx<'_> {
             let not_allowed: Vec<ConfigError> = expanded_strings(e)
                 .flat_map(super::expand::client_refs)
                 .filter(|r| crate::secrets::needs_allow(&r.var, env, r.default.as_deref()))
-                .map(|r| ConfigError::NotAllowed { path: self.path.to_path_buf(), server: name.to_string(), var: r.var })
+                .map(|r| ConfigError::NotAllowed {
+                    path: self.path.to_path_buf(),
+                    server: name.to_string(),
+                    var: r.var,
+                })
                 .collect();
             if let Some(e) = ConfigError::gather(not_allowed) {
                 return Err(e);
