@@ -621,7 +621,7 @@ async fn probe_wave(
     let lost: Vec<(&String, &Value)> =
         tools.iter().copied().filter(|(name, _)| results.iter().any(|d| d.tool == **name && d.lost)).collect();
     if lost.is_empty() {
-        return results;
+        return again_incomplete(places, at, shared, setups, results).await;
     }
     let mut dead = true;
     for (name, def) in lost {
@@ -648,6 +648,50 @@ async fn probe_wave(
     }
     if dead && places.restart(at).await {
         prepare(places, at, setups, shared.server.timeout, None).await;
+    }
+    again_incomplete(places, at, shared, setups, results).await
+}
+
+/// The incomplete calls of `results` that lost their connection, made again one at a time, each
+/// in a new session of the server started again (after the setup calls): a server that a failed
+/// valid call takes down a moment later is judged on the incomplete call's own answer, never on
+/// the crash (RULES.md, "Steady"). One lost again is not judged.
+async fn again_incomplete(
+    places: &mut place::Places<'_>,
+    at: Place,
+    shared: &Shared<'_>,
+    setups: &[(String, candidates::ArgSet)],
+    mut results: Vec<search::Done>,
+) -> Vec<search::Done> {
+    let timeout = shared.server.timeout;
+    for d in &mut results {
+        let Some(lost) = d.lost_incomplete.take() else { continue };
+        let outcome = if places.restart(at).await {
+            prepare(places, at, setups, timeout, None).await;
+            match places.open(at).await {
+                Ok(session) => call(session, &d.tool, lost.args, timeout).await,
+                Err(_) => Err(ClientError::Transport("no session of the server started again".into())),
+            }
+        } else {
+            Err(ClientError::Transport("the server could not be started again".into()))
+        };
+        let probe = if outcome.is_err() {
+            Probe::skipped(
+                &d.tool,
+                ProbeKind::Incomplete,
+                SkipReason::NotJudged,
+                format!(
+                    "not judged: the server died before it answered the call without `{}`, and again when the call was made in a new session",
+                    lost.left_out
+                ),
+            )
+        } else {
+            let mut p =
+                judge_incomplete(&d.tool, &lost.left_out, &outcome, lost.valid_succeeded, timeout, shared.secrets);
+            p.message.push_str("; made again in a new session after the server died before answering it");
+            p
+        };
+        d.probes.push(probe);
     }
     results
 }
@@ -703,8 +747,15 @@ fn without_session(
     mode: Mode,
     secrets: &[String],
 ) -> search::Done {
-    let done =
-        |probes, shape| search::Done { tool: tool.to_string(), probes, shape, result: None, set: None, lost: false };
+    let done = |probes, shape| search::Done {
+        tool: tool.to_string(),
+        probes,
+        shape,
+        result: None,
+        set: None,
+        lost: false,
+        lost_incomplete: None,
+    };
     match (no, plan) {
         (NoSandbox::Start(e), Plan::Call { synthesised, incomplete, .. }) if mode == Mode::Lock || pinned.is_some() => {
             let outcome = Err(ClientError::Transport(format!("the server did not start in the sandbox: {e}")));

@@ -59,15 +59,28 @@ pub struct Done {
     /// The valid call's arguments as pinned (paths relative), when a call was made: a setup
     /// tool's are replayed in every place that needs it.
     pub set: Option<ArgSet>,
-    /// A call of this tool lost its connection (the server died): the probe run starts the
-    /// server again and calls it again, never judging it on the loss.
+    /// The valid call lost its connection (the server died): the probe run starts the server
+    /// again and calls the tool again, never judging it on the loss.
     pub lost: bool,
+    /// The incomplete call lost its connection (the server died after the valid call was
+    /// answered, or on this call): not judged here; the probe run starts the server again and
+    /// makes this call again, alone ([`super::probe_wave`]).
+    pub lost_incomplete: Option<LostIncomplete>,
+}
+
+/// An incomplete call whose connection was lost, to be made again in a new session.
+#[derive(Debug, Clone)]
+pub struct LostIncomplete {
+    pub left_out: String,
+    pub args: Map<String, Value>,
+    /// Whether the valid call of the same tool succeeded (what a rejection is judged with).
+    pub valid_succeeded: bool,
 }
 
 impl Done {
     /// What probing a tool that was not called gave.
     pub fn not_called(tool: String, probe: Probe) -> Done {
-        Done { tool, probes: vec![probe], shape: None, result: None, set: None, lost: false }
+        Done { tool, probes: vec![probe], shape: None, result: None, set: None, lost: false, lost_incomplete: None }
     }
 }
 
@@ -338,7 +351,8 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         (Ok(CallOutcome::Result(r)), true) => Some(r.clone()),
         _ => None,
     };
-    let mut lost = outcome.is_err();
+    let lost = outcome.is_err();
+    let mut lost_incomplete = None;
     let required = required_in_order(def);
     if let Some((left_out, args)) = incomplete_args(&required, set, dir) {
         let not_sent = match &outcome {
@@ -349,13 +363,17 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
         match not_sent {
             Some(why) => probes.push(Probe::skipped(&tool, ProbeKind::Incomplete, SkipReason::NotSent, why.into())),
             None => {
-                let o = call(session, &tool, args, timeout).await;
-                lost |= o.is_err();
-                probes.push(judge_incomplete(&tool, &left_out, &o, ok, timeout, secrets));
+                let o = call(session, &tool, args.clone(), timeout).await;
+                if o.is_err() {
+                    // Never judged on a crash: made again, alone, once the server is started again.
+                    lost_incomplete = Some(LostIncomplete { left_out, args, valid_succeeded: ok });
+                } else {
+                    probes.push(judge_incomplete(&tool, &left_out, &o, ok, timeout, secrets));
+                }
             }
         }
     }
-    Done { tool, probes, shape, result, set: Some(set.clone()), lost }
+    Done { tool, probes, shape, result, set: Some(set.clone()), lost, lost_incomplete }
 }
 
 /// How the skip of a tool the lock holds no probe for starts.

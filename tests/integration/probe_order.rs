@@ -306,6 +306,44 @@ fn a_tool_that_kills_its_server_every_time_fails_alone() {
     calls_pass(&report, &["slow_a"]);
 }
 
+/// Steady (RULES.md): "a server that dies is started again before the next call is judged (an
+/// incomplete call after a crash is made again, never counted as rejected or accepted on the
+/// crash)". `render`'s valid call is answered with a failure and takes its server down a moment
+/// later (`exitProcess.afterAnswer`: the next call finds it gone), so the incomplete call that
+/// follows loses its connection. It is made again in a server started again, and judged on its
+/// own answer, at `lock` and at three `check`s alike; `ping`, beside it, passes.
+/// Without `probe::again_incomplete` (the incomplete call judged on the crash), `render`'s
+/// incomplete call is a `call-failed` finding and `check` fails (exit 1).
+#[test]
+fn an_incomplete_call_after_a_crash_is_made_again_and_judged_on_its_answer() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            ro("render", json!({"template": {"type": "string", "enum": ["invoice"]}, "copies": {"type": "integer"}}), &["template", "copies"]),
+            ro("ping", json!({}), &[])
+        ],
+        "calls": {"render": {"accepts": {"template": ["none-valid"]}, "exitProcess": {"afterAnswer": true}}}
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let mut seen = None;
+    for _ in 0..3 {
+        let (code, report) = p.check_json(&[]);
+        assert_eq!(code, 0, "{report:#}");
+        calls_pass(&report, &["ping"]);
+        let incomplete = probe(&report, "render", "incomplete");
+        assert_ne!(incomplete["outcome"], "fail", "{incomplete:#}");
+        assert!(
+            incomplete["message"].as_str().unwrap().contains("made again in a new session after the server died"),
+            "{incomplete:#}"
+        );
+        let verdict = (incomplete["outcome"].clone(), incomplete["reason"].clone());
+        assert!(seen.as_ref().is_none_or(|s| *s == verdict), "the same verdict every time: {verdict:?} {seen:?}");
+        seen = Some(verdict);
+    }
+}
+
 /// The sandbox's scratch copy (issue #32, "Also in this step"): "lives where a project could live
 /// (beside the project, or in a cache folder under the user's home), never under the system temp
 /// folder". The server refuses to start in a folder under `$TMPDIR` (a fresh folder beside the

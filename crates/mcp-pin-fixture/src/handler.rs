@@ -148,10 +148,18 @@ async fn never() -> ! {
     unreachable!()
 }
 
+/// Set by an `exitProcess` with `afterAnswer`: the next call takes the process down.
+static DYING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// `exitProcess`: unless its file exists, exit the process (code 1) after `afterMs`, creating
-/// the file just before. Whether the process is on its way out.
+/// the file just before. Whether the process is on its way out. With `afterAnswer` the call is
+/// answered and the next one finds the process gone.
 fn exit_soon(e: &surface::ExitProcess) -> bool {
     if e.unless_file.as_ref().is_some_and(|f| f.exists()) {
+        return false;
+    }
+    if e.after_answer {
+        DYING.store(true, std::sync::atomic::Ordering::SeqCst);
         return false;
     }
     let (after, file) = (Duration::from_millis(e.after_ms), e.unless_file.clone());
@@ -321,6 +329,10 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if DYING.load(std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("mcp-pin-fixture: tools/call: exitProcess afterAnswer: the process is gone");
+            std::process::exit(1);
+        }
         let s = self.load_mcp()?.for_client(client_name(&context).as_deref());
         if s.fault.never_answer {
             never().await;
@@ -360,6 +372,10 @@ impl ServerHandler for Fixture {
         }
         let args = request.arguments.unwrap_or_default();
         if surface::missing_required(&tool, &args).is_empty() {
+            // Answered as usual, and the next call finds the process gone.
+            if let Some(e) = behaviour.exit_process.as_ref().filter(|e| e.after_answer) {
+                exit_soon(e);
+            }
             // What it leaves behind is left before it is judged (`needs` of the same tool sees
             // only what earlier calls left).
             let needs_now = crate::state::refusal(&s, &behaviour, &args);
@@ -380,7 +396,7 @@ impl ServerHandler for Fixture {
                 };
                 let _ = std::fs::write(file, text);
             }
-            if behaviour.exit_process.as_ref().is_some_and(exit_soon) {
+            if behaviour.exit_process.as_ref().filter(|e| !e.after_answer).is_some_and(exit_soon) {
                 eprintln!("mcp-pin-fixture: tools/call {name}: exitProcess: exiting without answering");
                 context.ct.cancelled().await;
                 return Err(McpError::new(ErrorCode(-32800), "request cancelled", None));

@@ -174,6 +174,10 @@ pub struct ExitProcess {
     /// process answers the call as usual.
     #[serde(default)]
     pub unless_file: Option<std::path::PathBuf>,
+    /// The call is answered as usual, and the process exits (code 1) when the next call comes,
+    /// unanswered: a server that a failed call takes down a moment after its answer.
+    #[serde(default)]
+    pub after_answer: bool,
 }
 
 impl CallBehaviour {
