@@ -223,8 +223,11 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let mut worded = vec![false; sets.len()];
     let mut from_words = 0;
     let mut i = 0;
+    // Whether the server's time budget, not the tool's count of sets, ended this search.
+    let mut cut = false;
     while i < sets.len() {
         if i > 0 && budget.spent() {
+            cut = !best.as_ref().is_some_and(|b| b.1 == 2);
             break;
         }
         if gated {
@@ -327,6 +330,11 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             p.message.push_str(&format!("; arguments: {}", set.describe()));
             if let Some(n) = note {
                 p.message.push_str(&format!(" ({n})"));
+            }
+            if cut {
+                p.message.push_str(&format!(
+                    "; the search stopped after {tried} argument set(s): the server's probes had used their time (slow calls), and another lock may pin other arguments"
+                ));
             }
         }
     }

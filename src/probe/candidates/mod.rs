@@ -39,10 +39,14 @@ use crate::config::{ServerConfig, Transport};
 /// Most argument sets tried for one tool at `lock` (the first included).
 pub const MAX_CANDIDATES: usize = 6;
 /// Time one server's probes may spend on further candidates once each tool had its first call.
-pub const SEARCH_BUDGET: Duration = Duration::from_secs(60);
+/// A safety net, not the search's measure: what bounds a tool's search is its count of sets
+/// ([`MAX_CANDIDATES`], [`words::MAX_FROM_WORDS`]), the same on every machine, so the same server
+/// and project pin the same arguments on every `lock` (RULES.md, "Steady"). Only a server whose
+/// calls are slow reaches it, and its lock then says the search was cut short by time.
+pub const SEARCH_BUDGET: Duration = Duration::from_secs(120);
 /// What each tool adds to [`SEARCH_BUDGET`]: a server of many tools gets time for each (a fixed
 /// budget spent by the first tools left a 46-tool server's last tools one candidate each).
-pub const SEARCH_BUDGET_PER_TOOL: Duration = Duration::from_secs(3);
+pub const SEARCH_BUDGET_PER_TOOL: Duration = Duration::from_secs(10);
 /// The most a server's search may take, however many tools it has.
 pub const SEARCH_BUDGET_MAX: Duration = Duration::from_secs(600);
 /// Most candidates kept per property.
