@@ -549,7 +549,7 @@ async fn prepare(
 ) {
     let Ok(session) = places.open(at).await else { return };
     for (tool, set) in setups {
-        let outcome = call(session, tool, set.resolve(session.working_dir()), timeout).await;
+        let outcome = call(session, tool, set.send(session.working_dir()), timeout).await;
         if let (Some(k), Ok(CallOutcome::Result(r))) = (known.as_deref_mut(), &outcome) {
             if !shape::is_error(r) {
                 k.made_by(tool, r);
@@ -591,7 +591,7 @@ async fn remove_each(
                 continue;
             };
             let Ok(session) = places.open(at).await else { break };
-            let outcome = call(session, &maker, set.resolve(session.working_dir()), shared.server.timeout).await;
+            let outcome = call(session, &maker, set.send(session.working_dir()), shared.server.timeout).await;
             if let Ok(CallOutcome::Result(r)) = &outcome {
                 if !shape::is_error(r) {
                     known.forget_made_by(&maker);

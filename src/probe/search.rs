@@ -23,6 +23,10 @@ pub const CALL_KEY: &str = "call";
 /// call alone fails, so a call that passed only after what they did (a cherry-pick left in
 /// progress, then aborted) is judged as `lock` saw it.
 pub const BEFORE_KEY: &str = "before";
+/// Most sets of one tool's search tried again with their paths absolute after the relative form
+/// was refused.
+const MAX_ABSOLUTE_TWINS: usize = 2;
+
 /// Most calls kept in [`BEFORE_KEY`]; a search that needed more pins none.
 pub const BEFORE_MAX: usize = 8;
 
@@ -225,9 +229,10 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     let mut i = 0;
     // Whether the server's time budget, not the tool's count of sets, ended this search.
     let mut cut = false;
+    let mut twins = 0;
     while i < sets.len() {
         if i > 0 && budget.spent() {
-            cut = !best.as_ref().is_some_and(|b| b.1 == 2);
+            cut = true;
             break;
         }
         if gated {
@@ -248,13 +253,22 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             }
             from_words += 1;
         }
-        let outcome = call(session, &tool, sets[i].resolve(dir), timeout).await;
+        let outcome = call(session, &tool, sets[i].send(dir), timeout).await;
         tried += 1;
         let r = rank(&outcome);
         if r < 2 && reached_the_tool(&outcome) {
             reached.push(i);
         }
         let stop = r == 2 || hopeless(&outcome);
+        // Paths go relative first; one refused that way is tried absolute right after (a few
+        // times per tool: a server that takes neither is not asked twice for every set).
+        if !stop && mode == Mode::Lock && twins < MAX_ABSOLUTE_TWINS {
+            if let Some(twin) = sets[i].absolute_twin() {
+                twins += 1;
+                sets.insert(i + 1, twin);
+                worded.insert(i + 1, false);
+            }
+        }
         // The server's own words: values its rejection names are tried next, in this set.
         if !stop && mode == Mode::Lock && synthesised.is_some() && from_words < candidates::words::MAX_FROM_WORDS {
             if let Some(text) = rejection_text(&outcome) {
@@ -292,13 +306,13 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
                 // for each of them).
                 let mut whole = true;
                 for s in &calls {
-                    if hopeless(&call(session, &tool, s.resolve(dir), timeout).await) {
+                    if hopeless(&call(session, &tool, s.send(dir), timeout).await) {
                         whole = false;
                         break;
                     }
                 }
                 if whole {
-                    let outcome = call(session, &tool, sets[0].resolve(dir), timeout).await;
+                    let outcome = call(session, &tool, sets[0].send(dir), timeout).await;
                     if rank(&outcome) == 2 {
                         again = Some(outcome);
                     }
@@ -407,7 +421,7 @@ fn incomplete_args(
     dir: Option<&std::path::Path>,
 ) -> Option<(String, Map<String, Value>)> {
     let left_out = super::left_out_argument(required, &set.args)?;
-    let mut args = set.resolve(dir);
+    let mut args = set.send(dir);
     args.remove(&left_out);
     Some((left_out, args))
 }

@@ -28,22 +28,22 @@ fn relative_config(p: &Project) {
     );
 }
 
-/// Class 1: a line of a file the sandbox withholds (a git-ignored `.env`) is never a candidate,
-/// and never pinned, even when a read-only tool lists the file and another asks for text to find
-/// in the file it names. The tool accepts only the `.env` line, so before the gate (and
-/// `file_line` reading `.env`) the line was sent and pinned in clear (`from: file text`).
-/// CAUTION: with `gate::is_withheld` in `file_line`, the withheld values in
-/// `Known::holds_secret` and the gate taken out, this test still PASSES (checked): the search
-/// does not reach `.env` here, so it shows the behaviour, not yet the mechanism.
+/// Class 1: a line of a file the sandbox withholds (a git-ignored `.env`, a `*.key`) is never a
+/// candidate, and never pinned, even when a read-only tool lists the file and another asks for
+/// text to find in the file it names (a line of that file is the search's first guess). The
+/// tool accepts only the withheld line. With `gate::is_withheld` made to withhold nothing and
+/// `gate::withheld_values` made empty (checked), `deploy.key` is the path, its line is sent and
+/// pinned in clear (`from: file text`).
 #[test]
 fn a_line_of_a_withheld_file_is_never_sent_or_pinned() {
     let p = Project::new();
     p.write(".gitignore", ".env\n");
     let line = "MY_SETTING=plainvalue-7f3a9c";
     p.write(".env", &format!("{line}\n"));
+    p.write("deploy.key", &format!("{line}\n"));
     p.write("notes.md", "# Notes\n");
-    let env = p.path(".env").display().to_string();
-    let notes = p.path("notes.md").display().to_string();
+    let listed: Vec<String> =
+        [".env", "deploy.key", "notes.md"].iter().map(|f| p.path(f).display().to_string()).collect();
     let surface = json!({
         "tools": [
             ro("list_files", json!({}), &[]),
@@ -53,7 +53,7 @@ fn a_line_of_a_withheld_file_is_never_sent_or_pinned() {
             }), &["path", "search_text"])
         ],
         "calls": {
-            "list_files": {"result": {"content": [{"type": "text", "text": format!("{env}\n{notes}")}]}},
+            "list_files": {"result": {"content": [{"type": "text", "text": listed.join("\n")}]}},
             "search_file": {
                 "exists": ["path"],
                 "accepts": {"search_text": [line]},
@@ -67,7 +67,7 @@ fn a_line_of_a_withheld_file_is_never_sent_or_pinned() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let lock = p.read("mcp.lock");
     assert!(!lock.contains("plainvalue"), "{lock}");
-    assert!(!lock.contains(".env"), "{lock}");
+    assert!(!lock.contains(".env") && !lock.contains("deploy.key"), "{lock}");
     let (_, report) = p.check_json(&[]);
     assert!(!report.to_string().contains("plainvalue"), "{report:#}");
 }
@@ -124,12 +124,75 @@ fn a_path_the_server_names_absolute_is_pinned_relative_and_checks_in_another_fol
     assert_eq!(probe(&report, "git_status", "call")["outcome"], "pass", "{report:#}");
 }
 
+/// Class 2, the form: "a path inside the project … is sent in the form the server takes
+/// (relative to the folder it works in where it accepts that, which is the form to try first,
+/// absolute where it asks for one)". `read_rel` refuses an absolute path (as a server confined
+/// to its folder may), `read_abs` takes only an absolute one. Both pin `notes.md`; `read_rel`
+/// passes on its first call and its pin says the path went relative, `read_abs` on the absolute
+/// form tried right after. A copy of the project elsewhere checks the same. Without
+/// `ArgSet::send` (every path sent absolute, as before), `read_rel` is refused and the test fails
+/// (checked).
+#[test]
+fn a_path_goes_relative_first_and_absolute_where_the_server_asks() {
+    let p = Project::new();
+    p.write("notes.md", "# Notes\n");
+    let surface = |root: &std::path::Path| {
+        let abs = root.join("notes.md").display().to_string();
+        let path = json!({"type": "string", "description": "Path of the .md file to read"});
+        json!({
+            "tools": [ro("read_rel", json!({"path": path}), &["path"]), ro("read_abs", json!({"path": path}), &["path"])],
+            "calls": {
+                "read_rel": {"exists": ["path"], "taken": {"path": [abs]},
+                             "refusalTexts": {"path": "absolute paths are not allowed: '{value}'"}},
+                "read_abs": {"accepts": {"path": [abs]},
+                             "refusalTexts": {"path": "path must be absolute: '{value}'"}}
+            }
+        })
+    };
+    let root = p.dir.path().canonicalize().unwrap();
+    p.write_json("surface.json", &surface(&root));
+    relative_config(&p);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pins = pins(&p, "fx");
+    let (rel, abs) = (&pins["read_rel"]["call"], &pins["read_abs"]["call"]);
+    assert_eq!(rel["args"], json!({"path": "notes.md"}), "{pins:#}");
+    assert_eq!(rel["sent"], "relative", "{pins:#}");
+    assert_eq!(rel["tried"], Value::Null, "the relative form first: {pins:#}");
+    assert_eq!(abs["args"], json!({"path": "notes.md"}), "{pins:#}");
+    assert_eq!(abs["sent"], Value::Null, "{pins:#}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("probe of `read_rel` passed") && err.contains("probe of `read_abs` passed"), "{err}");
+    assert!(!p.read("mcp.lock").contains(&root.display().to_string()), "{}", p.read("mcp.lock"));
+    // The project elsewhere: each server takes what it takes there.
+    let there = tempfile::tempdir().unwrap();
+    let copy = there.path().join("elsewhere");
+    std::fs::create_dir_all(&copy).unwrap();
+    let cp =
+        std::process::Command::new("cp").arg("-a").arg(format!("{}/.", p.dir.path().display())).arg(&copy).status();
+    assert!(cp.unwrap().success());
+    let copy = copy.canonicalize().unwrap();
+    std::fs::write(copy.join("surface.json"), serde_json::to_string_pretty(&surface(&copy)).unwrap()).unwrap();
+    let out = std::process::Command::new(pin_bin())
+        .args(["check", "--format", "json"])
+        .current_dir(&copy)
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(0), "{report:#}\n{}", String::from_utf8_lossy(&out.stderr));
+    for t in ["read_rel", "read_abs"] {
+        assert_eq!(probe(&report, t, "call")["outcome"], "pass", "{t}: {report:#}");
+    }
+}
+
 /// Class 3: the server's own program (`sh …/dist/server.sh`, as `node …/dist/index.js`) and its
-/// installation are never candidates: a reader of documents gets the project's file, not the
-/// script. Without `own_programs` in `Paths::scan_server` (and the gate's `is_own`), the script
-/// is offered first as "a file named on the command line", read, and pinned by its absolute path.
-/// CAUTION: with the `own` filter of `scan_server` and the gate taken out this test still PASSES
-/// (checked): it shows the behaviour, not yet that the mechanism gives it.
+/// installation are never candidates: a reader of files gets the project's file, not the script.
+/// The tool's words name no kind of file, so "a file named on the command line" would come
+/// first. With the `own` filter of `Paths::scan_server` and `Paths::is_own` taken out (checked),
+/// the script is offered first, read, and pinned by its absolute path.
 #[test]
 #[cfg(unix)]
 fn the_servers_own_program_is_never_a_candidate() {
@@ -142,8 +205,8 @@ fn the_servers_own_program_is_never_a_candidate() {
     let script = install.path().join("dist/server.sh");
     std::fs::write(&script, format!("#!/bin/sh\nexec {:?} --surface surface.json\n", fixture_bin())).unwrap();
     let surface = json!({
-        "tools": [ro("read_document", json!({"path": {"type": "string", "description": "Path of the document to read"}}), &["path"])],
-        "calls": {"read_document": {"exists": ["path"]}}
+        "tools": [ro("read_file", json!({"path": {"type": "string", "description": "Path of the file to read"}}), &["path"])],
+        "calls": {"read_file": {"exists": ["path"]}}
     });
     p.write_json("surface.json", &surface);
     p.write(
@@ -153,7 +216,7 @@ fn the_servers_own_program_is_never_a_candidate() {
     let out = p.run(&["lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let pins = pins(&p, "fx");
-    let call = &pins["read_document"]["call"];
+    let call = &pins["read_file"]["call"];
     assert_ne!(call["from"]["path"], "command line", "{call:#}");
     assert!(!pins.to_string().contains("server.sh"), "{pins:#}");
     assert_eq!(call["relative"], json!(["/path"]), "{call:#}");
@@ -228,27 +291,37 @@ fn a_timestamp_is_no_name_and_an_empty_id_comes_last() {
     assert_eq!(pins["get_by_id"]["call"]["tried"], Value::Null, "the empty id was tried first: {pins:#}");
 }
 
-/// Class 6: a probe's `tools/call` carries no `progressToken` (rmcp stamps one on every request).
-/// The fixture's `refusesProgressToken` tool fails a call that has one, as a real server's load
-/// tool did; `lock` and `check` pass. Without `client::without_progress_token` in the stdio
-/// transport the valid call should fail; CAUTION: with it taken out this test still PASSES (checked):
-/// that rmcp's token reaches the fixture's `context.meta` is not yet shown.
+/// Class 6: a probe's `tools/call` carries no `progressToken` (rmcp stamps one on every request),
+/// over stdio and Streamable HTTP. The fixture's `refusesProgressToken` tool fails a call that
+/// has one, as a real server's load tool did; `lock` and `check` pass. With
+/// `client::line_without_progress_token` taken out of the stdio transport (checked), `load`
+/// answers "unexpected progressToken" and `lock` says its probe failed; the same for
+/// `without_progress_token` in the HTTP client.
 #[test]
 fn a_probe_call_carries_no_progress_token() {
-    let p = Project::new();
     let surface = json!({
         "tools": [ro("load", json!({"q": {"type": "string"}}), &[])],
         "calls": {"load": {"refusesProgressToken": true}}
     });
-    p.write_json("surface.json", &surface);
-    relative_config(&p);
-    let out = p.run(&["lock"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("probe of `load` passed"), "{err}");
-    let (code, report) = p.check_json(&[]);
-    assert_eq!(code, 0, "{report:#}");
-    assert_eq!(probe(&report, "load", "call")["outcome"], "pass", "{report:#}");
+    for http in [false, true] {
+        let p = Project::new();
+        p.write_json("surface.json", &surface);
+        let _server = if http {
+            let server = HttpFixture::start(&p.path("surface.json"), &[]);
+            p.write("mcp-pin.toml", &format!("[servers.fx]\nurl = \"{}\"\ntimeout = \"10s\"\n", server.url));
+            Some(server)
+        } else {
+            relative_config(&p);
+            None
+        };
+        let out = p.run(&["lock"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("probe of `load` passed"), "http {http}: {err}");
+        let (code, report) = p.check_json(&[]);
+        assert_eq!(code, 0, "{report:#}");
+        assert_eq!(probe(&report, "load", "call")["outcome"], "pass", "http {http}: {report:#}");
+    }
 }
 
 /// Steady across machines (issue 42, "Done when"): a real git server (`mcp-server-git` of the

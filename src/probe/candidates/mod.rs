@@ -387,6 +387,10 @@ pub struct ArgSet {
     pub from: BTreeMap<String, Source>,
     /// JSON pointers (into `args`) of strings that are paths relative to the working folder.
     pub relative: Vec<String>,
+    /// Those paths are sent absolute (resolved against the folder the server works in), not in
+    /// the relative form that is tried first (RULES.md, "What a probe may send and pin"): the
+    /// words or the schema ask for an absolute path, or the relative form was refused.
+    pub absolute: bool,
 }
 
 impl ArgSet {
@@ -408,13 +412,28 @@ impl ArgSet {
     /// Arguments the user wrote: sent as they are.
     pub fn fixture(args: Map<String, Value>) -> ArgSet {
         let from = args.keys().map(|k| (k.clone(), Source::Fixture)).collect();
-        ArgSet { args, from, relative: vec![] }
+        ArgSet { args, from, relative: vec![], absolute: false }
     }
 
     /// Every value the smallest valid one.
     pub fn smallest(args: Map<String, Value>) -> ArgSet {
         let from = args.keys().map(|k| (k.clone(), Source::Smallest)).collect();
-        ArgSet { args, from, relative: vec![] }
+        ArgSet { args, from, relative: vec![], absolute: false }
+    }
+
+    /// What is sent to a server working in `dir`: the paths relative to it as pinned, or
+    /// absolute there when this set sends them so ([`Self::absolute`]).
+    pub fn send(&self, dir: Option<&Path>) -> Map<String, Value> {
+        if self.absolute {
+            self.resolve(dir)
+        } else {
+            self.args.clone()
+        }
+    }
+
+    /// This set sending its paths absolute, when it has any sent relative.
+    pub fn absolute_twin(&self) -> Option<ArgSet> {
+        (!self.relative.is_empty() && !self.absolute).then(|| ArgSet { absolute: true, ..self.clone() })
     }
 
     /// The arguments to send from a session working in `dir`: relative paths made absolute
@@ -462,6 +481,9 @@ impl ArgSet {
         );
         if !self.relative.is_empty() {
             m.insert("relative".into(), self.relative.iter().cloned().map(Value::String).collect());
+            if !self.absolute {
+                m.insert(SENT_KEY.into(), Value::String(SENT_RELATIVE.into()));
+            }
         }
         if tried > 1 {
             m.insert("tried".into(), Value::from(tried));
@@ -483,8 +505,24 @@ impl ArgSet {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();
-        Some(ArgSet { args, from, relative })
+        // A pin from before the relative form was sent sent its paths absolute.
+        let absolute = pin.get(SENT_KEY).and_then(Value::as_str) != Some(SENT_RELATIVE);
+        Some(ArgSet { args, from, relative, absolute })
     }
+}
+
+/// The key of a pin that says in which form its paths were sent, and its one value: relative to
+/// the folder the server works in. Absent: absolute there (every pin before the relative form).
+pub const SENT_KEY: &str = "sent";
+pub const SENT_RELATIVE: &str = "relative";
+
+/// Whether the tool's words or the schema of the property at `prop` ask for an absolute path.
+fn asks_absolute(def: &Value, schema: &Value) -> bool {
+    let says = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|t| t.to_lowercase().contains("absolute"));
+    says(schema.get("description"))
+        || says(schema.get("title"))
+        || schema.get("pattern").and_then(Value::as_str).is_some_and(|p| p.starts_with("^/"))
+        || def.get("description").and_then(Value::as_str).is_some_and(|t| t.to_lowercase().contains("absolute path"))
 }
 
 /// `rel` inside `dir`, as one absolute path string (`.` is `dir` itself). A relative path that
@@ -568,8 +606,12 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
             set.from.insert((*p).to_string(), c.source);
             if c.relative {
                 set.relative.extend(relative_pointers(p, &c.value));
+                let schema = props.and_then(|m| m.get(*p)).unwrap_or(&empty);
+                set.absolute |= asks_absolute(def, schema);
             }
         }
+        // The relative form is sent first where the schema takes it.
+        set.absolute |= !set.relative.is_empty() && !whole.is_valid(&Value::Object(set.args.clone()));
         set
     };
     let mut sets: Vec<ArgSet> = Vec::new();
@@ -954,7 +996,12 @@ pub fn replay(pin: ArgSet, def: &Value, known: &Known, smallest: &Map<String, Va
         let at = format!("/{}", pointer_token(k));
         let relative: Vec<String> =
             pin.relative.iter().filter(|p| **p == at || p.starts_with(&format!("{at}/"))).cloned().collect();
-        let mut one = ArgSet { args: Map::from_iter([(k.clone(), v.clone())]), from: BTreeMap::new(), relative };
+        let mut one = ArgSet {
+            args: Map::from_iter([(k.clone(), v.clone())]),
+            from: BTreeMap::new(),
+            relative,
+            absolute: pin.absolute,
+        };
         let sent = one.resolve(dir).remove(k).unwrap_or(Value::Null);
         let standalone = schema::standalone(schema, root);
         let fits = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert)
@@ -966,6 +1013,7 @@ pub fn replay(pin: ArgSet, def: &Value, known: &Known, smallest: &Map<String, Va
             set.relative.append(&mut one.relative);
         }
     }
+    set.absolute = pin.absolute;
     if whole.is_valid(&Value::Object(set.resolve(dir))) {
         (set, true)
     } else {
