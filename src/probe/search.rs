@@ -230,6 +230,8 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
     // Whether the server's time budget, not the tool's count of sets, ended this search.
     let mut cut = false;
     let mut twins = 0;
+    // Whether the best outcome so far is a refusal of the relative form of a path.
+    let mut best_form_refused = false;
     while i < sets.len() {
         if i > 0 && budget.spent() {
             cut = true;
@@ -260,15 +262,6 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
             reached.push(i);
         }
         let stop = r == 2 || hopeless(&outcome);
-        // Paths go relative first; one refused that way is tried absolute right after (a few
-        // times per tool: a server that takes neither is not asked twice for every set).
-        if !stop && mode == Mode::Lock && twins < MAX_ABSOLUTE_TWINS {
-            if let Some(twin) = sets[i].absolute_twin() {
-                twins += 1;
-                sets.insert(i + 1, twin);
-                worded.insert(i + 1, false);
-            }
-        }
         // The server's own words: values its rejection names are tried next, in this set.
         if !stop && mode == Mode::Lock && synthesised.is_some() && from_words < candidates::words::MAX_FROM_WORDS {
             if let Some(text) = rejection_text(&outcome) {
@@ -277,8 +270,32 @@ pub async fn probe_tool(session: &Session, job: Job<'_>, known: &Known, budget: 
                 sets.splice(i + 1..i + 1, more);
             }
         }
-        if best.as_ref().is_none_or(|b| r > b.1) {
+        // Paths go relative first (RULES.md). Where the server's words say it wants them
+        // absolute, every later set of this search sends them so; otherwise a set refused in the
+        // relative form is tried absolute right after it (a few times per tool: a server that
+        // takes neither is not asked twice for every set).
+        let mut form_refused = false;
+        if !stop && mode == Mode::Lock {
+            if let Some(twin) = sets[i].absolute_twin() {
+                let says = rejection_text(&outcome).is_some_and(|t| candidates::words::asks_absolute_path(&t));
+                // A refusal of the form says nothing of the tool: any later answer of the same
+                // rank is the one to report and pin.
+                form_refused = says;
+                if says {
+                    for later in &mut sets[i + 1..] {
+                        later.absolute |= !later.relative.is_empty();
+                    }
+                }
+                if says || twins < MAX_ABSOLUTE_TWINS {
+                    twins += 1;
+                    sets.insert(i + 1, twin);
+                    worded.insert(i + 1, false);
+                }
+            }
+        }
+        if best.as_ref().is_none_or(|b| r > b.1 || r == b.1 && best_form_refused) {
             best = Some((i, r, outcome));
+            best_form_refused = form_refused;
         }
         if stop {
             break;

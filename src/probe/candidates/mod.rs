@@ -518,7 +518,7 @@ pub const SENT_RELATIVE: &str = "relative";
 
 /// Whether the tool's words or the schema of the property at `prop` ask for an absolute path.
 fn asks_absolute(def: &Value, schema: &Value) -> bool {
-    let says = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|t| t.to_lowercase().contains("absolute"));
+    let says = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(words::asks_absolute_path);
     says(schema.get("description"))
         || says(schema.get("title"))
         || schema.get("pattern").and_then(Value::as_str).is_some_and(|p| p.starts_with("^/"))

@@ -56,6 +56,14 @@ pub const PER_REJECTION: usize = 4;
 /// Most calls a tool's search may add from rejections, beyond [`super::MAX_CANDIDATES`].
 pub const MAX_FROM_WORDS: usize = 8;
 
+/// Whether words ask for an absolute path ("Path 'x' must be absolute", "chemin absolu", "ruta
+/// absoluta", "absoluter Pfad", "绝对路径", "絶対パス", "абсолютный путь"), in whatever language
+/// they come.
+pub fn asks_absolute_path(text: &str) -> bool {
+    let t = text.to_lowercase();
+    ["absolu", "绝对", "絕對", "絶対", "절대", "абсолютн"].iter().any(|w| t.contains(w))
+}
+
 /// Phrases after which a rejection lists what it would take.
 const OFFERS: &[&str] = &[
     "one of",
@@ -1365,5 +1373,23 @@ mod tests {
         let next =
             sets_from_rejection(&def, &known, &sets[0], "Invalid range 'a'. Use a range such as 'A1:C10'", &sets);
         assert_eq!((next[0].args["sheet"].clone(), next[0].args["range"].clone()), (json!("Items"), json!("A1:C10")));
+    }
+
+    #[test]
+    fn words_that_ask_for_an_absolute_path_in_any_language() {
+        for t in [
+            "Path 'sales.xlsx' must be absolute, e.g. '/home/me/q1.xlsx'",
+            "le chemin doit être absolu",
+            "la ruta debe ser absoluta",
+            "Pfad muss absolut sein",
+            "路径必须是绝对路径",
+            "絶対パスを指定してください",
+            "путь должен быть абсолютным",
+        ] {
+            assert!(asks_absolute_path(t), "{t}");
+        }
+        for t in ["Sheet 'a' not found", "relative to the vault root", "absent"] {
+            assert!(!asks_absolute_path(t), "{t}");
+        }
     }
 }
