@@ -226,6 +226,9 @@ pub fn admit(def: &Value, known: &Known, set: &ArgSet, dir: Option<&Path>) -> Re
                     *v = rel;
                 }
                 set.relative.push(at);
+                // Given absolute (the server's own words, a listing): the form the server uses is
+                // the form it is sent in, resolved where the call is made.
+                set.absolute = true;
             }
             None if named(known, &full) => {}
             None if of_machine(&full) => return Err("a path of the machine outside the project".into()),
