@@ -43,16 +43,32 @@ pub fn failure(result: &Value) -> Option<String> {
     words_say_failed(text)
 }
 
+/// Keys under which an answer wraps its payload: a failure inside one is the answer's
+/// (`{"result": {"error": "…"}}`, `{"data": {"success": false}}`).
+const WRAPPERS: &[&str] = &["result", "data", "response", "output", "payload", "body"];
+
+/// Words a `status` says a call failed with (lowercased, `-` and spaces as `_`); a status that
+/// describes a thing (`invalid`, `cancelled`, `rejected`) is an answer about it.
+const FAILED_STATUS: &[&str] =
+    &["error", "failed", "failure", "fail", "not_found", "notfound", "denied", "forbidden", "unauthorized"];
+
 /// A JSON object that says it failed: an `error` that holds something, `success`/`ok` false,
-/// a `status` of error, `isError: true` inside, or `errors` with no `data` beside them.
+/// a `status` of error, `isError: true` inside, or `errors` with no `data` beside them; or
+/// one object it wraps (under [`WRAPPERS`], or its only key) that says so.
 fn structure_says_failed(v: &Value) -> Option<String> {
+    structure_says_failed_at(v, 0)
+}
+
+fn structure_says_failed_at(v: &Value, depth: usize) -> Option<String> {
     let m = v.as_object()?;
+    // A count is a value: `"errors": 0` says there were none.
     let holds = |v: &Value| match v {
         Value::Null | Value::Bool(false) => false,
         Value::String(s) => !s.trim().is_empty(),
         Value::Array(a) => !a.is_empty(),
         Value::Object(o) => !o.is_empty(),
-        _ => true,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::Bool(true) => true,
     };
     for key in ["error", "Error", "errorMessage", "error_message"] {
         if m.get(key).is_some_and(holds) {
@@ -68,12 +84,22 @@ fn structure_says_failed(v: &Value) -> Option<String> {
         return Some("`isError` is true inside the answer".into());
     }
     if let Some(s) = m.get("status").and_then(Value::as_str) {
-        if matches!(s.to_ascii_lowercase().as_str(), "error" | "failed" | "failure" | "fail") {
+        let word = s.trim().to_lowercase().replace(['-', ' '], "_");
+        if FAILED_STATUS.contains(&word.as_str()) {
             return Some(format!("`status` is \"{s}\""));
         }
     }
     if m.get("errors").is_some_and(holds) && !m.get("data").is_some_and(holds) {
         return Some("`errors` is set".into());
+    }
+    if depth < 2 {
+        let only = (m.len() == 1).then(|| m.values().next()).flatten();
+        let wrapped = WRAPPERS.iter().filter_map(|k| m.get(*k)).chain(only);
+        for inner in wrapped.filter(|w| w.is_object()) {
+            if let Some(why) = structure_says_failed_at(inner, depth + 1) {
+                return Some(why);
+            }
+        }
     }
     None
 }
@@ -105,6 +131,69 @@ const STARTS: &[&str] = &[
     "missing ",
     "refused",
     "denied",
+];
+
+/// How a failure's first line starts in other languages (lowercased): the server's words are
+/// read in whatever language they come (RULES.md).
+const STARTS_ELSEWHERE: &[&str] = &[
+    "erreur",     // fr
+    "échec",      // fr
+    "impossible", // fr
+    "fehler",     // de
+    "kann nicht", // de
+    "konnte nicht",
+    "no se pudo", // es
+    "no se puede",
+    "no existe",
+    "erro",   // pt, it (errore)
+    "falha",  // pt
+    "falló",  // es
+    "ошибка", // ru
+    "не удалось",
+    "невозможно",
+    "hata",     // tr
+    "błąd",     // pl
+    "fout",     // nl
+    "virhe",    // fi
+    "lỗi",      // vi
+    "ข้อผิดพลาด", // th
+];
+
+/// Words anywhere in a failure's first line, in other languages (scripts without spaces
+/// between words are read anywhere).
+const ANYWHERE_ELSEWHERE: &[&str] = &[
+    "introuvable",
+    "n'existe pas",
+    "nicht gefunden",
+    "existiert nicht",
+    "fehlgeschlagen",
+    "no encontrado",
+    "no se encontró",
+    "não encontrado",
+    "não existe",
+    "non trovato",
+    "non esiste",
+    "не найден",
+    "не существует",
+    "错误",
+    "失败",
+    "未找到",
+    "找不到",
+    "不存在",
+    "无法",
+    "錯誤",
+    "失敗",
+    "找不到",
+    "エラー",
+    "見つかりません",
+    "存在しません",
+    "できません",
+    "오류",
+    "실패",
+    "찾을 수 없",
+    "존재하지 않",
+    "خطأ",
+    "त्रुटि",
 ];
 
 /// Words anywhere in a failure's first line.
@@ -148,9 +237,23 @@ const ANYWHERE: &[&str] = &[
 /// The first line of a text that says it failed. Only the first line counts: a document's
 /// body that mentions an error somewhere further down is an answer.
 fn words_say_failed(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let line = lines.next()?;
     let line: String = line.chars().take(HEAD).collect::<String>().to_lowercase();
     let bare = line.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // A heading that lists failures ("Errors:", then the items): the answer is its errors.
+    if matches!(bare, "errors:" | "error:" | "failures:" | "failed:" | "error(s):") && lines.next().is_some() {
+        return Some(format!("it lists {}", bare.trim_end_matches(':')));
+    }
+    // Whole words: "erro" starts "erro: …", not "error rate".
+    let word_at_start =
+        |w: &str| bare.strip_prefix(w).is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()));
+    if let Some(w) = STARTS_ELSEWHERE.iter().find(|w| word_at_start(w)) {
+        return Some(format!("it starts \"{w}\""));
+    }
+    if let Some(w) = ANYWHERE_ELSEWHERE.iter().find(|w| line.contains(**w)) {
+        return Some(format!("it says \"{w}\""));
+    }
     // "No presentation is currently loaded" says it failed; "No results found" is an answer.
     if let Some(w) = STARTS.iter().find(|w| bare.starts_with(**w)) {
         if !w.starts_with("error") || error_heads_a_failure(&bare[w.len()..]) {
@@ -209,6 +312,15 @@ mod tests {
             "Process with pid 0 not found",
             "Must provide either search_text or paragraph_index",
             "Please specify a footnote id",
+            "Errors:\n- docs/x.md: File not found",
+            "错误：文件不存在",
+            "查询失败：表 items 未找到",
+            "エラー: ファイルが見つかりません",
+            "오류: 파일을 찾을 수 없습니다",
+            "Erreur : le fichier est introuvable",
+            "Fehler: Datei nicht gefunden",
+            "No se pudo abrir el archivo",
+            "Ошибка: файл не найден",
         ] {
             assert!(failure(&text(t)).is_some(), "{t}");
         }
@@ -218,6 +330,11 @@ mod tests {
             json!({"ok": false}),
             json!({"status": "error", "detail": "x"}),
             json!({"errors": [{"message": "x"}], "data": null}),
+            json!({"status": "not_found", "id": "a"}),
+            json!({"status": "Not Found"}),
+            json!({"result": {"error": "No document is open"}}),
+            json!({"data": {"success": false, "message": "no such table"}}),
+            json!({"response": {"status": "error"}}),
         ] {
             assert!(failure(&json!({"structuredContent": v.clone(), "content": []})).is_some(), "{v}");
             assert!(failure(&text(&v.to_string())).is_some(), "text {v}");
@@ -239,6 +356,9 @@ mod tests {
             "# Notes\n\nThe build failed to start yesterday",
             "Current time in UTC: 2026-12-06T01:00:00Z",
             "Found 3 files:\nerror.log\nnot found.txt",
+            "Errors:",
+            "找到 3 个文件",
+            "Fichier enregistré",
         ] {
             assert_eq!(failure(&text(t)), None, "{t}");
         }
@@ -250,6 +370,10 @@ mod tests {
             json!({"errors": [{"message": "partial"}], "data": {"x": 1}}),
             json!({"status": "ok"}),
             json!([{"error": "a value, not a failure"}]),
+            json!({"errors": 0, "warnings": 2}),
+            json!({"status": "invalid", "errors": ["line 3: unexpected token"], "data": {"line": 3}}),
+            json!({"result": {"rows": [], "error": null}}),
+            json!({"items": {"error": "a value inside an item"}, "count": 1}),
         ] {
             assert_eq!(failure(&json!({"structuredContent": v.clone(), "content": []})), None, "{v}");
         }
