@@ -514,3 +514,38 @@ fn a_value_another_tool_accepted_for_the_same_property_is_tried() {
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(probe(&report, "insert_near_text", "call")["outcome"], "pass", "{report:#}");
 }
+
+/// A format the words name with no literal (RULES.md, "A session has an order"): a cron line, a
+/// hex color and a language code, each refused unless well formed (the fixture knows one
+/// well-formed value of each, as a server's parser would take it). `lock` finds each from the
+/// table of well-known formats (`from: well-known format`) and `check` replays it. Without
+/// `formats::examples` in `property_candidates`, the three fail at lock with every candidate.
+#[test]
+fn a_format_the_words_name_gets_a_well_formed_example() {
+    let p = Project::new();
+    let surface = json!({
+        "tools": [
+            ro("schedule_job", json!({"schedule": {"type": "string", "description": "Cron expression for when the job runs"}}), &["schedule"]),
+            ro("set_theme", json!({"accent": {"type": "string", "description": "Accent as a hex color code"}}), &["accent"]),
+            ro("translate", json!({"target_lang": {"type": "string"}}), &["target_lang"])
+        ],
+        "calls": {
+            "schedule_job": {"accepts": {"schedule": ["0 0 * * *"]}, "refusalTexts": {"schedule": "invalid cron expression: '{value}'"}},
+            "set_theme": {"accepts": {"accent": ["#1F4E78"]}, "refusalTexts": {"accent": "'{value}' is not a color"}},
+            "translate": {"accepts": {"target_lang": ["en"]}, "refusalTexts": {"target_lang": "unsupported language '{value}'"}}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    let out = p.run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let pins = pins(&p, "fx");
+    for (tool, prop) in [("schedule_job", "schedule"), ("set_theme", "accent"), ("translate", "target_lang")] {
+        assert_eq!(pins[tool]["call"]["from"][prop], "well-known format", "{tool}: {pins:#}");
+    }
+    let (code, report) = p.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    for tool in ["schedule_job", "set_theme", "translate"] {
+        assert_eq!(probe(&report, tool, "call")["outcome"], "pass", "{tool}: {report:#}");
+    }
+}

@@ -18,6 +18,7 @@
 pub mod command;
 pub mod context;
 pub mod described;
+pub mod formats;
 pub mod gate;
 pub mod guard;
 pub mod hints;
@@ -63,6 +64,8 @@ pub enum Source {
     Schema,
     /// An example written in its description.
     Description,
+    /// A well-formed example of a format its words name ([`formats`]: a cron line, a color).
+    Format,
     /// A path named on the server's command line.
     CommandLine,
     /// A root mcp-pin declares (the working folder).
@@ -97,6 +100,7 @@ impl Source {
         match self {
             Source::Schema => "schema",
             Source::Description => "description",
+            Source::Format => "well-known format",
             Source::CommandLine => "command line",
             Source::Roots => "roots",
             Source::ProjectFolder => "project folder",
@@ -115,6 +119,7 @@ impl Source {
         [
             Source::Schema,
             Source::Description,
+            Source::Format,
             Source::CommandLine,
             Source::Roots,
             Source::ProjectFolder,
@@ -1091,6 +1096,10 @@ fn property_candidates(
         for v in coerce(&text, schema, root) {
             add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
         }
+    }
+    // A well-known format the words name with no literal (a cron line, a color, a date).
+    for v in formats::examples(prop, desc) {
+        add(Candidate { value: v, source: Source::Format, relative: false }, &mut out);
     }
     // SQL: the smallest statement of the kind the property's or the tool's words name.
     // A process a tool starts and leaves running, for the tools that use it after.
