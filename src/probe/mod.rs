@@ -349,8 +349,19 @@ async fn run_placed(
                     })
                     .collect();
                 if !again.is_empty() {
-                    let retried = probe_wave(&mut places, at, &shared, &again, &known, at_once, &setups).await;
+                    let mut retried = probe_wave(&mut places, at, &shared, &again, &known, at_once, &setups).await;
                     feed(&mut known, tools, &retried);
+                    // A call that passed with a value a tool of this wave returned is made after
+                    // every other wave at `check` too, when that value is there to take.
+                    for d in retried.iter_mut().filter(|d| d.result.is_some()) {
+                        let uses_made =
+                            d.set.as_ref().is_some_and(|s| s.from.values().any(|f| *f == candidates::Source::Result));
+                        if let (true, Some(Value::Object(shape))) = (uses_made, &mut d.shape) {
+                            if let Some(Value::Object(call)) = shape.get_mut(search::CALL_KEY) {
+                                call.insert(LATE_KEY.into(), Value::Bool(true));
+                            }
+                        }
+                    }
                     for d in retried {
                         if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
                             *slot = d;
@@ -489,9 +500,24 @@ fn feed(known: &mut candidates::Known, tools: &BTreeMap<String, Value>, results:
                 }
             } else if order::feeds(&d.tool, def) {
                 known.listed_by(&d.tool, r);
+            } else {
+                // Any other successful answer: its values under another tool's property name.
+                let names = other_tools_properties(tools, &d.tool);
+                let sent = d.set.as_ref().map(|s| s.args.clone()).unwrap_or_default();
+                known.keyed_by(&d.tool, r, &sent, &names);
             }
         }
     }
+}
+
+/// The top-level property names of every tool's `inputSchema` but `tool`'s own.
+fn other_tools_properties(tools: &BTreeMap<String, Value>, tool: &str) -> std::collections::BTreeSet<String> {
+    tools
+        .iter()
+        .filter(|(name, _)| name.as_str() != tool)
+        .filter_map(|(_, def)| def.pointer("/inputSchema/properties").and_then(Value::as_object))
+        .flat_map(|props| props.keys().cloned())
+        .collect()
 }
 
 /// Whether `tool`'s valid call failed with every candidate (pinned as failed, no result).

@@ -443,3 +443,42 @@ fn a_call_that_passed_after_what_a_failed_call_left_is_judged_after_the_same_cal
     assert_eq!(c["outcome"], "pass", "{c:#}");
     assert!(c["message"].as_str().unwrap_or("").contains("made again"), "{c:#}");
 }
+
+/// Any successful answer is a source (RULES.md, "A session has an order"): `analyze_sales` is
+/// neither a listing, a setup tool nor a maker by its verb, and returns `{"session_id": …}`, a
+/// fresh id per process; the tools taking `session_id` get it first, at `lock` and, taken again
+/// from this session's answer, at `check`. Without `Known::keyed_by` in `probe::feed`, both
+/// readers are sent `session_id: ""` (or another guess) and fail at lock; without the `late`
+/// mark on a call the wave's retry found, `check` makes them before `analyze_sales` and fails
+/// (both checked).
+#[test]
+fn a_value_under_another_tools_property_name_reaches_that_property() {
+    let p = Project::new();
+    let sid = json!({"session_id": string()});
+    let surface = json!({
+        "tools": [
+            ro("analyze_sales", json!({"metric": {"type": "string", "enum": ["revenue"]}}), &["metric"]),
+            ro("describe_dataset", sid.clone(), &["session_id"]),
+            ro("query_rows", json!({"session_id": string(), "limit": {"type": "integer"}}), &["session_id"])
+        ],
+        "calls": {
+            "analyze_sales": {"makes": {"kind": "session", "answer": "{\"session_id\": \"{id}\", \"rows\": 3}"}},
+            "describe_dataset": {"uses": {"session_id": "session"}},
+            "query_rows": {"uses": {"session_id": "session"}}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pins = pins(&p, "fx");
+    for t in ["describe_dataset", "query_rows"] {
+        assert_eq!(pins[t]["call"]["from"]["session_id"], "result", "{t}: {pins:#}");
+        // Found after analyze_sales's wave: made after it at `check` too.
+        assert_eq!(pins[t]["call"]["late"], true, "{t}: {pins:#}");
+    }
+    for _ in 0..2 {
+        let (code, report) = p.check_json(&[]);
+        assert_eq!(code, 0, "{report:#}");
+        calls_pass(&report, &["analyze_sales", "describe_dataset", "query_rows"]);
+    }
+}

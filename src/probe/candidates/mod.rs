@@ -246,6 +246,30 @@ impl Known {
         }
     }
 
+    /// Add the values any other successful answer of `tool` holds under a key that is the name
+    /// of a property of another tool (`names`): `{"session_id": "s-1"}` from a `load_*` tool is
+    /// what every tool taking `session_id` takes, whatever the verb of the tool that returned it
+    /// (RULES.md, "A session has an order"). They exist in the session that made them
+    /// ([`Source::Result`]); a value that only echoes what the call was sent is not kept.
+    pub fn keyed_by(
+        &mut self,
+        tool: &str,
+        result: &Value,
+        sent: &Map<String, Value>,
+        names: &std::collections::BTreeSet<String>,
+    ) {
+        let before = self.listed.len();
+        self.made_by_call(tool, result, sent);
+        let mut i = before;
+        while i < self.listed.len() {
+            if self.listed[i].key.as_ref().is_some_and(|k| names.contains(k)) {
+                i += 1;
+            } else {
+                self.listed.remove(i);
+            }
+        }
+    }
+
     /// Keep the values of a call of `tool` that succeeded with `set`, for the tools called after
     /// it: what a tool of the server accepted for `filename` (`report.docx`) is what its other
     /// tools' `filename` most likely takes, whatever their words say (`insert_header_near_text`
