@@ -328,11 +328,25 @@ async fn run_placed(
             // happens under another's call (the same tools would pass at `lock` and fail at
             // `check` as their calls happen to interleave).
             let at_once = if wave.reads() { CONCURRENCY } else { 1 };
+            // At `check`, a call `lock` found in its wave's one more try is made after the rest of
+            // its wave, as it was found: after the values that wave returned, before later waves.
+            let (in_wave, after_wave): (Vec<_>, Vec<_>) = in_wave.into_iter().partition(|(name, _)| {
+                mode == Mode::Lock
+                    || shared
+                        .pinned
+                        .and_then(|p| p.get(*name))
+                        .and_then(|p| p.pointer(&format!("/{}/{AFTER_WAVE_KEY}", search::CALL_KEY)))
+                        != Some(&Value::Bool(true))
+            });
             let mut results = if wave == order::Wave::Remove {
                 remove_each(&mut places, at, &shared, &in_wave, &mut known, &setups, &done).await
             } else {
                 probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await
             };
+            if !after_wave.is_empty() {
+                feed(&mut known, tools, &results);
+                results.extend(probe_wave(&mut places, at, &shared, &after_wave, &known, at_once, &setups).await);
+            }
             results.sort_by(|a, b| a.tool.cmp(&b.tool));
             let before = known.clone();
             feed(&mut known, tools, &results);
@@ -352,13 +366,13 @@ async fn run_placed(
                     let mut retried = probe_wave(&mut places, at, &shared, &again, &known, at_once, &setups).await;
                     feed(&mut known, tools, &retried);
                     // A call that passed with a value a tool of this wave returned is made after
-                    // every other wave at `check` too, when that value is there to take.
+                    // the rest of its wave at `check` too, when that value is there to take.
                     for d in retried.iter_mut().filter(|d| d.result.is_some()) {
                         let uses_made =
                             d.set.as_ref().is_some_and(|s| s.from.values().any(|f| *f == candidates::Source::Result));
                         if let (true, Some(Value::Object(shape))) = (uses_made, &mut d.shape) {
                             if let Some(Value::Object(call)) = shape.get_mut(search::CALL_KEY) {
-                                call.insert(LATE_KEY.into(), Value::Bool(true));
+                                call.insert(AFTER_WAVE_KEY.into(), Value::Bool(true));
                             }
                         }
                     }
@@ -433,6 +447,11 @@ pub const PLACE_KEY: &str = "place";
 /// The key of a pinned call made after every other wave of its place ([`order::Wave::Late`]):
 /// `check` calls it there too, after the same calls.
 pub const LATE_KEY: &str = "late";
+
+/// The key of a pinned call `lock` found in its wave's one more try, with a value a tool of that
+/// wave made: `check` makes it after the rest of its wave (after that value exists, before the
+/// later waves change what it acts on).
+pub const AFTER_WAVE_KEY: &str = "afterWave";
 
 /// A place's tools by wave ([`order::wave`]).
 type Waves<'t> = BTreeMap<order::Wave, Vec<(&'t String, &'t Value)>>;

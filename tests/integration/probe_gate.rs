@@ -28,6 +28,39 @@ fn relative_config(p: &Project) {
     );
 }
 
+/// The project `p` copied to a folder elsewhere (canonical), with its surface rewritten by
+/// `surface` for that folder: what a pull request's checkout on another machine is. The
+/// temporary folder is returned with it (the copy lives as long as it).
+fn copied_elsewhere(
+    p: &Project,
+    surface: impl Fn(&std::path::Path) -> Value,
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let there = tempfile::tempdir().unwrap();
+    let copy = there.path().join("elsewhere");
+    std::fs::create_dir_all(&copy).unwrap();
+    let cp =
+        std::process::Command::new("cp").arg("-a").arg(format!("{}/.", p.dir.path().display())).arg(&copy).status();
+    assert!(cp.unwrap().success());
+    let copy = copy.canonicalize().unwrap();
+    std::fs::write(copy.join("surface.json"), serde_json::to_string_pretty(&surface(&copy)).unwrap()).unwrap();
+    (there, copy)
+}
+
+/// `mcp-pin check --format json` in `dir`, which must pass: its report.
+fn check_passes_in(dir: &std::path::Path) -> Value {
+    let out = std::process::Command::new(pin_bin())
+        .args(["check", "--format", "json"])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(0), "{report:#}\n{}", String::from_utf8_lossy(&out.stderr));
+    report
+}
+
 /// Class 1: a line of a file the sandbox withholds (a git-ignored `.env`, a `*.key`) is never a
 /// candidate, and never pinned, even when a read-only tool lists the file and another asks for
 /// text to find in the file it names (a line of that file is the search's first guess). The
@@ -83,8 +116,6 @@ fn a_path_the_server_names_absolute_is_pinned_relative_and_checks_in_another_fol
     // A hidden folder: no project entry offers it, only the server's words.
     std::fs::create_dir(p.path(".repo")).unwrap();
     p.write(".repo/README.md", "# repo\n");
-    let there = tempfile::tempdir().unwrap();
-    let copy = there.path().join("elsewhere");
     let surface = |repo: &str| {
         json!({
             "tools": [ro("git_status", json!({"repo_path": {"type": "string", "description": "Path to the repository"}}), &["repo_path"])],
@@ -105,22 +136,8 @@ fn a_path_the_server_names_absolute_is_pinned_relative_and_checks_in_another_fol
     let root = p.dir.path().canonicalize().unwrap().display().to_string();
     assert!(!p.read("mcp.lock").contains(&root), "{}", p.read("mcp.lock"));
     // The project, copied to another path: the server there takes only its own repository.
-    std::fs::create_dir_all(&copy).unwrap();
-    let cp =
-        std::process::Command::new("cp").arg("-a").arg(format!("{}/.", p.dir.path().display())).arg(&copy).status();
-    assert!(cp.unwrap().success());
-    let theirs = copy.join(".repo").canonicalize().unwrap().display().to_string();
-    std::fs::write(copy.join("surface.json"), serde_json::to_string_pretty(&surface(&theirs)).unwrap()).unwrap();
-    let out = std::process::Command::new(pin_bin())
-        .args(["check", "--format", "json"])
-        .current_dir(&copy)
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(0), "{report:#}\n{}", String::from_utf8_lossy(&out.stderr));
+    let (_there, copy) = copied_elsewhere(&p, |c| surface(&c.join(".repo").display().to_string()));
+    let report = check_passes_in(&copy);
     assert_eq!(probe(&report, "git_status", "call")["outcome"], "pass", "{report:#}");
 }
 
@@ -165,24 +182,8 @@ fn a_path_goes_relative_first_and_absolute_where_the_server_asks() {
     assert!(err.contains("probe of `read_rel` passed") && err.contains("probe of `read_abs` passed"), "{err}");
     assert!(!p.read("mcp.lock").contains(&root.display().to_string()), "{}", p.read("mcp.lock"));
     // The project elsewhere: each server takes what it takes there.
-    let there = tempfile::tempdir().unwrap();
-    let copy = there.path().join("elsewhere");
-    std::fs::create_dir_all(&copy).unwrap();
-    let cp =
-        std::process::Command::new("cp").arg("-a").arg(format!("{}/.", p.dir.path().display())).arg(&copy).status();
-    assert!(cp.unwrap().success());
-    let copy = copy.canonicalize().unwrap();
-    std::fs::write(copy.join("surface.json"), serde_json::to_string_pretty(&surface(&copy)).unwrap()).unwrap();
-    let out = std::process::Command::new(pin_bin())
-        .args(["check", "--format", "json"])
-        .current_dir(&copy)
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(0), "{report:#}\n{}", String::from_utf8_lossy(&out.stderr));
+    let (_there, copy) = copied_elsewhere(&p, surface);
+    let report = check_passes_in(&copy);
     for t in ["read_rel", "read_abs"] {
         assert_eq!(probe(&report, t, "call")["outcome"], "pass", "{t}: {report:#}");
     }

@@ -448,9 +448,10 @@ fn a_call_that_passed_after_what_a_failed_call_left_is_judged_after_the_same_cal
 /// neither a listing, a setup tool nor a maker by its verb, and returns `{"session_id": …}`, a
 /// fresh id per process; the tools taking `session_id` get it first, at `lock` and, taken again
 /// from this session's answer, at `check`. Without `Known::keyed_by` in `probe::feed`, both
-/// readers are sent `session_id: ""` (or another guess) and fail at lock; without the `late`
-/// mark on a call the wave's retry found, `check` makes them before `analyze_sales` and fails
-/// (both checked).
+/// readers are sent `session_id: ""` (or another guess) and fail at lock; without the
+/// `afterWave` mark on a call the wave's retry found, `check` makes them beside `analyze_sales`
+/// and fails (both checked). (`late` would make them after every later wave, after a tool that
+/// renames what they read: the excel server's `sort_range` after `rename_sheet`.)
 #[test]
 fn a_value_under_another_tools_property_name_reaches_that_property() {
     let p = Project::new();
@@ -473,8 +474,8 @@ fn a_value_under_another_tools_property_name_reaches_that_property() {
     let pins = pins(&p, "fx");
     for t in ["describe_dataset", "query_rows"] {
         assert_eq!(pins[t]["call"]["from"]["session_id"], "result", "{t}: {pins:#}");
-        // Found after analyze_sales's wave: made after it at `check` too.
-        assert_eq!(pins[t]["call"]["late"], true, "{t}: {pins:#}");
+        // Found after analyze_sales's wave: made after the rest of that wave at `check` too.
+        assert_eq!(pins[t]["call"]["afterWave"], true, "{t}: {pins:#}");
     }
     for _ in 0..2 {
         let (code, report) = p.check_json(&[]);
