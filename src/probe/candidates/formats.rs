@@ -1,8 +1,10 @@
 //! Well-known formats a property's words name without giving a literal (RULES.md, "A session
 //! has an order": "a value whose format the words or the schema name … gets a well-formed
 //! example of that format when no literal is given"). One table: each format, the words that
-//! name it (a word of the property's name, or a phrase of its description), and one example
-//! that reaches nobody (documentation addresses, `.invalid` names).
+//! name it (a word of the property's name, or a phrase of its description), and its examples,
+//! which reach nobody (documentation addresses, `.invalid` names). A format JSON Schema names
+//! takes its example from [`crate::probe::args::format_value`], the one the schema's `format`
+//! gets: one value per format.
 
 use serde_json::Value;
 
@@ -14,7 +16,10 @@ struct Format {
     name_words: &'static [&'static str],
     /// Phrases of its description (or its name's words joined) that name it, lowercased.
     phrases: &'static [&'static str],
-    /// Well-formed examples, best first.
+    /// JSON Schema `format` names whose example ([`crate::probe::args::format_value`]) it
+    /// takes, best first.
+    schema: &'static [&'static str],
+    /// Further well-formed examples, after those.
     examples: &'static [&'static str],
 }
 
@@ -22,73 +27,86 @@ const FORMATS: &[Format] = &[
     Format {
         name_words: &["cron"],
         phrases: &["cron expression", "cron schedule", "crontab"],
+        schema: &[],
         examples: &["0 0 * * *"],
     },
     Format {
         name_words: &["color", "colour"],
         phrases: &["hex color", "hex colour", "color code", "colour code", "#rrggbb"],
+        schema: &[],
         examples: &["#1F4E78", "red"],
     },
     Format {
         name_words: &["semver"],
         phrases: &["semantic version", "semver", "version number", "version string"],
+        schema: &[],
         examples: &["1.0.0"],
     },
     Format {
         name_words: &["datetime", "timestamp"],
         phrases: &["iso 8601 date", "iso8601", "iso 8601", "date-time", "datetime", "timestamp", "yyyy-mm-ddthh"],
-        examples: &["2000-01-01T00:00:00Z", "2000-01-01"],
+        schema: &["date-time", "date"],
+        examples: &[],
     },
     Format {
         name_words: &["date", "day"],
         phrases: &["yyyy-mm-dd", "iso date", "date in", "a date", "the date"],
-        examples: &["2000-01-01"],
+        schema: &["date"],
+        examples: &[],
     },
-    Format { name_words: &[], phrases: &["hh:mm"], examples: &["09:00"] },
+    Format { name_words: &[], phrases: &["hh:mm"], schema: &[], examples: &["09:00"] },
     Format {
         name_words: &["timezone", "tz"],
         phrases: &["time zone", "timezone", "iana"],
+        schema: &[],
         examples: &["UTC", "Europe/London"],
     },
     Format {
         name_words: &["locale"],
         phrases: &["locale", "bcp 47", "bcp47", "language tag"],
+        schema: &[],
         examples: &["en-US", "en"],
     },
     Format {
         name_words: &["lang", "language"],
         phrases: &["language code", "iso 639", "iso-639", "two-letter language"],
+        schema: &[],
         examples: &["en"],
     },
     Format {
         name_words: &["country"],
         phrases: &["country code", "iso 3166", "iso-3166", "two-letter country"],
+        schema: &[],
         examples: &["US"],
     },
-    Format { name_words: &["currency"], phrases: &["currency code", "iso 4217", "iso-4217"], examples: &["USD"] },
+    Format {
+        name_words: &["currency"],
+        phrases: &["currency code", "iso 4217", "iso-4217"],
+        schema: &[],
+        examples: &["USD"],
+    },
     Format {
         name_words: &["mime", "mimetype"],
         phrases: &["mime type", "mime-type", "media type", "content type", "content-type"],
+        schema: &[],
         examples: &["text/plain"],
     },
-    Format { name_words: &["email"], phrases: &["email address", "e-mail"], examples: &["user@example.invalid"] },
+    Format { name_words: &["email"], phrases: &["email address", "e-mail"], schema: &["email"], examples: &[] },
     Format {
         name_words: &["url", "uri", "href", "link", "endpoint"],
         phrases: &["url", "http address", "web address"],
-        examples: &["https://example.invalid/"],
+        schema: &["uri"],
+        examples: &[],
     },
-    Format {
-        name_words: &["uuid", "guid"],
-        phrases: &["uuid", "guid"],
-        examples: &["00000000-0000-4000-8000-000000000000"],
-    },
-    Format { name_words: &["ip"], phrases: &["ip address", "ipv4"], examples: &["192.0.2.1"] },
+    Format { name_words: &["uuid", "guid"], phrases: &["uuid", "guid"], schema: &["uuid"], examples: &[] },
+    Format { name_words: &["ip"], phrases: &["ip address", "ipv4"], schema: &["ipv4"], examples: &[] },
     Format {
         name_words: &["hostname", "domain", "host"],
         phrases: &["hostname", "domain name"],
-        examples: &["example.invalid"],
+        schema: &["hostname"],
+        examples: &[],
     },
-    Format { name_words: &[], phrases: &["iso 8601 duration"], examples: &["P1D"] },
+    Format { name_words: &[], phrases: &["iso 8601 duration"], schema: &["duration"], examples: &[] },
 ];
 
 /// The examples of every well-known format the property `prop`'s name or description `desc`
@@ -101,8 +119,9 @@ pub fn examples(prop: &str, desc: &str) -> Vec<Value> {
         let named = f.name_words.iter().any(|w| words.iter().any(|x| x == w))
             || f.phrases.iter().any(|p| contains_phrase(&text, p));
         if named {
-            for e in f.examples {
-                let v = Value::String((*e).to_string());
+            let schema = f.schema.iter().filter_map(|n| crate::probe::args::format_value(n));
+            for e in schema.chain(f.examples.iter().copied()) {
+                let v = Value::String(e.to_string());
                 if !out.contains(&v) {
                     out.push(v);
                 }
