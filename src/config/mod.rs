@@ -103,6 +103,20 @@ impl ConfigError {
         }
     }
 
+    /// Under CI, one [`ConfigError::NotAllowed`] for each reference (`(variable, default)`) of
+    /// server `server` the run would have to allow: every one at once, never the first alone.
+    pub fn not_allowed_of(
+        path: &Path,
+        server: &str,
+        env: expand::EnvFn<'_>,
+        refs: impl IntoIterator<Item = (String, Option<String>)>,
+    ) -> Vec<ConfigError> {
+        refs.into_iter()
+            .filter(|(var, default)| crate::secrets::needs_allow(var, env, default.as_deref()))
+            .map(|(var, _)| ConfigError::NotAllowed { path: path.to_path_buf(), server: server.to_string(), var })
+            .collect()
+    }
+
     /// The variables this error says the run must allow (`--allow-env`), in order.
     pub fn not_allowed(&self) -> Vec<&str> {
         let mut out: Vec<&str> = vec![];

@@ -258,11 +258,7 @@ impl<'a> Ctx<'a> {
                 strings_in(iv.get_ref(), &mut names);
                 refs.extend(names.into_iter().map(|v| (v.to_string(), None)));
             }
-            for (var, default) in refs {
-                if crate::secrets::needs_allow(&var, env, default.as_deref()) {
-                    errs.push(ConfigError::NotAllowed { path: self.path.to_path_buf(), server: n.to_string(), var });
-                }
-            }
+            errs.extend(ConfigError::not_allowed_of(self.path, n, env, refs));
         }
         let transport = (|| -> Result<Transport, ConfigError> {
             Ok(match (fields.get("command"), fields.get("url")) {

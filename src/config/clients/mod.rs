@@ -283,16 +283,17 @@ struct Cx<'a> {
     client: crate::config::Client,
 }
 
-/// The strings of a server entry that are expanded (`${VAR}`): the launch, its environment, its
-/// headers. Keys are never expanded, nor the editor-only fields.
+/// The keys of a server entry mcp-pin reads besides `type`: the launch, its environment, its
+/// headers. Their strings are expanded (`${VAR}`); keys are never expanded.
+const SERVER_KEYS: [&str; 7] = ["command", "args", "env", "envFile", "cwd", "url", "headers"];
+
+/// The strings of a server entry that are expanded ([`SERVER_KEYS`]); never the editor-only fields.
 fn expanded_strings(e: &Map<String, Value>) -> impl Iterator<Item = &str> {
-    ["command", "args", "env", "envFile", "cwd", "url", "headers"].into_iter().filter_map(|k| e.get(k)).flat_map(|v| {
-        match v {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            Value::Object(m) => m.values().filter_map(Value::as_str).collect(),
-            _ => vec![],
-        }
+    SERVER_KEYS.into_iter().filter_map(|k| e.get(k)).flat_map(|v| match v {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        Value::Object(m) => m.values().filter_map(Value::as_str).collect(),
+        _ => vec![],
     })
 }
 
@@ -365,7 +366,7 @@ impl Cx<'_> {
             )));
         }
         for k in e.keys() {
-            let known = ["type", "command", "args", "env", "envFile", "cwd", "url", "headers"].contains(&k.as_str());
+            let known = k == "type" || SERVER_KEYS.contains(&k.as_str());
             if !known {
                 let what = if EDITOR_ONLY_KEYS.contains(&k.as_str()) { "is editor-only" } else { "is unknown" };
                 warnings.push(format!("server `{name}`: key `{k}` {what} to mcp-pin and is ignored"));
@@ -373,16 +374,8 @@ impl Cx<'_> {
         }
         // Under CI, every variable the run would have to allow, at once (`--allow-env A,B,C`).
         if let Some(env) = self.env {
-            let not_allowed: Vec<ConfigError> = expanded_strings(e)
-                .flat_map(super::expand::client_refs)
-                .filter(|r| crate::secrets::needs_allow(&r.var, env, r.default.as_deref()))
-                .map(|r| ConfigError::NotAllowed {
-                    path: self.path.to_path_buf(),
-                    server: name.to_string(),
-                    var: r.var,
-                })
-                .collect();
-            if let Some(e) = ConfigError::gather(not_allowed) {
+            let refs = expanded_strings(e).flat_map(super::expand::client_refs).map(|r| (r.var, r.default));
+            if let Some(e) = ConfigError::gather(ConfigError::not_allowed_of(self.path, name, env, refs)) {
                 return Err(e);
             }
         }
