@@ -331,12 +331,7 @@ async fn run_placed(
             // At `check`, a call `lock` found in its wave's one more try is made after the rest of
             // its wave, as it was found: after the values that wave returned, before later waves.
             let (in_wave, after_wave): (Vec<_>, Vec<_>) = in_wave.into_iter().partition(|(name, _)| {
-                mode == Mode::Lock
-                    || shared
-                        .pinned
-                        .and_then(|p| p.get(*name))
-                        .and_then(|p| p.pointer(&format!("/{}/{AFTER_WAVE_KEY}", search::CALL_KEY)))
-                        != Some(&Value::Bool(true))
+                mode == Mode::Lock || pinned_call(shared.pinned, name, AFTER_WAVE_KEY) != Some(&Value::Bool(true))
             });
             let mut results = if wave == order::Wave::Remove {
                 remove_each(&mut places, at, &shared, &in_wave, &mut known, &setups, &done).await
@@ -453,6 +448,11 @@ pub const LATE_KEY: &str = "late";
 /// later waves change what it acts on).
 pub const AFTER_WAVE_KEY: &str = "afterWave";
 
+/// What the lock's pinned call of `tool` says under `key` (where and when it was made).
+fn pinned_call<'a>(pinned: Option<&'a BTreeMap<String, Value>>, tool: &str, key: &str) -> Option<&'a Value> {
+    pinned.and_then(|p| p.get(tool)).and_then(|p| p.pointer(&format!("/{}/{key}", search::CALL_KEY)))
+}
+
 /// A place's tools by wave ([`order::wave`]).
 type Waves<'t> = BTreeMap<order::Wave, Vec<(&'t String, &'t Value)>>;
 
@@ -473,9 +473,7 @@ fn arrange<'t>(
         let mut at = place::of(server, name, def, &plan);
         let mut wave = order::wave(name, def);
         // What the pinned call says of where and when it was made.
-        let said = |key: &str| {
-            pinned.and_then(|p| p.get(name)).and_then(|p| p.pointer(&format!("/{}/{key}", search::CALL_KEY)))
-        };
+        let said = |key: &str| pinned_call(pinned, name, key);
         let moved = said(PLACE_KEY).and_then(Value::as_str) == Some(Place::Sandbox.as_str());
         if called && moved && policy(server, name) == ProbePolicy::Sandbox {
             at = Place::Sandbox;
@@ -670,11 +668,8 @@ async fn probe_wave(
     }
     let mut dead = true;
     for (name, def) in lost {
-        if dead {
-            if !places.restart(at).await {
-                return results;
-            }
-            prepare(places, at, setups, shared.server.timeout, None).await;
+        if dead && !restart_prepared(places, at, setups, shared.server.timeout).await {
+            return results;
         }
         let Ok(session) = places.open(at).await else { return results };
         let Some(again) = shared.probe(session, vec![(name, def)], known, 1).await.pop() else { continue };
@@ -691,16 +686,32 @@ async fn probe_wave(
             }
         }
     }
-    if dead && places.restart(at).await {
-        prepare(places, at, setups, shared.server.timeout, None).await;
+    // A lost incomplete call is made again in a server started again there (`again_incomplete`).
+    if dead && results.iter().all(|d| d.lost_incomplete.is_none()) {
+        restart_prepared(places, at, setups, shared.server.timeout).await;
     }
     again_incomplete(places, at, shared, setups, results).await
+}
+
+/// Start the server of `at` again and make its setup calls there; `false` when it could not be.
+async fn restart_prepared(
+    places: &mut place::Places<'_>,
+    at: Place,
+    setups: &[(String, candidates::ArgSet)],
+    timeout: Duration,
+) -> bool {
+    if !places.restart(at).await {
+        return false;
+    }
+    prepare(places, at, setups, timeout, None).await;
+    true
 }
 
 /// The incomplete calls of `results` that lost their connection, made again one at a time, each
 /// in a new session of the server started again (after the setup calls): a server that a failed
 /// valid call takes down a moment later is judged on the incomplete call's own answer, never on
-/// the crash (RULES.md, "Steady"). One lost again is not judged.
+/// the crash (RULES.md, "Steady"). One lost again is not judged. The server is started again
+/// before the first and after any that lost it again, not before each.
 async fn again_incomplete(
     places: &mut place::Places<'_>,
     at: Place,
@@ -709,17 +720,19 @@ async fn again_incomplete(
     mut results: Vec<search::Done>,
 ) -> Vec<search::Done> {
     let timeout = shared.server.timeout;
+    // A lost call means the server died after it.
+    let mut dead = results.iter().any(|d| d.lost_incomplete.is_some());
     for d in &mut results {
         let Some(lost) = d.lost_incomplete.take() else { continue };
-        let outcome = if places.restart(at).await {
-            prepare(places, at, setups, timeout, None).await;
+        let outcome = if dead && !restart_prepared(places, at, setups, timeout).await {
+            Err(ClientError::Transport("the server could not be started again".into()))
+        } else {
             match places.open(at).await {
                 Ok(session) => call(session, &d.tool, lost.args, timeout).await,
                 Err(_) => Err(ClientError::Transport("no session of the server started again".into())),
             }
-        } else {
-            Err(ClientError::Transport("the server could not be started again".into()))
         };
+        dead = outcome.is_err();
         let probe = if outcome.is_err() {
             Probe::skipped(
                 &d.tool,
@@ -737,6 +750,9 @@ async fn again_incomplete(
             p
         };
         d.probes.push(probe);
+    }
+    if dead {
+        restart_prepared(places, at, setups, timeout).await;
     }
     results
 }
