@@ -279,6 +279,5 @@ pub async fn review(opts: &Options, style: &report::human::Style) -> Result<Exit
 /// A file as the user names it: relative to the folder `review` runs in when it is under it.
 fn shown(path: &std::path::Path) -> String {
     let here = std::env::current_dir().ok();
-    let rel = here.as_deref().and_then(|h| path.strip_prefix(h).ok()).unwrap_or(path);
-    crate::json::escape_line(&rel.display().to_string())
+    crate::json::escape_line(&report::display_path(path, None, here.as_deref()))
 }
