@@ -260,7 +260,74 @@ fn words_say_failed(text: &str) -> Option<String> {
             return Some(format!("it starts \"{}\"", w.trim_end()));
         }
     }
-    ANYWHERE.iter().find(|w| line.contains(**w)).map(|w| format!("it says \"{w}\""))
+    if let Some(w) = ANYWHERE.iter().find(|w| line.contains(**w)) {
+        return Some(format!("it says \"{w}\""));
+    }
+    asks_for_a_step_first(&line).map(|s| format!("it asks for a step first (\"{s}\")"))
+}
+
+/// Verbs of a step an answer asks the caller to take before the call can work ("Call
+/// build_index first", "Please load a dataset first", "You must open a document first").
+const STEP_VERBS: &[&str] = &[
+    "call",
+    "run",
+    "use",
+    "invoke",
+    "execute",
+    "load",
+    "open",
+    "create",
+    "index",
+    "build",
+    "initialize",
+    "initialise",
+    "init",
+    "set",
+    "select",
+    "connect",
+    "start",
+    "add",
+    "import",
+    "upload",
+    "register",
+    "configure",
+    "activate",
+    "launch",
+    "scan",
+    "sync",
+    "fetch",
+    "clone",
+    "login",
+    "authenticate",
+];
+
+/// A sentence of the (lowercased) first line that asks for a step first: it ends in "first"
+/// and starts with a step verb, or with "please", "you must", "you need to", "you have to",
+/// "make sure to" and then one. The step it names is returned.
+fn asks_for_a_step_first(line: &str) -> Option<String> {
+    const LEADS: &[&[&str]] = &[
+        &["please"],
+        &["you", "must"],
+        &["you", "need", "to"],
+        &["you", "have", "to"],
+        &["make", "sure", "to"],
+        &["first"],
+    ];
+    for sentence in line.split(['.', '!', ';', '?', ':', '\n']) {
+        let words: Vec<&str> = sentence
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let Some((last, rest)) = words.split_last() else { continue };
+        let lead = LEADS.iter().find(|l| rest.starts_with(l)).map_or(0, |l| l.len());
+        let verb = rest.get(lead).copied().unwrap_or("");
+        let ends_first = *last == "first" || lead > 0 && words[0] == "first";
+        if ends_first && rest.len() > lead && STEP_VERBS.contains(&verb) {
+            return Some(sentence.trim().to_string());
+        }
+    }
+    None
 }
 
 /// What follows a leading `error` in a failure: `:`, `!`, nothing, or a word that says what
@@ -376,6 +443,34 @@ mod tests {
             json!({"items": {"error": "a value inside an item"}, "count": 1}),
         ] {
             assert_eq!(failure(&json!({"structuredContent": v.clone(), "content": []})), None, "{v}");
+        }
+    }
+
+    /// An answer that asks for another step before the call can work has not done the call's
+    /// work (RULES.md, "A tool reads the world the other tools made"): the wording of servers
+    /// whose query tools need an index, a loaded dataset or an open document.
+    #[test]
+    fn an_answer_that_asks_for_a_step_first_is_a_failure() {
+        for t in [
+            "No index set. Call build_index first.",
+            "Project not indexed. Please run index_project first.",
+            "No dataset loaded; load a dataset first",
+            "Nothing to show. You must open a document first!",
+            "Repository not set: use git_set_working_dir first",
+            "Knowledge base is empty. You need to add documents first.",
+            "First, call `connect` with a database path.",
+        ] {
+            assert!(failure(&text(t)).is_some(), "{t}");
+        }
+        for t in [
+            "Indexed 3 files; call search to query them",
+            "Run completed in 2 s",
+            "Sorted by date, newest first",
+            "The first call returned 3 rows",
+            "Call log:\n- first",
+            "Steps: open the file, then save it",
+        ] {
+            assert_eq!(failure(&text(t)), None, "{t}");
         }
     }
 

@@ -558,8 +558,11 @@ fn other_arguments(
     }
 }
 
-/// At `lock`, in the sandbox after its makers: the tools of the server's own session whose every
-/// candidate failed there and to which what the makers returned gives other arguments.
+/// At `lock`, in the sandbox after its makers (RULES.md: "a tool reads the world the other tools
+/// made"): the tools of the server's own session whose valid call did not succeed there (an
+/// error, or an answer that reads as a failure), when what the makers returned gives them other
+/// arguments, or when a tool that changes things succeeded in the sandbox: what they read (an
+/// index, a loaded dataset) may be state the maker made, not a value it returned.
 fn users_of_made_values<'t>(
     server: &ServerConfig,
     tools: &'t BTreeMap<String, Value>,
@@ -567,17 +570,27 @@ fn users_of_made_values<'t>(
     known: &candidates::Known,
 ) -> Vec<(&'t String, &'t Value)> {
     let without = known.without_made();
+    let changed = sandbox_changed(tools, done);
     tools
         .iter()
         .filter(|(name, def)| {
             done.iter().any(|d| {
                 d.tool == **name
                     && d.result.is_none()
-                    && d.shape.as_ref().is_some_and(shape::pinned_failure)
+                    && d.shape.is_some()
                     && d.probes.iter().any(|p| p.place == Some(Place::Session))
-            }) && other_arguments(server, name, def, &without, known)
+            }) && (changed || other_arguments(server, name, def, &without, known))
         })
         .collect()
+}
+
+/// Whether a tool that changes things (not read-only by its hints) succeeded in the sandbox.
+fn sandbox_changed(tools: &BTreeMap<String, Value>, done: &[search::Done]) -> bool {
+    done.iter().any(|d| {
+        d.result.is_some()
+            && d.probes.iter().any(|p| p.place == Some(Place::Sandbox))
+            && tools.get(&d.tool).is_some_and(|def| !read_only(def))
+    })
 }
 
 /// Make the setup calls that succeeded (`setups`) in the session of `place`, first, one at a

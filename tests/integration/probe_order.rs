@@ -483,3 +483,51 @@ fn a_value_under_another_tools_property_name_reaches_that_property() {
         calls_pass(&report, &["analyze_sales", "describe_dataset", "query_rows"]);
     }
 }
+
+/// A tool reads the world the other tools made (RULES.md, "Where a tool is called"): a read-only
+/// query tool whose server builds what it reads with a tool called in the sandbox is called there
+/// after that maker, although the maker returns no value the reader is sent (an index is state,
+/// not a handle). One reader refuses with an error, the other answers a failure as plain text;
+/// both reach their code in the sandbox after `build_index`, are pinned `place: "sandbox"`, and
+/// `check` calls them there after it, steadily. `index_help` needs nothing and stays in the
+/// session. Without `probe::sandbox_changed` (the Use wave taking only readers that a maker's
+/// values give other arguments), both readers are pinned as failed and check skips them.
+#[test]
+fn a_reader_is_called_after_the_maker_of_what_it_reads_in_the_same_place() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    let needs = json!({"needs": ["index"]});
+    let surface = json!({
+        "tools": [
+            tool("build_index", "Build the search index of a folder.", false, json!({"path": string()}), &["path"]),
+            tool("search_index", "Search the index for a text.", true,
+                 json!({"query": string(), "limit": {"type": "integer", "minimum": 1}}), &["query"]),
+            tool("index_stats", "How many documents the index holds.", true, json!({"verbose": {"type": "boolean"}}), &[]),
+            tool("index_help", "How to use the index.", true, json!({}), &[])
+        ],
+        "calls": {
+            "build_index": {"sets": "index"},
+            "search_index": needs.clone(),
+            "index_stats": {"needs": ["index"], "quietRefusal": true}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pins = pins(&p, "fx");
+    for t in ["search_index", "index_stats"] {
+        assert_eq!(pins[t]["call"]["place"], "sandbox", "{t}: {pins:#}");
+    }
+    for _ in 0..2 {
+        let (code, report) = p.check_json(&[]);
+        assert_eq!(code, 0, "{report:#}");
+        calls_pass(&report, &["build_index", "search_index", "index_stats", "index_help"]);
+        for t in ["build_index", "search_index", "index_stats"] {
+            assert_eq!(probe(&report, t, "call")["place"], "sandbox", "{t}: {report:#}");
+        }
+        assert_eq!(probe(&report, "index_help", "call")["place"], "session", "{report:#}");
+        assert_eq!(probe(&report, "search_index", "incomplete")["outcome"], "pass", "{report:#}");
+    }
+}

@@ -384,7 +384,7 @@ impl ServerHandler for Fixture {
                 return Ok(text_result(why, !behaviour.quiet_refusal).into());
             }
             if let Some(why) = needs_now {
-                return Ok(text_result(why, true).into());
+                return Ok(text_result(why, !behaviour.quiet_refusal).into());
             }
             if let Some(file) = &behaviour.roots_to {
                 // Roots are deprecated for a future revision (SEP-2577); 2025-11-25 has them.

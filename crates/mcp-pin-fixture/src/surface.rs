@@ -86,8 +86,8 @@ pub struct CallBehaviour {
     /// `not found: VALUE`.
     #[serde(default)]
     pub refusal_texts: BTreeMap<String, String>,
-    /// Answer a refusal by `accepts` / `exists` as ordinary text with `isError` false, as many
-    /// servers answer their failures.
+    /// Answer a refusal by `accepts` / `exists` / `needs` as ordinary text with `isError` false,
+    /// as many servers answer their failures.
     #[serde(default)]
     pub quiet_refusal: bool,
     /// Arguments that must name an existing file or folder (relative to the server's working
