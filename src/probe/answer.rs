@@ -263,7 +263,26 @@ fn words_say_failed(text: &str) -> Option<String> {
     if let Some(w) = ANYWHERE.iter().find(|w| line.contains(**w)) {
         return Some(format!("it says \"{w}\""));
     }
+    if let Some(kind) = failure_heading(bare) {
+        return Some(format!("it starts \"{kind}:\""));
+    }
     asks_for_a_step_first(&line).map(|s| format!("it asks for a step first (\"{s}\")"))
+}
+
+/// A first line headed by a kind of failure and a colon ("Database error: attempt to write a
+/// readonly database", "Validation Exception: …", "Query failed: …"): the heading (at most four
+/// words) ends in a failure word. "Error rate: 0.1%" and "Errors: 0" are headed by something else.
+fn failure_heading(line: &str) -> Option<&str> {
+    let (head, rest) = line.split_once(':')?;
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let last = words.last()?.trim_matches(|c: char| !c.is_alphanumeric());
+    // An exception's name is one word: `OSError`, `ValueError`, `RuntimeException`.
+    let named = words.len() == 1 && last.len() > 5 && (last.ends_with("error") || last.ends_with("exception"));
+    let failed = named || matches!(last, "error" | "exception" | "failure" | "failed" | "errno" | "fault");
+    // "Last error: none" says there was none.
+    let rest = rest.trim().trim_end_matches('.');
+    let nothing = rest.is_empty() || matches!(rest, "none" | "null" | "nil" | "0" | "n/a" | "-" | "no" | "false");
+    (failed && words.len() <= 4 && !nothing).then_some(head.trim())
 }
 
 /// Verbs of a step an answer asks the caller to take before the call can work ("Call
@@ -388,6 +407,10 @@ mod tests {
             "Fehler: Datei nicht gefunden",
             "No se pudo abrir el archivo",
             "Ошибка: файл не найден",
+            "Database error: attempt to write a readonly database",
+            "Validation Exception: field x",
+            "Query failed: no such column y",
+            "OSError: [Errno 30] Read-only file system",
         ] {
             assert!(failure(&text(t)).is_some(), "{t}");
         }
@@ -426,6 +449,9 @@ mod tests {
             "Errors:",
             "找到 3 个文件",
             "Fichier enregistré",
+            "Error rate: 0.1%",
+            "Last error: none",
+            "The three kinds of error are described below: syntax, type and runtime error",
         ] {
             assert_eq!(failure(&text(t)), None, "{t}");
         }

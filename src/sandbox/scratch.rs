@@ -17,11 +17,16 @@
 //!
 //! **The copy.** Every file of the project that its ignore files (`.gitignore`, `.ignore`,
 //! `.git/info/exclude`) do not exclude is copied, `.git` included, in name order, up to
-//! [`COPY_MAX_BYTES`] and [`COPY_MAX_FILES`]; symlinks are copied as symlinks. Everything else (an
-//! ignored `node_modules`, `target/` or `.venv`, files past the budget) becomes a symlink to the
-//! real one: readable as before, never writable (the sandbox writes only under the scratch
-//! folder, and a write through a symlink is a write to its target). A server started from
-//! `dist/index.js` therefore starts; a tool that writes into an ignored folder fails inside.
+//! [`COPY_MAX_BYTES`] and [`COPY_MAX_FILES`]; symlinks are copied as symlinks. An ignored entry
+//! that is a server's working state (a database, an index, a data folder: anything but installed
+//! code and build output, [`INSTALLED`]) gets a writable copy of its own too, up to
+//! [`STATE_MAX_BYTES`] and [`STATE_MAX_FILES`] in all ([`copy_state`]), so a tool that writes
+//! its state writes the copy. Everything else (an ignored `node_modules`, `target/` or `.venv`,
+//! state and files past the budgets) becomes a symlink to the real one: readable as before,
+//! never writable (the sandbox writes only under the scratch folder, and a write through a
+//! symlink is a write to its target). A server started from `dist/index.js` therefore starts; a
+//! tool that writes into a linked folder fails inside. A server that stores absolute paths of
+//! the project in its state finds them naming the real project, which it can read and not write.
 //! Nor can its metadata be changed through the link: the sandbox makes every metadata call a
 //! no-op, wherever it aims ([`super::linux::metadata_program`]).
 //!
@@ -141,8 +146,11 @@ pub fn visible_bases(project: &Path) -> Vec<(PathBuf, &'static str)> {
 pub struct CopyStats {
     pub files: usize,
     pub bytes: u64,
-    /// Entries linked to the real ones (ignored, past the budget).
+    /// Entries linked to the real ones (ignored installed code, past the budget).
     pub linked: usize,
+    /// Ignored working state copied writable ([`copy_state`]).
+    pub state_files: usize,
+    pub state_bytes: u64,
 }
 
 /// A sandboxed session's scratch folder; removed when dropped.
@@ -683,12 +691,113 @@ fn copy_project(from: &Path, to: &Path, withheld: &mut Vec<PathBuf>) -> std::io:
                 withheld.push(e.path().canonicalize().unwrap_or_else(|_| e.path()));
                 continue;
             }
+            // Working state the server keeps beside the project (a database, an index): a
+            // writable copy of its own, within the budget.
+            if !is_installed(&e.path()) && copy_state(&e.path(), &target, &mut stats, withheld)? {
+                continue;
+            }
             #[cfg(unix)]
             std::os::unix::fs::symlink(e.path(), &target)?;
             stats.linked += 1;
         }
     }
     Ok(stats)
+}
+
+/// At most this many bytes of ignored working state are copied (writable); the rest is linked.
+pub const STATE_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// At most this many files of ignored working state are copied (writable); the rest is linked.
+pub const STATE_MAX_FILES: usize = 2_000;
+
+/// Ignored folders that hold installed code, packages or build output (by name, or a Python
+/// environment by its `pyvenv.cfg`): linked, never copied: a server runs from them and does not
+/// keep its state in them.
+const INSTALLED: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    "vendor",
+    "target",
+    "dist",
+    "build",
+    "out",
+    "_build",
+    ".venv",
+    "venv",
+    "env",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    ".gradle",
+    ".m2",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".parcel-cache",
+    ".cache",
+    "coverage",
+    "site-packages",
+    ".terraform",
+    "Pods",
+    "DerivedData",
+    ".dart_tool",
+    "elm-stuff",
+    "deps",
+    ".stack-work",
+    ".cargo",
+    ".idea",
+];
+
+/// Whether an ignored entry holds installed code or build output ([`INSTALLED`]).
+fn is_installed(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    INSTALLED.contains(&name) || name.ends_with(".egg-info") || path.join("pyvenv.cfg").is_file()
+}
+
+/// Copy an ignored entry of working state (a file, or a folder and everything in it) to
+/// `to`, writable, when it fits what is left of [`STATE_MAX_BYTES`] and [`STATE_MAX_FILES`]:
+/// `false` (nothing copied) when it does not. Files named like secrets are withheld, as at the
+/// top; symlinks are copied as symlinks; sockets, FIFOs and devices are left out.
+fn copy_state(from: &Path, to: &Path, stats: &mut CopyStats, withheld: &mut Vec<PathBuf>) -> std::io::Result<bool> {
+    let walk = || ignore::WalkBuilder::new(from).standard_filters(false).follow_links(false).build();
+    let (mut files, mut bytes) = (0usize, 0u64);
+    // Measured first, and only as far as the budget: a huge folder is not walked to its end.
+    for entry in walk() {
+        let Ok(entry) = entry else { continue };
+        if entry.file_type().is_some_and(|t| t.is_file()) && !is_secret_file(entry.file_name()) {
+            files += 1;
+            bytes = bytes.saturating_add(entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX));
+            if stats.state_files + files > STATE_MAX_FILES || stats.state_bytes.saturating_add(bytes) > STATE_MAX_BYTES
+            {
+                return Ok(false);
+            }
+        }
+    }
+    for entry in walk() {
+        let Ok(entry) = entry else { continue };
+        let Ok(rel) = entry.path().strip_prefix(from) else { continue };
+        let target = if rel.as_os_str().is_empty() { to.to_path_buf() } else { to.join(rel) };
+        let Some(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_file() {
+            if is_secret_file(entry.file_name()) {
+                withheld.push(entry.path().canonicalize().unwrap_or_else(|_| entry.path().to_path_buf()));
+                continue;
+            }
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    stats.state_files += files;
+    stats.state_bytes += bytes;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -726,7 +835,9 @@ mod tests {
         let nm = std::fs::symlink_metadata(copy.join("node_modules")).unwrap();
         assert!(nm.file_type().is_symlink());
         assert_eq!(std::fs::read_to_string(copy.join("node_modules/pkg/index.js")).unwrap(), "x");
-        assert!(std::fs::symlink_metadata(copy.join("debug.log")).unwrap().file_type().is_symlink());
+        // Ignored working state (a log, a database beside the project): a writable copy.
+        assert!(!std::fs::symlink_metadata(copy.join("debug.log")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(copy.join("debug.log")).unwrap(), "log");
         assert_eq!(std::fs::read_link(copy.join("link")).unwrap(), Path::new("src/deep/a.txt"));
         assert_eq!(s.copied.files, 3, "{:?}", s.copied);
         for secret in [".env", ".env.local", "src/certs/server.pem"] {
@@ -738,6 +849,55 @@ mod tests {
         let root_dir = s.root().to_path_buf();
         drop(s);
         assert!(!root_dir.exists(), "the scratch folder is removed with it");
+    }
+
+    /// Issue 43 class 6: a server's working state in an ignored folder of the project (its
+    /// database, its index) gets a writable copy of its own in the scratch folder, within a
+    /// budget; installed code (`node_modules`, a Python environment by its `pyvenv.cfg`) and state
+    /// past the budget stay links to the real ones; a secret inside the state is withheld. The
+    /// real project is never written.
+    #[test]
+    #[cfg(unix)]
+    fn ignored_working_state_gets_a_writable_copy_and_installed_code_stays_linked() {
+        let p = tempfile::tempdir().unwrap();
+        let root = p.path();
+        std::fs::write(
+            root.join(".gitignore"),
+            ".data/
+*.sqlite
+node_modules/
+py/
+big/
+",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join(".data/index")).unwrap();
+        std::fs::write(root.join(".data/index/segments"), "seg").unwrap();
+        std::fs::write(root.join(".data/service.key"), "secret").unwrap();
+        std::fs::write(root.join("app.sqlite"), "db").unwrap();
+        std::fs::create_dir_all(root.join("node_modules/pkg")).unwrap();
+        std::fs::create_dir_all(root.join("py/lib")).unwrap();
+        std::fs::write(root.join("py/pyvenv.cfg"), "home = /usr").unwrap();
+        std::fs::create_dir_all(root.join("big")).unwrap();
+        for i in 0..=STATE_MAX_FILES {
+            std::fs::write(root.join(format!("big/{i}")), "").unwrap();
+        }
+        let s = Scratch::create(root).unwrap();
+        let copy = s.project();
+        let link = |rel: &str| std::fs::symlink_metadata(copy.join(rel)).unwrap().file_type().is_symlink();
+        for state in [".data", "app.sqlite"] {
+            assert!(!link(state), "{state} is a link");
+        }
+        std::fs::write(copy.join(".data/index/segments"), "written").unwrap();
+        std::fs::write(copy.join("app.sqlite"), "written").unwrap();
+        assert_eq!(std::fs::read_to_string(root.join(".data/index/segments")).unwrap(), "seg");
+        assert_eq!(std::fs::read_to_string(root.join("app.sqlite")).unwrap(), "db");
+        assert!(std::fs::symlink_metadata(copy.join(".data/service.key")).is_err(), "a secret reached the copy");
+        assert!(s.withheld.iter().any(|w| w.ends_with(".data/service.key")), "{:?}", s.withheld);
+        for installed in ["node_modules", "py", "big"] {
+            assert!(link(installed), "{installed} is not a link");
+        }
+        assert_eq!((s.copied.state_files, s.copied.state_bytes), (2, 5), "{:?}", s.copied);
     }
 
     /// Issue 44 class 3: the home folder is withheld by rule, not by list. A store nobody named

@@ -210,6 +210,35 @@ fn a_database_server_gets_arguments_it_accepts() {
     assert_all("sqlite", &f);
 }
 
+/// The database in a git-ignored folder of the project (`.state/data.db`), as servers keep their
+/// working state.
+fn sqlite_state_project(dir: &Path) {
+    std::fs::create_dir(dir.join(".state")).unwrap();
+    std::fs::write(dir.join(".gitignore"), ".state/\n").unwrap();
+    sqlite_project(&dir.join(".state"));
+}
+
+/// Issue 43 class 6: a server that keeps its database in a git-ignored folder of the project
+/// writes it in the sandbox, in a writable copy of its own (`sandbox::scratch::copy_state`); the
+/// real database is untouched. With the ignored folder linked read-only, as before, every tool
+/// that writes fails "attempt to write a readonly database".
+#[test]
+fn a_database_in_an_ignored_folder_is_written_in_a_copy_of_its_own() {
+    let Some(exe) = venv_exe("py-sqlite", "mcp-server-sqlite") else {
+        skip("target/py-sqlite/bin/mcp-server-sqlite not installed (.ci/run installs it)");
+        return;
+    };
+    let (f, unchanged) = measure(&exe, &["--db-path", ".state/data.db"], sqlite_state_project, "");
+    assert_default("sqlite (.state)", &f, unchanged);
+    let probes = f.report["servers"][0]["probes"].as_array().unwrap();
+    for tool in ["write_query", "create_table"] {
+        let call = probes.iter().find(|p| p["tool"] == tool && p["kind"] == "call").unwrap();
+        assert_eq!(call["outcome"], "pass", "{tool}: {call:#}");
+        assert_eq!(call["place"], "sandbox", "{tool}: {call:#}");
+        assert!(call.get("answeredFailure").is_none(), "{tool}: {call:#}");
+    }
+}
+
 /// A session has an order (RULES.md), on a real server nobody on the team had studied:
 /// `@cyanheads/git-mcp-server` (installed pinned by `scripts/probe-servers.sh`, which `.ci/run`
 /// runs) acts on a working folder its `git_set_working_dir` sets for the session. That tool
