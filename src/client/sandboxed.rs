@@ -143,6 +143,17 @@ impl Session {
         })
     }
 
+    /// Keep the sandbox's copy of the project as it is now, to put it back before each tool that
+    /// destroys things ([`crate::sandbox::keep`]); `false` outside the sandbox or when it was not.
+    pub fn keep_project(&mut self) -> bool {
+        self.scratch.as_mut().is_some_and(|s| s.keep())
+    }
+
+    /// Put back the copy kept by [`Session::keep_project`]; `false` when there is none.
+    pub fn put_back_project(&mut self) -> bool {
+        self.scratch.as_mut().is_some_and(|s| s.put_back())
+    }
+
     /// Where this session runs.
     pub fn place(&self) -> Place {
         if self.scratch.is_some() {

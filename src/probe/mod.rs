@@ -614,7 +614,8 @@ async fn prepare(
     }
 }
 
-/// Probe the removers of one wave in the session of `at`, one at a time. A handle a maker made
+/// Probe the removers of one wave in the session of `at`, one at a time, each on the sandbox's
+/// copy of the project as the makers left it ([`place::Places::keep`]). A handle a maker made
 /// (a process, a note) is gone once one of them was sent it, so before the next remover that
 /// maker is called again, with the arguments it succeeded with (`done`), and what it returns
 /// replaces what it had made: `force_terminate` and then `kill_process` each end a process of
@@ -629,7 +630,14 @@ async fn remove_each(
     done: &[search::Done],
 ) -> Vec<search::Done> {
     let mut results = Vec::new();
+    // Each remover acts on the world the makers left, never on what another remover left of it
+    // (RULES.md, "Steady"): the sandbox's copy of the project is kept before the first and put
+    // back before each of the others, and after the last for the tools called after them.
+    let kept = places.keep(at);
     for (k, one) in tools.iter().enumerate() {
+        if kept && k > 0 {
+            places.put_back(at);
+        }
         let now = probe_wave(places, at, shared, &[*one], known, 1, setups).await;
         let gone: Vec<String> = now
             .iter()
@@ -639,6 +647,9 @@ async fn remove_each(
             .collect();
         results.extend(now);
         if k + 1 == tools.len() {
+            if kept {
+                places.put_back(at);
+            }
             break;
         }
         for maker in gone {

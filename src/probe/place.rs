@@ -206,6 +206,24 @@ impl<'a> Places<'a> {
         }
     }
 
+    /// Keep the sandbox's copy of the project as it is now ([`crate::sandbox::keep`]); `false`
+    /// for the server's own session (its project is the user's: never put back) or when it was
+    /// not kept.
+    pub fn keep(&mut self, place: Place) -> bool {
+        match (place, &mut self.sandbox) {
+            (Place::Sandbox, Some(Ok(s))) => s.keep_project(),
+            _ => false,
+        }
+    }
+
+    /// Put back the sandbox's copy kept by [`Places::keep`].
+    pub fn put_back(&mut self, place: Place) -> bool {
+        match (place, &mut self.sandbox) {
+            (Place::Sandbox, Some(Ok(s))) => s.put_back_project(),
+            _ => false,
+        }
+    }
+
     /// Close whatever is open (a sandboxed session still starting is awaited and closed).
     pub async fn close(self) {
         if let Some(Own::Owned(s)) = self.own {

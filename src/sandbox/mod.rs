@@ -32,6 +32,7 @@
     reason = "the helper runs between fork and exec and in the single-threaded child: raw descriptors, signals and exec through libc, each block with its SAFETY note"
 )]
 pub mod helper;
+pub mod keep;
 #[cfg(target_os = "linux")]
 #[allow(
     unsafe_code,

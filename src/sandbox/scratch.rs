@@ -171,6 +171,8 @@ pub struct Scratch {
     /// What of the home folder is readable (canonical, existing): [`HOME_OPEN`], the project
     /// folder, and what [`Scratch::open_installation`] adds.
     pub open: Vec<PathBuf>,
+    /// The copy as it was kept before the tools that destroy things ([`Scratch::keep`]).
+    kept: Option<super::keep::Kept>,
 }
 
 /// Whether the sandbox withholds the real path `real` (canonical: links resolved): it is one of
@@ -291,7 +293,7 @@ impl Scratch {
         if canonical != project {
             real.push(canonical);
         }
-        Ok(Scratch { dir: Some(dir), root, name, real, copied, withheld, home, open })
+        Ok(Scratch { dir: Some(dir), root, name, real, copied, withheld, home, open, kept: None })
     }
 
     /// Whether the sandbox withholds `path` ([`withholds`], with `path`'s links resolved; a
@@ -317,6 +319,22 @@ impl Scratch {
                 self.open.push(p);
             }
         }
+    }
+
+    /// Keep the copy of the project as it is now ([`super::keep`]), in `.kept` beside it (never
+    /// the copy's own name, which starts with no dot); `false` when it is too big to keep or
+    /// could not be.
+    pub fn keep(&mut self) -> bool {
+        let dir = self.root.join(".kept");
+        let _ = std::fs::remove_dir_all(&dir);
+        self.kept = super::keep::Kept::take(&self.project(), dir).ok().flatten();
+        self.kept.is_some()
+    }
+
+    /// Put back what [`Scratch::keep`] kept; `false` when nothing was kept or it could not be.
+    pub fn put_back(&mut self) -> bool {
+        let project = self.project();
+        self.kept.as_mut().is_some_and(|k| k.put_back(&project).is_ok())
     }
 
     /// The scratch folder: the sandbox writes under it and nowhere else.

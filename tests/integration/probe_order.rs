@@ -531,3 +531,42 @@ fn a_reader_is_called_after_the_maker_of_what_it_reads_in_the_same_place() {
         assert_eq!(probe(&report, "search_index", "incomplete")["outcome"], "pass", "{report:#}");
     }
 }
+
+/// A probe is never judged on the state another probe left (RULES.md, "Steady": "a tool that
+/// deletes, overwrites or clears is called after every tool that reads what it destroys (or on
+/// a fresh copy of the project)"). Two destroyers want the project's one markdown file; each acts
+/// on the sandbox's copy as the makers left it (`sandbox::keep`), so both reach their code, at
+/// `lock` and at every `check`, and the real project is untouched. Without `Places::keep`/`put_back` in `probe::remove_each`, the second destroyer finds the
+/// file gone and fails with every candidate.
+#[test]
+fn each_destroyer_acts_on_the_world_the_makers_left() {
+    if !sandbox_here() {
+        return;
+    }
+    let p = Project::new();
+    p.write("report.md", "# Report\n");
+    let md = json!({"type": "string", "pattern": "\\.md$", "description": "A markdown file."});
+    let surface = json!({
+        "tools": [
+            tool("delete_document", "Delete a markdown document.", false, json!({"path": md.clone()}), &["path"]),
+            tool("remove_file", "Remove a markdown file.", false, json!({"file": md.clone()}), &["file"]),
+            tool("write_note", "Write a note.", false, json!({"text": string()}), &["text"])
+        ],
+        "calls": {
+            "delete_document": {"exists": ["path"], "deletes": "path"},
+            "remove_file": {"exists": ["file"], "deletes": "file"}
+        }
+    });
+    p.write_json("surface.json", &surface);
+    p.stdio_config(&[("fx", "surface.json")]);
+    lock_ok(&p, &[]);
+    let pins = pins(&p, "fx");
+    assert_eq!(pins["delete_document"]["call"]["args"]["path"], "report.md", "{pins:#}");
+    assert_eq!(pins["remove_file"]["call"]["args"]["file"], "report.md", "{pins:#}");
+    for _ in 0..2 {
+        let (code, report) = p.check_json(&[]);
+        assert_eq!(code, 0, "{report:#}");
+        calls_pass(&report, &["delete_document", "remove_file", "write_note"]);
+    }
+    assert_eq!(p.read("report.md"), "# Report\n", "the real project was touched");
+}

@@ -408,6 +408,13 @@ impl ServerHandler for Fixture {
                 },
                 None => None,
             };
+            if let Some(arg) = &behaviour.deletes {
+                let path = args.get(arg).and_then(Value::as_str).unwrap_or("");
+                if let Err(e) = std::fs::remove_file(path) {
+                    return Ok(text_result(format!("cannot delete {path}: {e}"), true).into());
+                }
+                return Ok(text_result(format!("Deleted {path}"), false).into());
+            }
             if let Some(text) = crate::state::succeeded(&tool, &behaviour, &args).or(signalled) {
                 return Ok(text_result(text, false).into());
             }

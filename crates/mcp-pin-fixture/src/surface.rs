@@ -154,6 +154,10 @@ pub struct CallBehaviour {
     /// process` when there is none and refused otherwise, never signalled.
     #[serde(default)]
     pub signal: Option<String>,
+    /// A destroyer: on success, delete the file named by this argument (relative to the
+    /// process's working folder), or answer `isError` with the OS's words when it cannot.
+    #[serde(default)]
+    pub deletes: Option<String>,
 }
 
 /// `makes`: what a maker makes and how it answers.
