@@ -266,172 +266,247 @@ async fn run_placed(
 ) -> ProbeRun {
     let secrets = server.secrets();
     let mode = if pinned.is_some() { Mode::Check } else { Mode::Lock };
-    let mut known = candidates::Known::of_server(server);
     let budget = search::Budget::for_tools(tools.len());
     let mut placed = arrange(server, tools, pinned);
     if placed.get(&Place::Sandbox).is_some_and(|w| w.values().any(|t| !t.is_empty())) {
         places.start_sandbox();
     }
     let shared = Shared { server, pinned, mode, budget: &budget, secrets: &secrets };
-    let mut done: Vec<search::Done> = Vec::new();
-    let mut notes = Vec::new();
-    // The setup calls that succeeded, made again first wherever a session starts after them.
-    let mut setups: Vec<(String, candidates::ArgSet)> = Vec::new();
+    let mut run = Run {
+        places,
+        shared,
+        tools,
+        known: candidates::Known::of_server(server),
+        done: Vec::new(),
+        notes: Vec::new(),
+        setups: Vec::new(),
+    };
     // The server's own session first (its readers' listings feed the arguments of the tools that
     // change things), then the sandboxed one (never both at once).
     for at in [Place::Session, Place::Sandbox] {
-        let Some(mut waves) = placed.remove(&at) else { continue };
-        if let Err(no) = places.open(at).await {
-            notes.push(place::no_sandbox_note(no, waves.values().map(Vec::len).sum()));
+        if let Some(waves) = placed.remove(&at) {
+            run.place(at, waves).await;
+        }
+    }
+    run.finish().await
+}
+
+/// One probe run of a server, place by place and wave by wave: what is known, done and set up
+/// so far.
+struct Run<'a, 't> {
+    places: place::Places<'a>,
+    shared: Shared<'a>,
+    tools: &'t BTreeMap<String, Value>,
+    known: candidates::Known,
+    done: Vec<search::Done>,
+    notes: Vec<String>,
+    /// The setup calls that succeeded, made again first wherever a session starts after them.
+    setups: Vec<(String, candidates::ArgSet)>,
+}
+
+/// The tools of a wave that was searched, and what was known once it was done (what the Late
+/// wave holds against what is known at the end).
+type Searched<'t> = Vec<(Vec<(&'t String, &'t Value)>, candidates::Known)>;
+
+impl<'a, 't> Run<'a, 't> {
+    /// Probe the tools of one place, wave by wave.
+    async fn place(&mut self, at: Place, mut waves: Waves<'t>) {
+        if let Err(no) = self.places.open(at).await {
+            let (server, mode, secrets) = (self.shared.server, self.shared.mode, self.shared.secrets);
+            self.notes.push(place::no_sandbox_note(no, waves.values().map(Vec::len).sum()));
             for (name, def) in waves.into_values().flatten() {
-                let pinned = pinned.and_then(|p| p.get(name));
-                done.push(without_session(no, server, name, def, plan(server, name, def), pinned, mode, &secrets));
+                let pinned = self.shared.pinned.and_then(|p| p.get(name));
+                self.done.push(without_session(no, server, name, def, plan(server, name, def), pinned, mode, secrets));
             }
-            continue;
+            return;
         }
         // What setup tools and makers returned exists in the session that made it, not here;
         // what the setup calls return here does.
-        known = known.without_made();
-        known.sandboxed = at == Place::Sandbox;
-        prepare(&mut places, at, &setups, server.timeout, Some(&mut known)).await;
-        if mode == Mode::Lock && at == Place::Sandbox {
-            waves.entry(order::Wave::Use).or_default();
-        }
-        if mode == Mode::Lock {
+        self.known = self.known.without_made();
+        self.known.sandboxed = at == Place::Sandbox;
+        prepare(&mut self.places, at, &self.setups, self.shared.server.timeout, Some(&mut self.known)).await;
+        if self.shared.mode == Mode::Lock {
+            if at == Place::Sandbox {
+                waves.entry(order::Wave::Use).or_default();
+            }
             waves.entry(order::Wave::Late).or_default();
         }
-        // Each wave's tools, and what was known once the wave was done.
-        let mut searched: Vec<(Vec<(&String, &Value)>, candidates::Known)> = Vec::new();
-        for (wave, mut in_wave) in waves {
-            if wave == order::Wave::Use && mode == Mode::Lock {
-                in_wave = users_of_made_values(server, tools, &done, &known);
-            }
-            // At `lock`, a tool that failed with every candidate gets one more try after every
-            // other wave of its place when what the later waves returned or were sent gives it
-            // other arguments (a reader of an early wave, and the document a later tool opened).
-            if wave == order::Wave::Late && mode == Mode::Lock {
-                in_wave = searched
-                    .iter()
-                    .flat_map(|(tools, then)| {
-                        tools.iter().copied().filter(|(name, def)| {
-                            failed_every_candidate(&done, name)
-                                && !budget.spent()
-                                && other_arguments(server, name, def, then, &known)
-                        })
-                    })
-                    .collect();
-            }
+        let mut searched: Searched<'t> = Vec::new();
+        for (wave, in_wave) in waves {
+            let in_wave = self.tools_of(wave, in_wave, &searched);
             if in_wave.is_empty() {
                 continue;
             }
-            // Readers side by side; a tool that changes things alone, so what one changes never
-            // happens under another's call (the same tools would pass at `lock` and fail at
-            // `check` as their calls happen to interleave).
-            let at_once = if wave.reads() { CONCURRENCY } else { 1 };
-            // At `check`, a call `lock` found in its wave's one more try is made after the rest of
-            // its wave, as it was found: after the values that wave returned, before later waves.
-            let (in_wave, after_wave): (Vec<_>, Vec<_>) = in_wave.into_iter().partition(|(name, _)| {
-                mode == Mode::Lock || pinned_call(shared.pinned, name, AFTER_WAVE_KEY) != Some(&Value::Bool(true))
-            });
-            let mut results = if wave == order::Wave::Remove {
-                remove_each(&mut places, at, &shared, &in_wave, &mut known, &setups, &done).await
-            } else {
-                probe_wave(&mut places, at, &shared, &in_wave, &known, at_once, &setups).await
-            };
-            if !after_wave.is_empty() {
-                feed(&mut known, tools, &results);
-                results.extend(probe_wave(&mut places, at, &shared, &after_wave, &known, at_once, &setups).await);
-            }
-            results.sort_by(|a, b| a.tool.cmp(&b.tool));
-            let before = known.clone();
-            feed(&mut known, tools, &results);
-            if mode == Mode::Lock {
-                // Tools of this wave that failed with every candidate get one more try when what
-                // the wave returned gives them other arguments.
-                let again: Vec<(&String, &Value)> = in_wave
-                    .iter()
-                    .copied()
-                    .filter(|(name, def)| {
-                        failed_every_candidate(&results, name)
-                            && !budget.spent()
-                            && other_arguments(server, name, def, &before, &known)
-                    })
-                    .collect();
-                if !again.is_empty() {
-                    let mut retried = probe_wave(&mut places, at, &shared, &again, &known, at_once, &setups).await;
-                    feed(&mut known, tools, &retried);
-                    // A call that passed with a value a tool of this wave returned is made after
-                    // the rest of its wave at `check` too, when that value is there to take.
-                    for d in retried.iter_mut().filter(|d| d.result.is_some()) {
-                        let uses_made =
-                            d.set.as_ref().is_some_and(|s| s.from.values().any(|f| *f == candidates::Source::Result));
-                        if let (true, Some(Value::Object(shape))) = (uses_made, &mut d.shape) {
-                            if let Some(Value::Object(call)) = shape.get_mut(search::CALL_KEY) {
-                                call.insert(AFTER_WAVE_KEY.into(), Value::Bool(true));
-                            }
-                        }
-                    }
-                    for d in retried {
-                        if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
-                            *slot = d;
-                        }
-                    }
-                }
-            }
+            let mut results = self.wave(at, wave, &in_wave).await;
             if wave == order::Wave::Setup {
-                // The setup calls that succeeded are made once more, in order, after every setup
-                // tool's search: a setup tool's failed candidates (a `switch_presentation` to no
-                // presentation) can leave the session unset, and the later tools must see it set.
-                let now: Vec<(String, candidates::ArgSet)> = results
-                    .iter()
-                    .filter(|d| d.result.is_some())
-                    .filter_map(|d| Some((d.tool.clone(), d.set.clone()?)))
-                    .collect();
-                prepare(&mut places, at, &now, server.timeout, Some(&mut known)).await;
-                setups.extend(now);
+                self.set_up(at, &results).await;
             }
-            // Called again here: a call that now succeeds replaces the earlier one, and the pin says
-            // where (a reader only a maker's values reach: the sandbox) or when (late) it was made,
-            // so `check` calls it there and then too.
-            let again = match wave {
-                order::Wave::Use => Some((PLACE_KEY, Value::String(Place::Sandbox.as_str().into()))),
-                order::Wave::Late => Some((LATE_KEY, Value::Bool(true))),
-                _ => None,
-            };
-            if let Some((key, value)) = &again {
-                results.retain(|d| d.result.is_some() || mode == Mode::Check);
-                for d in &mut results {
-                    done.retain(|x| x.tool != d.tool);
-                    if mode == Mode::Lock {
-                        if let Some(Value::Object(shape)) = &mut d.shape {
-                            let call = shape.entry(search::CALL_KEY).or_insert_with(|| Value::Object(Map::new()));
-                            if let Value::Object(call) = call {
-                                call.insert((*key).into(), value.clone());
-                            }
-                        }
-                    }
-                }
-            }
+            let moved = self.mark_moved(wave, &mut results);
             for d in &mut results {
                 place::stamp(&mut d.probes, at);
             }
-            done.extend(results);
+            self.done.extend(results);
             // (The tools of `Use` and `Late` were searched in an earlier wave already.)
-            if mode == Mode::Lock && again.is_none() {
-                searched.push((in_wave, known.clone()));
+            if self.shared.mode == Mode::Lock && !moved {
+                searched.push((in_wave, self.known.clone()));
             }
         }
     }
-    places.close().await;
-    done.sort_by(|a, b| a.tool.cmp(&b.tool));
-    let mut run = ProbeRun { notes, ..ProbeRun::default() };
-    for d in done {
-        run.probes.extend(d.probes);
-        if let Some(s) = d.shape {
-            run.shapes.insert(d.tool, s);
+
+    /// The tools a wave calls: its own, or, at `lock`, those the Use and Late waves take.
+    fn tools_of(
+        &self,
+        wave: order::Wave,
+        in_wave: Vec<(&'t String, &'t Value)>,
+        searched: &Searched<'t>,
+    ) -> Vec<(&'t String, &'t Value)> {
+        let (server, budget) = (self.shared.server, self.shared.budget);
+        match wave {
+            _ if self.shared.mode == Mode::Check => in_wave,
+            order::Wave::Use => users_of_made_values(server, self.tools, &self.done, &self.known),
+            // A tool that failed with every candidate gets one more try after every other wave of
+            // its place when what the later waves returned or were sent gives it other arguments
+            // (a reader of an early wave, and the document a later tool opened).
+            order::Wave::Late => searched
+                .iter()
+                .flat_map(|(tools, then)| {
+                    tools.iter().copied().filter(|(name, def)| {
+                        failed_every_candidate(&self.done, name)
+                            && !budget.spent()
+                            && other_arguments(server, name, def, then, &self.known)
+                    })
+                })
+                .collect(),
+            _ => in_wave,
         }
     }
-    run
+
+    /// Probe the tools of one wave, feed what they returned, and (at `lock`) give those that
+    /// failed with every candidate one more try when the wave gave them other arguments.
+    async fn wave(&mut self, at: Place, wave: order::Wave, in_wave: &[(&'t String, &'t Value)]) -> Vec<search::Done> {
+        // Readers side by side; a tool that changes things alone, so what one changes never
+        // happens under another's call (the same tools would pass at `lock` and fail at `check`
+        // as their calls happen to interleave).
+        let at_once = if wave.reads() { CONCURRENCY } else { 1 };
+        // At `check`, a call `lock` found in its wave's one more try is made after the rest of
+        // its wave, as it was found: after the values that wave returned, before later waves.
+        let (first, after_wave): (Vec<_>, Vec<_>) = in_wave.iter().copied().partition(|(name, _)| {
+            self.shared.mode == Mode::Lock
+                || pinned_call(self.shared.pinned, name, AFTER_WAVE_KEY) != Some(&Value::Bool(true))
+        });
+        let (places, shared, setups) = (&mut self.places, &self.shared, &self.setups);
+        let mut results = if wave == order::Wave::Remove {
+            remove_each(places, at, shared, &first, &mut self.known, setups, &self.done).await
+        } else {
+            probe_wave(places, at, shared, &first, &self.known, at_once, setups).await
+        };
+        if !after_wave.is_empty() {
+            feed(&mut self.known, self.tools, &results);
+            results.extend(probe_wave(places, at, shared, &after_wave, &self.known, at_once, setups).await);
+        }
+        results.sort_by(|a, b| a.tool.cmp(&b.tool));
+        let before = self.known.clone();
+        feed(&mut self.known, self.tools, &results);
+        if self.shared.mode == Mode::Lock {
+            self.again_in_wave(at, in_wave, &before, &mut results, at_once).await;
+        }
+        results
+    }
+
+    /// At `lock`, the tools of a wave that failed with every candidate, called once more when
+    /// what the wave returned gives them other arguments (`before`: what was known before it).
+    /// A call that then passes with a value a tool of the wave returned is pinned `afterWave`:
+    /// `check` makes it after the rest of its wave too, when that value is there to take.
+    async fn again_in_wave(
+        &mut self,
+        at: Place,
+        in_wave: &[(&'t String, &'t Value)],
+        before: &candidates::Known,
+        results: &mut [search::Done],
+        at_once: usize,
+    ) {
+        let (server, budget) = (self.shared.server, self.shared.budget);
+        let again: Vec<(&String, &Value)> = in_wave
+            .iter()
+            .copied()
+            .filter(|(name, def)| {
+                failed_every_candidate(results, name)
+                    && !budget.spent()
+                    && other_arguments(server, name, def, before, &self.known)
+            })
+            .collect();
+        if again.is_empty() {
+            return;
+        }
+        let mut retried =
+            probe_wave(&mut self.places, at, &self.shared, &again, &self.known, at_once, &self.setups).await;
+        feed(&mut self.known, self.tools, &retried);
+        for d in retried.iter_mut().filter(|d| d.result.is_some()) {
+            let uses_made = d.set.as_ref().is_some_and(|s| s.from.values().any(|f| *f == candidates::Source::Result));
+            if let (true, Some(Value::Object(shape))) = (uses_made, &mut d.shape) {
+                if let Some(Value::Object(call)) = shape.get_mut(search::CALL_KEY) {
+                    call.insert(AFTER_WAVE_KEY.into(), Value::Bool(true));
+                }
+            }
+        }
+        for d in retried {
+            if let Some(slot) = results.iter_mut().find(|x| x.tool == d.tool) {
+                *slot = d;
+            }
+        }
+    }
+
+    /// After the Setup wave: the setup calls that succeeded are made once more, in order, after
+    /// every setup tool's search (a setup tool's failed candidates, a `switch_presentation` to no
+    /// presentation, can leave the session unset, and the later tools must see it set).
+    async fn set_up(&mut self, at: Place, results: &[search::Done]) {
+        let now: Vec<(String, candidates::ArgSet)> = results
+            .iter()
+            .filter(|d| d.result.is_some())
+            .filter_map(|d| Some((d.tool.clone(), d.set.clone()?)))
+            .collect();
+        prepare(&mut self.places, at, &now, self.shared.server.timeout, Some(&mut self.known)).await;
+        self.setups.extend(now);
+    }
+
+    /// The tools of the Use and Late waves were called again here: a call that now succeeds
+    /// replaces the earlier one, and the pin says where (a reader only a maker reaches: the
+    /// sandbox) or when (late) it was made, so `check` calls it there and then too. Whether the
+    /// wave was one of those.
+    fn mark_moved(&mut self, wave: order::Wave, results: &mut Vec<search::Done>) -> bool {
+        let (key, value) = match wave {
+            order::Wave::Use => (PLACE_KEY, Value::String(Place::Sandbox.as_str().into())),
+            order::Wave::Late => (LATE_KEY, Value::Bool(true)),
+            _ => return false,
+        };
+        let lock = self.shared.mode == Mode::Lock;
+        results.retain(|d| d.result.is_some() || !lock);
+        for d in results.iter_mut() {
+            self.done.retain(|x| x.tool != d.tool);
+            if let (true, Some(Value::Object(shape))) = (lock, &mut d.shape) {
+                let call = shape.entry(search::CALL_KEY).or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(call) = call {
+                    call.insert(key.into(), value.clone());
+                }
+            }
+        }
+        true
+    }
+
+    /// Close the sessions and gather the probes and the result contracts, by tool.
+    async fn finish(self) -> ProbeRun {
+        self.places.close().await;
+        let mut done = self.done;
+        done.sort_by(|a, b| a.tool.cmp(&b.tool));
+        let mut run = ProbeRun { notes: self.notes, ..ProbeRun::default() };
+        for d in done {
+            run.probes.extend(d.probes);
+            if let Some(s) = d.shape {
+                run.shapes.insert(d.tool, s);
+            }
+        }
+        run
+    }
 }
 
 /// The key of a pinned call that names the place it was made in, when that is not where its
@@ -1138,44 +1213,31 @@ fn judge_outcome(
     ctx: &Context<'_>,
     outcome: &Result<CallOutcome, ClientError>,
 ) -> (Vec<Probe>, Option<Value>) {
-    let k = ProbeKind::Call;
-    let (def, secrets) = (ctx.def, ctx.secrets);
-    // The failure as a probe: gated, or excused because it failed the same way at lock.
-    let failed = |what: String, pin: Option<Value>| -> (Vec<Probe>, Option<Value>) {
-        let hint = ctx.synthesised;
-        let probe = match (ctx.mode, hint) {
-            (Mode::Check, Some(line)) if ctx.pinned.is_some_and(shape::pinned_failure) => Probe::skipped(
-                tool,
-                k,
-                SkipReason::FailsAsAtLock,
-                format!(
-                    "{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
-                ),
-            ),
-            (Mode::Lock, Some(line)) => fail(
-                tool,
-                k,
-                CALL_FAILED,
-                format!(
-                    "{what}; no arguments mcp-pin tried made the call succeed ({} tried): its failing outcome is pinned and `check` will not fail on it while it fails; to probe it, add {line} to mcp-pin.toml",
-                    ctx.tried
-                ),
-            ),
-            _ => fail(tool, k, CALL_FAILED, what),
-        };
-        (vec![probe], pin)
-    };
+    match result_of(tool, ctx, outcome) {
+        Ok(result) => judge_result(tool, ctx, result),
+        Err(judged) => judged,
+    }
+}
+
+/// The result a call answered, or how a call without one is judged (and pinned): a lost
+/// connection, a timeout, a JSON-RPC error, an answer that needs more input than a probe gives.
+fn result_of<'o>(
+    tool: &str,
+    ctx: &Context<'_>,
+    outcome: &'o Result<CallOutcome, ClientError>,
+) -> Result<&'o Value, (Vec<Probe>, Option<Value>)> {
+    let (k, secrets) = (ProbeKind::Call, ctx.secrets);
     let result = match outcome {
         Err(e) => {
             // Pinned as failed: a tool that takes its server down on every call, as at lock, is
             // not drift (the probe run calls a lost call again before judging it).
             let msg = format!("the call could not be made: {}", excerpt(&e.to_string(), secrets));
-            return failed(msg, Some(shape::lost_shape()));
+            return Err(failed_call(tool, ctx, msg, Some(shape::lost_shape())));
         }
         Ok(CallOutcome::Timeout) => {
             // Always judged (a hang is never excused), and pinned: the tool was probed.
             let msg = format!("no answer within {}; the call was cancelled", humanize(ctx.timeout));
-            return (vec![fail(tool, k, CALL_TIMEOUT, msg)], Some(shape::timeout_shape()));
+            return Err((vec![fail(tool, k, CALL_TIMEOUT, msg)], Some(shape::timeout_shape())));
         }
         Ok(CallOutcome::RpcError { code, message }) => {
             if task_required_error(*code, message) {
@@ -1183,10 +1245,10 @@ fn judge_outcome(
                     "not probed: the server requires task augmentation for this tool (JSON-RPC error {code}: {})",
                     excerpt(message, secrets)
                 );
-                return (vec![Probe::skipped(tool, k, SkipReason::RequiresTasks, msg)], None);
+                return Err((vec![Probe::skipped(tool, k, SkipReason::RequiresTasks, msg)], None));
             }
             let msg = format!("JSON-RPC error {code}: {}", excerpt(message, secrets));
-            return failed(msg, Some(shape::rpc_error_shape(*code)));
+            return Err(failed_call(tool, ctx, msg, Some(shape::rpc_error_shape(*code))));
         }
         Ok(CallOutcome::Result(r)) => r,
     };
@@ -1195,9 +1257,42 @@ fn judge_outcome(
             "not probed: the server answered resultType \"{}\" (it needs more input than a probe gives)",
             excerpt(t, secrets)
         );
-        return (vec![Probe::skipped(tool, k, SkipReason::NeedsInput, msg)], None);
+        return Err((vec![Probe::skipped(tool, k, SkipReason::NeedsInput, msg)], None));
     }
-    let output_schema = def.get("outputSchema").filter(|v| !v.is_null());
+    Ok(result)
+}
+
+/// A failed valid call as a probe: gated, or excused because it failed the same way at lock;
+/// `pin` is what the lock pins for it.
+fn failed_call(tool: &str, ctx: &Context<'_>, what: String, pin: Option<Value>) -> (Vec<Probe>, Option<Value>) {
+    let k = ProbeKind::Call;
+    let probe = match (ctx.mode, ctx.synthesised) {
+        (Mode::Check, Some(line)) if ctx.pinned.is_some_and(shape::pinned_failure) => Probe::skipped(
+            tool,
+            k,
+            SkipReason::FailsAsAtLock,
+            format!(
+                "{FAILS_AS_AT_LOCK} with every argument set mcp-pin tried ({what}); not drift. To probe it, add {line} to mcp-pin.toml"
+            ),
+        ),
+        (Mode::Lock, Some(line)) => fail(
+            tool,
+            k,
+            CALL_FAILED,
+            format!(
+                "{what}; no arguments mcp-pin tried made the call succeed ({} tried): its failing outcome is pinned and `check` will not fail on it while it fails; to probe it, add {line} to mcp-pin.toml",
+                ctx.tried
+            ),
+        ),
+        _ => fail(tool, k, CALL_FAILED, what),
+    };
+    (vec![probe], pin)
+}
+
+/// Judge a result: a declared error fails the call; otherwise its structured content against
+/// the `outputSchema`, its channels' agreement, its payloads, and its contract against the pin.
+fn judge_result(tool: &str, ctx: &Context<'_>, result: &Value) -> (Vec<Probe>, Option<Value>) {
+    let output_schema = ctx.def.get("outputSchema").filter(|v| !v.is_null());
     // Masked as the pinned shape is when the lock is written, so the two compare masked to masked.
     let wrapper = shape::is_result_wrapper(output_schema);
     let mut live_shape = shape::shape_in(result, output_schema.is_none(), wrapper);
@@ -1207,40 +1302,20 @@ fn judge_outcome(
         let msg = if text.trim().is_empty() {
             "the tool answered isError: true (no text)".to_string()
         } else {
-            format!("the tool answered isError: true: {}", excerpt(&text, secrets))
+            format!("the tool answered isError: true: {}", excerpt(&text, ctx.secrets))
         };
-        return failed(msg, Some(live_shape));
+        return failed_call(tool, ctx, msg, Some(live_shape));
     }
     let mut probes = Vec::new();
     let mut notes = Vec::new();
     if let Some(os) = output_schema {
-        match shape::structured(result) {
-            None => probes.push(fail(
-                tool,
-                k,
-                STRUCTURED_CONTENT_MISSING,
-                "the tool declares an outputSchema but the result has no structuredContent".into(),
-            )),
-            Some(sc) => match validate::compile(os, validate::Formats::Annotate) {
-                Ok(v) => {
-                    if let Some(e) = validate::first_error(&v, sc) {
-                        probes.push(fail(
-                            tool,
-                            k,
-                            STRUCTURED_CONTENT_INVALID,
-                            format!("structuredContent does not match the outputSchema: {e}"),
-                        ));
-                    }
-                }
-                Err(e) => notes.push(format!("outputSchema not checked: it cannot be compiled ({e})")),
-            },
-        }
+        check_output_schema(tool, os, result, &mut probes, &mut notes);
     }
     // A conflict is drift only when the pin did not conflict already.
     if shape::new_conflict(result, ctx.pinned, wrapper) {
         probes.push(fail(
             tool,
-            k,
+            ProbeKind::Call,
             TEXT_STRUCTURE_CONFLICT,
             format!("result of tool {tool}: a text block is JSON that differs from structuredContent (a text reader and a structure reader get different answers)"),
         ));
@@ -1256,17 +1331,7 @@ fn judge_outcome(
         notes.push("its payload contradicts its declaration, not judged against a lock from before mcp-pin judged payloads: run `mcp-pin lock` to pin its result".into());
     }
     if let Some(p) = ctx.pinned {
-        let findings: Vec<(RuleId, String)> = shape::compare(tool, p, &live_shape, output_schema.is_some())
-            .into_iter()
-            .map(|f| (f.rule, f.message))
-            .collect();
-        let (changed, reduced): (Vec<_>, Vec<_>) = findings.into_iter().partition(|f| f.0 == RESULT_SHAPE_CHANGED);
-        push_capped(&mut probes, tool, changed);
-        push_capped(&mut probes, tool, reduced);
-        if shape::pinned_failure(p) {
-            notes.push("it failed at lock: run `mcp-pin lock` to pin its result".into());
-        }
-        notes.extend(shape::content_note(p, &live_shape));
+        compare_with_pin(tool, p, &live_shape, output_schema.is_some(), &mut probes, &mut notes);
     }
     if probes.is_empty() {
         let mut msg = format!("ok ({})", summary(result));
@@ -1274,9 +1339,55 @@ fn judge_outcome(
             msg.push_str("; ");
             msg.push_str(&n);
         }
-        probes.push(probe(tool, k, ProbeOutcome::Pass, None, msg));
+        probes.push(probe(tool, ProbeKind::Call, ProbeOutcome::Pass, None, msg));
     }
     (probes, Some(live_shape))
+}
+
+/// A declared `outputSchema`: the result's `structuredContent` must be there and validate.
+fn check_output_schema(tool: &str, os: &Value, result: &Value, probes: &mut Vec<Probe>, notes: &mut Vec<String>) {
+    let k = ProbeKind::Call;
+    match shape::structured(result) {
+        None => probes.push(fail(
+            tool,
+            k,
+            STRUCTURED_CONTENT_MISSING,
+            "the tool declares an outputSchema but the result has no structuredContent".into(),
+        )),
+        Some(sc) => match validate::compile(os, validate::Formats::Annotate) {
+            Ok(v) => {
+                if let Some(e) = validate::first_error(&v, sc) {
+                    probes.push(fail(
+                        tool,
+                        k,
+                        STRUCTURED_CONTENT_INVALID,
+                        format!("structuredContent does not match the outputSchema: {e}"),
+                    ));
+                }
+            }
+            Err(e) => notes.push(format!("outputSchema not checked: it cannot be compiled ({e})")),
+        },
+    }
+}
+
+/// The result contract against the pinned one: what changed, then what is simply not there.
+fn compare_with_pin(
+    tool: &str,
+    pinned: &Value,
+    live: &Value,
+    has_output_schema: bool,
+    probes: &mut Vec<Probe>,
+    notes: &mut Vec<String>,
+) {
+    let findings: Vec<(RuleId, String)> =
+        shape::compare(tool, pinned, live, has_output_schema).into_iter().map(|f| (f.rule, f.message)).collect();
+    let (changed, reduced): (Vec<_>, Vec<_>) = findings.into_iter().partition(|f| f.0 == RESULT_SHAPE_CHANGED);
+    push_capped(probes, tool, changed);
+    push_capped(probes, tool, reduced);
+    if shape::pinned_failure(pinned) {
+        notes.push("it failed at lock: run `mcp-pin lock` to pin its result".into());
+    }
+    notes.extend(shape::content_note(pinned, live));
 }
 
 /// One failing probe per finding, at most [`MAX_FINDINGS`] (the last says how many more).
