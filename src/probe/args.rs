@@ -282,32 +282,7 @@ impl<'a> Gen<'a> {
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(branches) = s.get(key).and_then(Value::as_array) {
-                let mut rest = s.clone();
-                rest.remove(key);
-                let mut ordered: Vec<&Value> = branches.iter().filter(|b| !is_null_only(b)).collect();
-                ordered.extend(branches.iter().filter(|b| is_null_only(b)));
-                let mut last = None;
-                for b in ordered {
-                    let nb = match self.normalize(b, path, depth + 1) {
-                        Ok(n) => n,
-                        Err(e) => {
-                            last = Some(e);
-                            continue;
-                        }
-                    };
-                    let merged = Value::Object(merge(rest.clone(), nb));
-                    match self.value(&merged, path, depth + 1) {
-                        Ok(v) if self.fits(&sv, &v) => return Ok(v),
-                        Ok(_) => {
-                            last = Some(format!(
-                                "{}: no branch of its `{key}` gives a value the whole schema accepts",
-                                at(path)
-                            ))
-                        }
-                        Err(e) => last = Some(e),
-                    }
-                }
-                return Err(last.unwrap_or_else(|| format!("{}: its `{key}` has no branches", at(path))));
+                return self.branch_value(&s, key, branches, path, depth);
             }
         }
 
@@ -325,6 +300,43 @@ impl<'a> Gen<'a> {
             }
         }
         Err(last.unwrap_or_default())
+    }
+
+    /// A value of one branch of the `anyOf`/`oneOf` under `key` of `s` (non-null branches first)
+    /// that the whole schema accepts.
+    fn branch_value(
+        &mut self,
+        s: &Map<String, Value>,
+        key: &str,
+        branches: &[Value],
+        path: &str,
+        depth: usize,
+    ) -> Result<Value, String> {
+        let sv = Value::Object(s.clone());
+        let mut rest = s.clone();
+        rest.remove(key);
+        let mut ordered: Vec<&Value> = branches.iter().filter(|b| !is_null_only(b)).collect();
+        ordered.extend(branches.iter().filter(|b| is_null_only(b)));
+        let mut last = None;
+        for b in ordered {
+            let nb = match self.normalize(b, path, depth + 1) {
+                Ok(n) => n,
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            };
+            let merged = Value::Object(merge(rest.clone(), nb));
+            match self.value(&merged, path, depth + 1) {
+                Ok(v) if self.fits(&sv, &v) => return Ok(v),
+                Ok(_) => {
+                    last =
+                        Some(format!("{}: no branch of its `{key}` gives a value the whole schema accepts", at(path)))
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| format!("{}: its `{key}` has no branches", at(path))))
     }
 
     fn gen_typed(&mut self, t: &str, s: &Map<String, Value>, path: &str, depth: usize) -> Result<Value, String> {
@@ -640,40 +652,8 @@ pub(crate) fn merge(mut a: Map<String, Value>, b: Map<String, Value>) -> Map<Str
                 }
                 Value::Array(out)
             }
-            "properties" | "patternProperties" | "$defs" | "definitions" => match (va, vb) {
-                (Value::Object(mut pa), Value::Object(pb)) => {
-                    for (name, sb) in pb {
-                        let combined = match pa.remove(&name) {
-                            Some(sa) if sa != sb => json!({"allOf": [sa, sb]}),
-                            Some(sa) => sa,
-                            None => sb,
-                        };
-                        pa.insert(name, combined);
-                    }
-                    Value::Object(pa)
-                }
-                (va, _) => va,
-            },
-            "type" => {
-                let set = |v: &Value| -> Vec<String> {
-                    match v {
-                        Value::String(s) => vec![s.clone()],
-                        Value::Array(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
-                        _ => vec![],
-                    }
-                };
-                let (ta, tb) = (set(&va), set(&vb));
-                let mut out = Vec::new();
-                for t in &ta {
-                    if tb.contains(t) || (t == "integer" && tb.iter().any(|x| x == "number")) {
-                        out.push(t.clone());
-                    } else if t == "number" && tb.iter().any(|x| x == "integer") {
-                        out.push("integer".to_string());
-                    }
-                }
-                out.dedup();
-                Value::Array(out.into_iter().map(Value::String).collect())
-            }
+            "properties" | "patternProperties" | "$defs" | "definitions" => merge_properties(va, vb),
+            "type" => merge_types(&va, &vb),
             "minimum" | "minLength" | "minItems" | "minProperties" | "minContains" => pick(va, vb, |x, y| x >= y),
             "maximum" | "maxLength" | "maxItems" | "maxProperties" | "maxContains" => pick(va, vb, |x, y| x <= y),
             "exclusiveMinimum" if va.is_number() && vb.is_number() => pick(va, vb, |x, y| x >= y),
@@ -682,19 +662,7 @@ pub(crate) fn merge(mut a: Map<String, Value>, b: Map<String, Value>) -> Map<Str
                 let (ea, eb) = (va.as_array().cloned().unwrap_or_default(), vb.as_array().cloned().unwrap_or_default());
                 Value::Array(ea.into_iter().filter(|x| eb.iter().any(|y| validate::json_eq(x, y))).collect())
             }
-            "anyOf" | "oneOf" => {
-                // Both sides branch: the cross product (bounded), each pair asking for both.
-                let (ba, bb) = (va.as_array().cloned().unwrap_or_default(), vb.as_array().cloned().unwrap_or_default());
-                let mut out = Vec::new();
-                for x in &ba {
-                    for y in &bb {
-                        if out.len() < 64 {
-                            out.push(json!({"allOf": [x, y]}));
-                        }
-                    }
-                }
-                Value::Array(out)
-            }
+            "anyOf" | "oneOf" => merge_branches(&va, &vb),
             "additionalProperties" | "items" | "additionalItems" | "contains" | "propertyNames" => match (&va, &vb) {
                 (Value::Bool(false), _) | (_, Value::Bool(true)) => va,
                 (_, Value::Bool(false)) | (Value::Bool(true), _) => vb,
@@ -708,6 +676,60 @@ pub(crate) fn merge(mut a: Map<String, Value>, b: Map<String, Value>) -> Map<Str
         a.insert(k, merged);
     }
     a
+}
+
+/// Two `properties`-like maps of one `allOf`: a name in both asks for both schemas.
+fn merge_properties(va: Value, vb: Value) -> Value {
+    match (va, vb) {
+        (Value::Object(mut pa), Value::Object(pb)) => {
+            for (name, sb) in pb {
+                let combined = match pa.remove(&name) {
+                    Some(sa) if sa != sb => json!({"allOf": [sa, sb]}),
+                    Some(sa) => sa,
+                    None => sb,
+                };
+                pa.insert(name, combined);
+            }
+            Value::Object(pa)
+        }
+        (va, _) => va,
+    }
+}
+
+/// Two `type`s of one `allOf`: the types both accept (`integer` is a `number`).
+fn merge_types(va: &Value, vb: &Value) -> Value {
+    let set = |v: &Value| -> Vec<String> {
+        match v {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            _ => vec![],
+        }
+    };
+    let (ta, tb) = (set(va), set(vb));
+    let mut out = Vec::new();
+    for t in &ta {
+        if tb.contains(t) || (t == "integer" && tb.iter().any(|x| x == "number")) {
+            out.push(t.clone());
+        } else if t == "number" && tb.iter().any(|x| x == "integer") {
+            out.push("integer".to_string());
+        }
+    }
+    out.dedup();
+    Value::Array(out.into_iter().map(Value::String).collect())
+}
+
+/// Both sides of one `allOf` branch: the cross product (bounded), each pair asking for both.
+fn merge_branches(va: &Value, vb: &Value) -> Value {
+    let (ba, bb) = (va.as_array().cloned().unwrap_or_default(), vb.as_array().cloned().unwrap_or_default());
+    let mut out = Vec::new();
+    for x in &ba {
+        for y in &bb {
+            if out.len() < 64 {
+                out.push(json!({"allOf": [x, y]}));
+            }
+        }
+    }
+    Value::Array(out)
 }
 
 fn pick(a: Value, b: Value, keep_a: impl Fn(f64, f64) -> bool) -> Value {
