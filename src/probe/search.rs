@@ -123,15 +123,21 @@ fn rejection_text(outcome: &Result<CallOutcome, ClientError>) -> Option<String> 
         Ok(CallOutcome::Result(r)) => {
             let text = shape::texts(r).join("\n");
             let text = if text.trim().is_empty() { answer::head(r).unwrap_or_default() } else { text };
-            // A JSON answer (`{"success": false, "message": "…"}`) says it in its strings: its keys
-            // are no values to offer.
-            let text = match serde_json::from_str::<Value>(text.trim()) {
-                Ok(v @ (Value::Object(_) | Value::Array(_))) => strings_of(&v).join("\n"),
-                _ => text,
-            };
-            Some(text.chars().take(4_096).collect())
+            Some(words_of(text).chars().take(MAX_REJECTION_TEXT).collect())
         }
         _ => None,
+    }
+}
+
+/// Most characters of a rejection's text read for the values it names.
+pub const MAX_REJECTION_TEXT: usize = 4_096;
+
+/// The words of an answer's text: a JSON answer (`{"success": false, "message": "…"}`) says it
+/// in its strings, one a line; its keys are no values to offer.
+pub(crate) fn words_of(text: String) -> String {
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) => strings_of(&v).join("\n"),
+        _ => text,
     }
 }
 

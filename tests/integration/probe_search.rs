@@ -414,8 +414,8 @@ fn values_a_rejection_names_are_tried_next_keeping_the_other_arguments() {
     let call = &pins(&p, "fx")["read_sheet"]["call"];
     assert_eq!(call["args"]["sheet"], "Notes", "{call:#}");
     assert_eq!(call["args"]["range"], "A1:C10", "{call:#}");
-    assert_eq!(call["from"]["sheet"], "server's words", "{call:#}");
-    assert_eq!(call["from"]["range"], "server's words", "{call:#}");
+    assert_eq!(call["from"]["sheet"], "rejection: offered-values", "{call:#}");
+    assert_eq!(call["from"]["range"], "rejection: offered-values", "{call:#}");
     // The file the argument asks for (`.xlsx`), before the surface file on the command line.
     assert_eq!(call["args"]["file"], "budget.xlsx", "{call:#}");
     let (code, report) = p.check_json(&[]);
@@ -463,7 +463,7 @@ fn a_taken_name_and_a_property_inside_an_object_argument_are_found_from_the_word
     assert_eq!(call["args"]["new_sheet"], "mcp_pin_probe_add_sorted_copy", "{call:#}");
     assert_eq!(call["args"]["sort_by"], json!([{"column": "region"}]), "{call:#}");
     assert_eq!(call["args"]["file"], "sales.xlsx", "{call:#}");
-    assert_eq!(call["from"]["sort_by"], "server's words", "{call:#}");
+    assert_eq!(call["from"]["sort_by"], "rejection: offered-values", "{call:#}");
     let (code, report) = p.check_json(&[]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(probe(&report, "add_sorted_copy", "call")["outcome"], "pass", "{report:#}");

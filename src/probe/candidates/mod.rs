@@ -23,11 +23,13 @@ pub mod gate;
 pub mod guard;
 pub mod hints;
 pub mod listing;
+pub mod responders;
 pub mod schema;
 pub mod sql;
 pub mod words;
 
 use crate::json::pointer_token;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -77,8 +79,10 @@ pub enum Source {
     /// A value a setup tool or a maker returned in this session (an id, a handle): `check`
     /// takes the value the same tool returns this time ([`refresh_made`]).
     Result,
-    /// A value the server named when it rejected a call ([`words`]).
-    Rejection,
+    /// A value the server named when it rejected a call ([`words`]), with the id of the
+    /// responder that proposed it ([`responders::TABLE`]): `None` in a pin from before
+    /// responders had ids, or of a responder this mcp-pin does not have.
+    Rejection(Option<&'static str>),
     /// The value another tool of the server was called with, for a property of the same name,
     /// in a call that succeeded ([`Known::worked_for`]).
     Sibling,
@@ -95,9 +99,10 @@ pub enum Source {
 }
 
 impl Source {
-    /// How the lock and the reports name it.
-    pub fn label(self) -> &'static str {
-        match self {
+    /// How the lock and the reports name it: `rejection: offered-values` for a value a
+    /// responder proposed ([`REJECTION_LABEL`] and its id).
+    pub fn label(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
             Source::Schema => "schema",
             Source::Description => "description",
             Source::Format => "well-known format",
@@ -106,16 +111,23 @@ impl Source {
             Source::ProjectFolder => "project folder",
             Source::Listing => "listing",
             Source::Result => "result",
-            Source::Rejection => "server's words",
+            Source::Rejection(Some(id)) => return Cow::Owned(format!("{REJECTION_LABEL}{id}")),
+            Source::Rejection(None) => "server's words",
             Source::Sibling => "another tool's call",
             Source::Sample => "sample file",
             Source::FileText => "file text",
             Source::Smallest => "smallest valid",
             Source::Fixture => "fixture",
-        }
+        })
     }
 
+    /// The source `label` names. Every label an older lock holds reads back: `server's words`
+    /// (before responders had ids) is a rejection's value, and so is a responder id this mcp-pin
+    /// does not know (a lock from a newer one).
     pub fn from_label(s: &str) -> Option<Source> {
+        if let Some(id) = s.strip_prefix(REJECTION_LABEL) {
+            return Some(Source::Rejection(responders::known_id(id)));
+        }
         [
             Source::Schema,
             Source::Description,
@@ -125,7 +137,7 @@ impl Source {
             Source::ProjectFolder,
             Source::Listing,
             Source::Result,
-            Source::Rejection,
+            Source::Rejection(None),
             Source::Sibling,
             Source::Sample,
             Source::FileText,
@@ -136,6 +148,9 @@ impl Source {
         .find(|x| x.label() == s)
     }
 }
+
+/// How a responder's value is labelled, before its id: `rejection: offered-values`.
+pub const REJECTION_LABEL: &str = "rejection: ";
 
 /// One candidate value of a property.
 #[derive(Debug, Clone, PartialEq)]
@@ -286,7 +301,7 @@ impl Known {
                         | Source::Roots
                         | Source::Listing
                         | Source::Description
-                        | Source::Rejection
+                        | Source::Rejection(_)
                         | Source::Sibling
                         | Source::Sample
                 )
@@ -506,7 +521,7 @@ impl ArgSet {
         m.insert("args".into(), Value::Object(self.args.clone()));
         m.insert(
             "from".into(),
-            Value::Object(self.from.iter().map(|(k, s)| (k.clone(), Value::String(s.label().into()))).collect()),
+            Value::Object(self.from.iter().map(|(k, s)| (k.clone(), Value::String(s.label().into_owned()))).collect()),
         );
         if !self.relative.is_empty() {
             m.insert("relative".into(), self.relative.iter().cloned().map(Value::String).collect());
@@ -699,8 +714,15 @@ const PER_NAMED_OPTIONAL: usize = 2;
 /// provide either search_text or paragraph_index", "Either paths must be provided, or all must
 /// be true"), or any, for a tool that requires nothing and words that name no property: each
 /// such property not sent yet, at its best candidates (from the same sources as a
-/// required one), every other argument kept.
-pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+/// required one), every other argument kept; labelled `source` (a line of a file stays one).
+pub fn with_named_optional(
+    def: &Value,
+    known: &Known,
+    rejected: &ArgSet,
+    text: &str,
+    tried: &[ArgSet],
+    source: Source,
+) -> Vec<ArgSet> {
     let empty = Value::Object(Map::new());
     let root = def.get("inputSchema").unwrap_or(&empty);
     let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
@@ -722,7 +744,7 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
             // A flag the words give as a command-line option ("use 'git cherry-pick --abort'"
             // about `abort`): set, before any other value.
             if smallest.is_boolean() && gives_option(text, p) {
-                let set = rejected.with_value(p, Value::Bool(true), Source::Rejection, false);
+                let set = rejected.with_value(p, Value::Bool(true), source, false);
                 if let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) {
                     words::push_new(&mut out, set, &whole, known.paths.base.as_deref(), tried);
                 }
@@ -730,7 +752,7 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
             picks.push((p.clone(), smallest));
         }
     }
-    let rest = sets_with(def, known, rejected, &picks, Some(Source::Rejection), &[tried, &out].concat());
+    let rest = sets_with(def, known, rejected, &picks, Some(source), &[tried, &out].concat());
     out.extend(rest);
     out
 }
@@ -738,9 +760,16 @@ pub fn with_named_optional(def: &Value, known: &Known, rejected: &ArgSet, text: 
 /// Argument sets that grant what a refusal's words refused: each optional boolean named
 /// `allow…` (`allowEmpty`, `allow_overwrite`) not sent `true`, whose name or description shares
 /// a word of four letters or more with the rejection ("nothing added to commit" and "Allow
-/// creating a commit with no changes."), set `true`, every other argument kept. A fixture's flag
-/// is the user's word and stays.
-pub fn with_permission(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+/// creating a commit with no changes."), set `true` (labelled `source`), every other argument
+/// kept. A fixture's flag is the user's word and stays.
+pub fn with_permission(
+    def: &Value,
+    known: &Known,
+    rejected: &ArgSet,
+    text: &str,
+    tried: &[ArgSet],
+    source: Source,
+) -> Vec<ArgSet> {
     let empty = Value::Object(Map::new());
     let root = def.get("inputSchema").unwrap_or(&empty);
     let Some(props) = root.get("properties").and_then(Value::as_object) else { return vec![] };
@@ -760,7 +789,7 @@ pub fn with_permission(def: &Value, known: &Known, rejected: &ArgSet, text: &str
         let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
         let about = name.into_iter().chain(hints::words(desc)).filter(|w| w != "allow");
         if about.into_iter().any(|w| said.contains(&w)) {
-            let set = rejected.with_value(p, Value::Bool(true), Source::Rejection, false);
+            let set = rejected.with_value(p, Value::Bool(true), source, false);
             words::push_new(&mut out, set, &whole, known.paths.base.as_deref(), tried);
         }
     }
@@ -858,13 +887,14 @@ pub(crate) fn file_line(set: &ArgSet, known: &Known) -> Option<String> {
 /// rejection `text` names and the call did not send ("list validation needs either options or
 /// source" about `rule: {type: "list"}`): each such property at the examples its description
 /// gives, then its smallest valid value that holds something ([`one_value`]), at most
-/// [`PER_NAMED_OPTIONAL`] each, every other argument kept.
+/// [`PER_NAMED_OPTIONAL`] each (labelled `source`), every other argument kept.
 pub fn with_named_inner_optional(
     def: &Value,
     known: &Known,
     rejected: &ArgSet,
     text: &str,
     tried: &[ArgSet],
+    source: Source,
 ) -> Vec<ArgSet> {
     let empty = Value::Object(Map::new());
     let root = def.get("inputSchema").unwrap_or(&empty);
@@ -891,7 +921,7 @@ pub fn with_named_inner_optional(
                 if let Some(Value::Object(m)) = set.args.get_mut(k) {
                     m.insert(np.clone(), value);
                 }
-                set.from.insert(k.clone(), Source::Rejection);
+                set.from.insert(k.clone(), source);
                 let now = Value::Object(set.resolve(dir));
                 if added < PER_NAMED_OPTIONAL
                     && whole.is_valid(&now)

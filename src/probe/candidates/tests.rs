@@ -313,7 +313,7 @@ fn a_value_another_tool_was_sent_is_offered_first_for_the_same_property() {
     set.from.insert("filename".into(), Source::ProjectFolder);
     set.from.insert("mode".into(), Source::Schema);
     set.from.insert("out".into(), Source::ProjectFolder);
-    set.from.insert("sheet".into(), Source::Rejection);
+    set.from.insert("sheet".into(), Source::Rejection(Some("offered-values")));
     set.relative = vec!["/filename".into(), "/out".into()];
     known.worked_for("get_document_info", &set);
     // The new path a tool made is there for the tools after it; a name made for it is its own.
@@ -390,14 +390,28 @@ fn a_flag_the_words_give_as_an_option_is_set_first() {
     );
     let rejected = ArgSet::smallest(Map::from_iter([("commits".to_string(), json!(["main"]))]));
     let text = "The previous cherry-pick is now empty. Otherwise, use 'git cherry-pick --skip' or 'git cherry-pick --abort' (or --no-commit).";
-    let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    let sets = with_named_optional(
+        &def,
+        &Known::default(),
+        &rejected,
+        text,
+        std::slice::from_ref(&rejected),
+        Source::Rejection(Some("named-optional")),
+    );
     let first = |p: &str| sets.iter().find(|s| s.args.contains_key(p)).map(|s| s.args[p].clone());
     assert_eq!(first("abort"), Some(json!(true)), "{sets:?}");
     assert_eq!(first("noCommit"), Some(json!(true)), "{sets:?}");
     assert!(first("signoff").is_none(), "{sets:?}");
     assert!(gives_option("--abort", "abort") && !gives_option("abort", "abort") && !gives_option("---abort", "abort"));
     let text = "Abort is not possible: nothing to abort.";
-    let sets = with_named_optional(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    let sets = with_named_optional(
+        &def,
+        &Known::default(),
+        &rejected,
+        text,
+        std::slice::from_ref(&rejected),
+        Source::Rejection(Some("named-optional")),
+    );
     assert_eq!(sets.iter().find(|s| s.args.contains_key("abort")).map(|s| s.args["abort"].clone()), Some(json!(false)));
 }
 
@@ -415,15 +429,33 @@ fn a_permission_the_refusal_points_at_is_granted() {
     );
     let rejected = ArgSet::smallest(Map::from_iter([("message".to_string(), json!("a"))]));
     let text = "Git commit failed: HEAD detached at c53828e. nothing added to commit but untracked files present";
-    let sets = with_permission(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    let sets = with_permission(
+        &def,
+        &Known::default(),
+        &rejected,
+        text,
+        std::slice::from_ref(&rejected),
+        Source::Rejection(Some("permission")),
+    );
     assert_eq!(sets.len(), 1, "{sets:?}");
     assert_eq!(sets[0].args["allowEmpty"], json!(true));
     assert_eq!(sets[0].args["message"], json!("a"), "every other argument kept");
-    assert!(with_permission(&def, &Known::default(), &rejected, "Error: message too long", &[]).is_empty());
+    assert!(with_permission(
+        &def,
+        &Known::default(),
+        &rejected,
+        "Error: message too long",
+        &[],
+        Source::Rejection(Some("permission"))
+    )
+    .is_empty());
     let mut fixed = rejected.clone();
     fixed.args.insert("allowEmpty".into(), json!(false));
     fixed.from.insert("allowEmpty".into(), Source::Fixture);
-    assert!(with_permission(&def, &Known::default(), &fixed, text, &[]).is_empty(), "a fixture's flag stays");
+    assert!(
+        with_permission(&def, &Known::default(), &fixed, text, &[], Source::Rejection(Some("permission"))).is_empty(),
+        "a fixture's flag stays"
+    );
     // Reached from the words of a rejection, as the search asks for them.
     let worded = words::sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
     assert!(worded.iter().any(|s| s.args.get("allowEmpty") == Some(&json!(true))), "{worded:?}");
@@ -456,7 +488,8 @@ fn text_to_find_is_a_line_of_the_file_the_call_names() {
         "file_path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}
     }, "required": ["file_path"]}});
     let text = "Must provide either (old_string + new_string) or (range + content)";
-    let sets = with_named_optional(&def, &known, &set("notes.txt"), text, &[]);
+    let sets =
+        with_named_optional(&def, &known, &set("notes.txt"), text, &[], Source::Rejection(Some("named-optional")));
     let olds: Vec<&Value> = sets.iter().filter_map(|s| s.args.get("old_string")).collect();
     assert_eq!(olds.first(), Some(&&json!("hello world")), "{sets:?}");
     // `check` reads the file again: an edit of that line is no drift of the server.

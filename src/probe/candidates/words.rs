@@ -3,17 +3,23 @@
 //! "must be one of: fast, slow") feeds the next candidates. Each value offered is tried in the
 //! argument set that was rejected, the other arguments kept, so a tool that needs a file, a
 //! sheet and a range gets them as one consistent set, one rejection at a time.
+//!
+//! This file reads the words, once per rejection ([`Refusal`]: what they offer, name, quote,
+//! count); the ways of answering them are the responders of [`responders::TABLE`].
+
+use std::path::Path;
+use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
-use super::{described, guard, ArgSet, Known, Source};
+use super::{described, responders, ArgSet, Known, Source};
 use crate::probe::validate::{self, Formats};
 
 /// Words that say an array must not be empty.
-const NON_EMPTY: &[&str] =
+pub(super) const NON_EMPTY: &[&str] =
     &["at least one", "must not be empty", "cannot be empty", "can't be empty", "non-empty", "is empty", "no items"];
 /// Words that say a name is taken: the call must make something under a name of its own.
-const TAKEN: &[&str] = &[
+pub(super) const TAKEN: &[&str] = &[
     "already exists",
     "already exist",
     "already taken",
@@ -31,7 +37,7 @@ const MAX_FRESH_NAME: usize = 31;
 /// abbreviation that starts the examples: "must be absolute, e.g. '/home/me/q1.xlsx'").
 const NOTHING: &[&str] = &["none", "(none)", "nothing", "null", "nil", "n/a", "empty", "-", "e.g", "i.e", "etc"];
 /// Words that say a path argument takes a name, not a path.
-const NAME_ONLY: &[&str] = &[
+pub(super) const NAME_ONLY: &[&str] = &[
     "path separator",
     "cannot contain '/'",
     "must not contain '/'",
@@ -41,7 +47,7 @@ const NAME_ONLY: &[&str] = &[
 ];
 /// Words that say a path argument must be written relative (to the folder the server works in),
 /// not absolute.
-const RELATIVE_ONLY: &[&str] = &[
+pub(super) const RELATIVE_ONLY: &[&str] = &[
     "must be relative",
     "must be a relative",
     "relative path within",
@@ -250,338 +256,173 @@ fn doubled(chars: &[char], i: usize) -> bool {
     (2..=4).contains(&before.len()) && at >= 2 && chars[at - 1] == '.' && chars[at - 2].is_ascii_alphanumeric()
 }
 
-/// The argument sets a rejection of `rejected` offers: for each value the text offers, one set
-/// with that value in the property the text names (or, when it names none, in each required
-/// property that takes it), every other argument kept. Each set is valid against the tool's
-/// `inputSchema`, holds no secret and is not aimed at the machine; at most [`PER_REJECTION`],
-/// none already in `tried`.
+/// The argument sets a rejection of `rejected` offers: what each responder of
+/// [`responders::TABLE`] proposes from the words `text`, in the table's order (their priority),
+/// each set through one gate ([`responders::Offers::offer`]): valid against the tool's
+/// `inputSchema`, no secret, nothing aimed at the machine, no fixture's value changed; at most
+/// [`PER_REJECTION`], none already in `tried`.
 pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
-    let empty = Value::Object(Map::new());
-    let root = def.get("inputSchema").unwrap_or(&empty);
-    let Ok(whole) = validate::compile_as(root, validate::draft_of(root), Formats::Assert) else {
-        return vec![];
-    };
-    let props = root.get("properties").and_then(Value::as_object);
-    let required: Vec<&str> =
-        root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    // The properties the text names; else those whose value it quotes (`Range '' must have …`);
-    // else every required one.
-    let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
-    let quoted: Vec<&str> =
-        required.iter().copied().filter(|p| rejected.args.get(*p).is_some_and(|v| quotes(text, v))).collect();
-    // A value it quotes points at its property more surely than a word: "Path 'workbooks' must be
-    // absolute" is about `csv_path`, sent `workbooks`, not about `path`, whose value it does not
-    // quote.
-    let quoted_first = !quoted.is_empty() && !named.iter().any(|n| quoted.contains(n));
-    let (mut aimed, mut then): (Vec<&str>, Vec<&str>) =
-        if quoted_first { (quoted.clone(), named.clone()) } else { (named.clone(), quoted.clone()) };
-    // An optional property it names that was not sent ("Give `range` to create a table"): the
-    // words are about that one, never about every required property.
-    let names_optional = props.is_some_and(|m| {
-        m.keys().any(|k| {
-            !required.contains(&k.as_str()) && !rejected.args.contains_key(k) && super::names_property(text, k)
+    match Refusal::read(def, known, rejected, text) {
+        Some(refusal) => responders::answer(&refusal, responders::TABLE, tried),
+        None => vec![],
+    }
+}
+
+/// What one rejection says of the call it rejected, read once for every responder
+/// ([`responders`]): the properties it names, quotes and aims at, the values it offers, the
+/// leaves inside object arguments it is about, the statements and extensions it names.
+pub struct Refusal<'a> {
+    pub def: &'a Value,
+    pub known: &'a Known,
+    /// The set the server rejected (the others kept in every set offered).
+    pub rejected: &'a ArgSet,
+    pub text: &'a str,
+    /// `text` in ASCII lower case.
+    pub lower: String,
+    /// The tool's `inputSchema` (`{}` when it has none), compiled as `whole`.
+    pub root: &'a Value,
+    pub whole: jsonschema::Validator,
+    pub props: Option<&'a Map<String, Value>>,
+    pub required: Vec<&'a str>,
+    /// The required properties the text names, and those whose value it quotes
+    /// (`Range '' must have …`).
+    pub named: Vec<&'a str>,
+    pub quoted: Vec<&'a str>,
+    /// Where a value it offers goes first, and where when that gives nothing new.
+    pub aimed: Vec<&'a str>,
+    pub then: Vec<&'a str>,
+    /// It names an optional property that was not sent ("Give `range` to create a table").
+    pub names_optional: bool,
+    /// Leaves inside object arguments it names or quotes ("Column '' is not in A1:C10").
+    pub inner: Vec<Leaf>,
+    /// The values it offers ([`offered`]), but a property's own name, a Windows path and a
+    /// value it quotes as refused.
+    pub values: Vec<String>,
+    /// The SQL statements it names ("Only SELECT queries are allowed").
+    pub statements: Vec<String>,
+    /// The file extensions it names ("must point to an Excel file (.xlsx)").
+    pub extensions: Vec<String>,
+    /// The folder paths are resolved against (the project's).
+    pub dir: Option<&'a Path>,
+    /// The arguments `rejected` sent, paths resolved against `dir`.
+    pub sent: Map<String, Value>,
+}
+
+impl<'a> Refusal<'a> {
+    /// Read `text`, the rejection of `rejected` by the tool `def`; `None` when the tool's
+    /// `inputSchema` does not compile (no set could be checked against it).
+    pub fn read(def: &'a Value, known: &'a Known, rejected: &'a ArgSet, text: &'a str) -> Option<Refusal<'a>> {
+        static EMPTY: LazyLock<Value> = LazyLock::new(|| Value::Object(Map::new()));
+        let root = def.get("inputSchema").unwrap_or(&EMPTY);
+        let whole = validate::compile_as(root, validate::draft_of(root), Formats::Assert).ok()?;
+        let props = root.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> =
+            root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        // The properties the text names; else those whose value it quotes; else every required one.
+        let named: Vec<&str> = required.iter().copied().filter(|p| crate::probe::names_argument(text, p)).collect();
+        let quoted: Vec<&str> =
+            required.iter().copied().filter(|p| rejected.args.get(*p).is_some_and(|v| quotes(text, v))).collect();
+        // An optional property it names that was not sent ("Give `range` to create a table"):
+        // the words are about that one, never about every required property.
+        let names_optional = props.is_some_and(|m| {
+            m.keys().any(|k| {
+                !required.contains(&k.as_str()) && !rejected.args.contains_key(k) && super::names_property(text, k)
+            })
+        });
+        // Leaves inside object arguments (`sort_by: [{column: ""}]`) the text names or quotes
+        // ("Column '' is not in A1:C10. Use a header ('region', 'sales')").
+        let inner: Vec<Leaf> = inner_leaves(&rejected.args)
+            .into_iter()
+            .filter(|l| {
+                rejected.from.get(&l.top) != Some(&Source::Fixture)
+                    && (crate::probe::names_argument(text, &l.key) || quotes(text, &l.value))
+            })
+            .collect();
+        let values = offered_values(text, props);
+        let (aimed, then) = aim(text, &named, &quoted, &values, &rejected.args);
+        let dir = known.paths.base.as_deref();
+        Some(Refusal {
+            def,
+            known,
+            rejected,
+            text,
+            lower: text.to_ascii_lowercase(),
+            root,
+            whole,
+            props,
+            required,
+            named,
+            quoted,
+            aimed,
+            then,
+            names_optional,
+            inner,
+            values,
+            statements: super::sql::statements(text),
+            extensions: extensions(text),
+            dir,
+            sent: rejected.resolve(dir),
         })
-    });
-    // Leaves inside object arguments (`sort_by: [{column: ""}]`) the text names or quotes
-    // ("Column '' is not in A1:C10. Use a header ('region', 'sales')").
-    let inner: Vec<Leaf> = inner_leaves(&rejected.args)
-        .into_iter()
-        .filter(|l| {
-            rejected.from.get(&l.top) != Some(&Source::Fixture)
-                && (crate::probe::names_argument(text, &l.key) || quotes(text, &l.value))
-        })
-        .collect();
-    // No value: a property's own name (`range` in "Give `range` …"), or a Windows path (`C:\\Reports\\q1.xlsx`
-    // in "must be absolute, e.g. …": never a path on this machine).
-    // Nor a value it quotes as refused ("Path 'workbooks' must be absolute": no `path` either).
+    }
+
+    /// The schema of top-level property `prop` (`{}` when it has none).
+    pub fn schema_of(&self, prop: &str) -> &Value {
+        static EMPTY: LazyLock<Value> = LazyLock::new(|| Value::Object(Map::new()));
+        self.props.and_then(|m| m.get(prop)).unwrap_or(&EMPTY)
+    }
+
+    /// Whether `v` is a text that quotes one of the values sent (`File not found: a.docx` for
+    /// `a`): no offer.
+    pub fn echoes(&self, v: &Value) -> bool {
+        let sent = self.sent.values().filter_map(Value::as_str).filter(|s| s.len() >= 3);
+        v.as_str().is_some_and(|v| sent.into_iter().any(|s| v != s && v.contains(s)))
+    }
+
+    /// Whether `prop` of the rejected set was sent as a path (relative to the project).
+    pub fn sent_as_path(&self, prop: &str) -> bool {
+        self.rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)))
+    }
+}
+
+/// The values `text` offers ([`offered`]), but a property's own name (`range` in "Give `range`
+/// …"), a Windows path (`C:\\Reports\\q1.xlsx` in "must be absolute, e.g. …": never a path on
+/// this machine) and a value it quotes as refused ("Path 'workbooks' must be absolute").
+fn offered_values(text: &str, props: Option<&Map<String, Value>>) -> Vec<String> {
     let mut values = offered(text);
     values.retain(|v| {
         let windows = v.as_bytes().get(1) == Some(&b':') && v.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
         !windows && !props.is_some_and(|m| m.keys().any(|k| k.eq_ignore_ascii_case(v))) && !refused(text, v)
     });
-    // Of several values it quotes, the offer is for the one quoted last before it: "Sheet 'Sales'
-    // has no image named 'TaxRate'. Available: 'Picture 1'" offers a `name`, not a `sheet`. The
-    // others have it only when that gives nothing new.
-    if quoted.len() > 1 {
-        if let Some(nearest) = nearest_quoted(text, &values, &rejected.args, &quoted) {
-            then = aimed.iter().chain(&then).copied().filter(|p| *p != nearest).collect();
-            aimed = vec![nearest];
-        }
+    values
+}
+
+/// Where the values `text` offers go: first (`aimed`), and when that gives nothing new (`then`).
+/// A value it quotes points at its property more surely than a word: "Path 'workbooks' must be
+/// absolute" is about `csv_path`, sent `workbooks`, not about `path`, whose value it does not
+/// quote. Of several values it quotes, the offer is for the one quoted last before it: "Sheet
+/// 'Sales' has no image named 'TaxRate'. Available: 'Picture 1'" offers a `name`, not a `sheet`;
+/// the others have it only when that gives nothing new.
+fn aim<'a>(
+    text: &str,
+    named: &[&'a str],
+    quoted: &[&'a str],
+    values: &[String],
+    args: &Map<String, Value>,
+) -> (Vec<&'a str>, Vec<&'a str>) {
+    let quoted_first = !quoted.is_empty() && !named.iter().any(|n| quoted.contains(n));
+    let (aimed, then) =
+        if quoted_first { (quoted.to_vec(), named.to_vec()) } else { (named.to_vec(), quoted.to_vec()) };
+    match (quoted.len() > 1).then(|| nearest_quoted(text, values, args, quoted)).flatten() {
+        Some(nearest) => (vec![nearest], aimed.iter().chain(&then).copied().filter(|p| *p != nearest).collect()),
+        None => (aimed, then),
     }
-    let statements = super::sql::statements(text);
-    let dir = known.paths.base.as_deref();
-    let mut out: Vec<ArgSet> = Vec::new();
-    // Files of the extensions the rejection names ("must point to an Excel file (.xlsx)"), in
-    // each property that was sent a path.
-    let exts = extensions(text);
-    if !exts.is_empty() {
-        let files = known.paths.files_with(&exts);
-        'files: for prop in rejected.relative.iter().filter_map(|p| p.strip_prefix('/')).filter(|p| !p.contains('/')) {
-            for f in &files {
-                if out.len() >= PER_REJECTION {
-                    break 'files;
-                }
-                let many = rejected.args.get(prop).is_some_and(Value::is_array);
-                let v = Value::String(f.path.clone());
-                let set =
-                    rejected.with_value(prop, if many { Value::Array(vec![v]) } else { v }, Source::Rejection, true);
-                push_new(&mut out, set, &whole, dir, tried);
-            }
-        }
-    }
-    // "Sheet 'Data' not found. Available sheets: 'Sales'" about `source: "Data!B2:F9"`: the part it
-    // quotes of a value sent, replaced by each value it offers, in that value.
-    let word_like = |q: &str| q.chars().count() >= 2 && q.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c));
-    for part in described::quoted(text).into_iter().filter(|q| word_like(q) && refused(text, q)) {
-        for (prop, sent) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
-            if sent == part || !sent.contains(part.as_str()) || rejected.from.get(prop) == Some(&Source::Fixture) {
-                continue;
-            }
-            for v in values.iter().filter(|v| **v != part && !v.is_empty() && !v.contains(sent) && word_like(v)) {
-                if out.len() >= PER_REJECTION {
-                    break;
-                }
-                // Still a path when it was one.
-                let paths = rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)));
-                let set = rejected.with_value(
-                    prop,
-                    Value::String(sent.replacen(part.as_str(), v, 1)),
-                    Source::Rejection,
-                    paths,
-                );
-                push_new(&mut out, set, &whole, dir, tried);
-            }
-        }
-    }
-    // The value goes to each property the text names; when that gives nothing new (`Range ''
-    // must …` about `at`, while `range` is set already), to the first whose value it quotes;
-    // when the text names and quotes none (nor an optional property), to each required property.
-    let fallback: Vec<&str> = if named.is_empty() && quoted.is_empty() && inner.is_empty() && !names_optional {
-        required.clone()
-    } else {
-        then.iter().copied().filter(|q| !aimed.contains(q)).collect()
-    };
-    let sent_before = rejected.resolve(dir);
-    let sent_strings: Vec<&str> = sent_before.values().filter_map(Value::as_str).filter(|s| s.len() >= 3).collect();
-    let echoes = |v: &Value| v.as_str().is_some_and(|v| sent_strings.iter().any(|s| v != *s && v.contains(s)));
-    let place = |prop: &str, v: &str, out: &[ArgSet]| -> Option<ArgSet> {
-        if rejected.from.get(prop) == Some(&Source::Fixture) {
-            return None;
-        }
-        let schema = props.and_then(|m| m.get(prop)).unwrap_or(&empty);
-        let desc = schema.get("description").and_then(Value::as_str).unwrap_or("");
-        if statements.iter().any(|x| x == v) && !super::sql::takes_sql(prop, desc) {
-            return None;
-        }
-        for value in super::coerce(v, schema, root) {
-            // The refused value itself, as pinned or as sent (a path resolved), is no offer, nor
-            // a text that quotes one of the values sent (`File not found: a.docx` for `a`).
-            if rejected.args.get(prop) == Some(&value) || sent_before.get(prop) == Some(&value) || echoes(&value) {
-                continue;
-            }
-            let set = rejected.with_value(prop, value.clone(), Source::Rejection, false);
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent)
-                && !known.holds_secret(&sent)
-                && guard::aimed_at_machine(prop, schema, &value, known.home.as_deref()).is_none()
-                && !tried.iter().chain(out).any(|s| s.args == set.args)
-            {
-                return Some(set);
-            }
-        }
-        None
-    };
-    'values: for v in &values {
-        let mut placed = false;
-        for prop in &aimed {
-            if out.len() >= PER_REJECTION {
-                break 'values;
-            }
-            if let Some(set) = place(prop, v, &out) {
-                out.push(set);
-                placed = true;
-            }
-        }
-        if placed {
-            continue;
-        }
-        for leaf in &inner {
-            if out.len() >= PER_REJECTION {
-                break 'values;
-            }
-            let Some(set) = with_leaf(rejected, leaf, v) else { continue };
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent)
-                && !known.holds_secret(&sent)
-                && !echoes(&Value::String(v.clone()))
-                && !tried.iter().chain(&out).any(|s| s.args == set.args)
-            {
-                out.push(set);
-                placed = true;
-            }
-        }
-        if placed {
-            continue;
-        }
-        for prop in &fallback {
-            if out.len() >= PER_REJECTION {
-                break 'values;
-            }
-            if let Some(set) = place(prop, v, &out) {
-                out.push(set);
-                if !(named.is_empty() && quoted.is_empty()) {
-                    break;
-                }
-            }
-        }
-    }
-    // "rows must contain at least one value": an empty array the text names gets one item.
-    if NON_EMPTY.iter().any(|p| text.to_ascii_lowercase().contains(p)) {
-        for prop in &named {
-            if out.len() >= PER_REJECTION {
-                break;
-            }
-            if !rejected.args.get(*prop).and_then(Value::as_array).is_some_and(Vec::is_empty) {
-                continue;
-            }
-            let schema = props.and_then(|m| m.get(*prop)).unwrap_or(&empty);
-            let Some(item) = super::one_value(schema, root) else { continue };
-            let set = rejected.with_value(prop, item, Source::Rejection, false);
-            push_new(&mut out, set, &whole, dir, tried);
-        }
-    }
-    // "color_scale needs 2 or 3 colors": an array the words count, at any depth (`rule.colors`),
-    // gets that many items, its first repeated.
-    for (n, noun) in counts(text) {
-        for (top, v) in &rejected.args {
-            if out.len() >= PER_REJECTION {
-                break;
-            }
-            if rejected.from.get(top) == Some(&Source::Fixture) {
-                continue;
-            }
-            let hits = counted_arrays(top, v, &noun, n);
-            if hits.is_empty() {
-                continue;
-            }
-            let mut set = rejected.clone();
-            for at in &hits {
-                if let Some(Value::Array(a)) = set.args.get_mut(top).and_then(|x| x.pointer_mut(at)) {
-                    let first = a[0].clone();
-                    a.resize(n, first);
-                }
-            }
-            set.from.insert(top.clone(), Source::Rejection);
-            push_new(&mut out, set, &whole, dir, tried);
-        }
-    }
-    // "Filename cannot contain path separators": a path sent gets its last part, as it is (a name
-    // in the folder the server works in, never resolved to a path). "Path must be relative to
-    // vault root": a path sent as it was written, relative (never resolved).
-    let lower = text.to_ascii_lowercase();
-    let as_name = NAME_ONLY.iter().any(|p| lower.contains(p));
-    let as_written = RELATIVE_ONLY.iter().any(|p| lower.contains(p));
-    if as_name || as_written {
-        for at in rejected.relative.iter().filter(|p| p.matches('/').count() == 1) {
-            let prop = &at[1..];
-            let Some(Value::String(v)) = rejected.args.get(prop) else { continue };
-            let name = if as_name { v.rsplit('/').next().unwrap_or(v) } else { v.as_str() };
-            if name.is_empty() || name == "." || out.len() >= PER_REJECTION {
-                continue;
-            }
-            let set = rejected.with_value(prop, Value::String(name.to_string()), Source::Rejection, false);
-            let sent = Value::Object(set.resolve(dir));
-            if whole.is_valid(&sent)
-                && !tried.iter().chain(&out).any(|s| s.args == set.args && s.relative == set.relative)
-            {
-                out.push(set);
-            }
-        }
-    }
-    // A range of two numbers sent empty (`start_pos: 0, end_pos: 0`: "Invalid text positions",
-    // "cannot merge a single cell with itself"): its end one past its start.
-    // Before the index walk below: an empty range is wrong in every paragraph or row, so walking
-    // the index first (each step one rejection) spends the tool's budget on the wrong argument.
-    for (end, n) in ranges(&rejected.args) {
-        if out.len() >= PER_REJECTION || rejected.from.get(&end) == Some(&Source::Fixture) {
-            continue;
-        }
-        let set = rejected.with_value(&end, Value::from(n + 1), Source::Rejection, false);
-        push_new(&mut out, set, &whole, dir, tried);
-    }
-    // "Shape at index 0 is not a table": an index the words point at, that nothing offered a
-    // value for, gets the next one (what a maker added is further on), one step per rejection.
-    // (Named by the words of its name besides "index": "Shape is not a chart" is about
-    // `shape_index`.)
-    let text_words = super::hints::words(text);
-    for (prop, n) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_i64()?))) {
-        let ws = super::hints::words(prop);
-        let (index, what): (Vec<&String>, Vec<&String>) = ws.iter().partition(|w| *w == "index" || *w == "idx");
-        let offered_to = out.iter().any(|s| s.args.get(prop) != rejected.args.get(prop));
-        if index.is_empty()
-            || what.is_empty()
-            || !what.iter().all(|w| text_words.contains(w))
-            || offered_to
-            || out.len() >= PER_REJECTION
-            || rejected.from.get(prop) == Some(&Source::Fixture)
-        {
-            continue;
-        }
-        let set = rejected.with_value(prop, Value::from(n + 1), Source::Rejection, false);
-        push_new(&mut out, set, &whole, dir, tried);
-    }
-    // "A sheet named 'Sales' already exists", "/…/sales.xlsx already exists": the property that
-    // sent the name gets one of its own (a path keeps its folder and extension).
-    if TAKEN.iter().any(|p| lower.contains(p)) {
-        let tool = def.get("name").and_then(Value::as_str).unwrap_or("");
-        for (prop, v) in rejected.args.iter().filter_map(|(k, v)| Some((k, v.as_str()?))) {
-            let resolved = sent_before.get(prop).and_then(Value::as_str).unwrap_or(v);
-            let quoted = quotes(text, &Value::String(v.to_string()));
-            if out.len() >= PER_REJECTION
-                || rejected.from.get(prop) == Some(&Source::Fixture)
-                || !(quoted || v.chars().count() >= 3 && (text.contains(v) || text.contains(resolved)))
-            {
-                continue;
-            }
-            let path = rejected.relative.iter().any(|r| *r == format!("/{}", crate::json::pointer_token(prop)));
-            let set = rejected.with_value(prop, Value::String(fresh_name(tool, v, path)), Source::Rejection, path);
-            push_new(&mut out, set, &whole, dir, tried);
-        }
-    }
-    // Nothing offered for a property whose value the rejection quotes ("Note \"a.md\" not
-    // found"): its next candidates, the others kept.
-    if !quoted.is_empty() {
-        let offered_to: Vec<&str> =
-            quoted.iter().copied().filter(|q| !out.iter().any(|s| s.args.get(*q) != rejected.args.get(*q))).collect();
-        top_up(&mut out, tried, |seen| super::with_next_candidates(def, known, rejected, &offered_to, seen));
-    }
-    // An optional argument the rejection asks for ("Must provide either search_text or …").
-    top_up(&mut out, tried, |seen| super::with_named_optional(def, known, rejected, text, seen));
-    // A value it still asks for although it was sent empty ("Must provide either (old_string +
-    // new_string)" with `new_string: ""`): the server takes an empty value as none; the
-    // property's next candidate.
-    let empty: Vec<&str> = rejected
-        .args
-        .iter()
-        .filter(|(k, v)| {
-            v.as_str() == Some("") && rejected.from.get(*k) != Some(&Source::Fixture) && super::names_property(text, k)
-        })
-        .map(|(k, _)| k.as_str())
-        .collect();
-    top_up(&mut out, tried, |seen| super::with_next_candidates(def, known, rejected, &empty, seen));
-    // A property of an object argument it asks for ("list validation needs either options or
-    // source" about `rule`).
-    top_up(&mut out, tried, |seen| super::with_named_inner_optional(def, known, rejected, text, seen));
-    // A permission the refusal's words point at ("nothing added to commit" and `allowEmpty`).
-    top_up(&mut out, tried, |seen| super::with_permission(def, known, rejected, text, seen));
-    out
 }
 
 /// Whether `text` says the value it quotes as `part` is refused ("Sheet 'Data' not found",
 /// "Invalid range 'x'", "Unknown column 'y'", "Path 'x' must be absolute"), not offered (`Use a
 /// header ('region', 'sales')`, "such as 'A1:C10'"):
 /// a negation in the rest of its sentence, or a refusal just before it.
-fn refused(text: &str, part: &str) -> bool {
+pub(super) fn refused(text: &str, part: &str) -> bool {
     const AFTER: &[&str] =
         &["not", "no", "isn't", "doesn't", "cannot", "can't", "invalid", "unknown", "missing", "must", "should"];
     const BEFORE: &[&str] = &["invalid", "unknown", "no such", "missing", "cannot find", "could not find"];
@@ -597,18 +438,6 @@ fn refused(text: &str, part: &str) -> bool {
             words.iter().any(|w| AFTER.contains(w)) || BEFORE.iter().any(|b| before.contains(b))
         })
     })
-}
-
-/// Add to `out`, while it holds fewer than [`PER_REJECTION`] sets, the first of those `more`
-/// makes given every set tried or offered so far (`seen`).
-fn top_up(out: &mut Vec<ArgSet>, tried: &[ArgSet], more: impl FnOnce(&[ArgSet]) -> Vec<ArgSet>) {
-    if out.len() >= PER_REJECTION {
-        return;
-    }
-    let room = PER_REJECTION - out.len();
-    let mut more = more(&[tried, out.as_slice()].concat());
-    more.truncate(room);
-    out.extend(more);
 }
 
 /// Push `set` onto `out` when the tool's `inputSchema` (`whole`) takes it as it will be sent
@@ -635,7 +464,7 @@ fn sentence(rest: &str) -> &str {
 /// property, value)`. A pair is two names equal but for one word, a start
 /// word (`start`, `from`, `begin`, `first`, `min`) in one and its end word in the other
 /// (`start_row`/`end_row`, `from_line`/`to_line`, `minValue`/`maxValue`).
-fn ranges(args: &Map<String, Value>) -> Vec<(String, i64)> {
+pub(super) fn ranges(args: &Map<String, Value>) -> Vec<(String, i64)> {
     const PAIRS: &[(&str, &str)] =
         &[("start", "end"), ("from", "to"), ("begin", "end"), ("first", "last"), ("min", "max")];
     let mut out = Vec::new();
@@ -659,7 +488,7 @@ fn ranges(args: &Map<String, Value>) -> Vec<(String, i64)> {
 }
 
 /// Whether `text` quotes the value `v` (`'x'`, `"x"`; `''` for an empty string).
-fn quotes(text: &str, v: &Value) -> bool {
+pub(super) fn quotes(text: &str, v: &Value) -> bool {
     !quoted_at(text, v).is_empty()
 }
 
@@ -694,14 +523,14 @@ fn nearest_quoted<'a>(text: &str, offers: &[String], args: &Map<String, Value>, 
 
 /// A string or number below the top level of the arguments (inside an object argument or an
 /// array's objects).
-struct Leaf {
+pub struct Leaf {
     /// The argument it is in.
-    top: String,
+    pub top: String,
     /// Its JSON pointer inside that argument's value.
-    rest: String,
+    pub rest: String,
     /// The key it is under.
-    key: String,
-    value: Value,
+    pub key: String,
+    pub value: Value,
 }
 
 /// The leaves below the top level of `args`. The items of a top-level array that are not objects
@@ -737,7 +566,7 @@ fn inner_leaves(args: &Map<String, Value>) -> Vec<Leaf> {
 
 /// The JSON pointers (inside argument `top`'s value `v`) of the non-empty arrays shorter than `n`
 /// under a key whose last word is `noun` (`colors` for "color").
-fn counted_arrays(top: &str, v: &Value, noun: &str, n: usize) -> Vec<String> {
+pub(super) fn counted_arrays(top: &str, v: &Value, noun: &str, n: usize) -> Vec<String> {
     fn walk(key: &str, at: String, v: &Value, noun: &str, n: usize, out: &mut Vec<String>) {
         if at.matches('/').count() > 8 {
             return;
@@ -765,7 +594,7 @@ fn counted_arrays(top: &str, v: &Value, noun: &str, n: usize) -> Vec<String> {
 /// `rejected` with `leaf` set to `v` (a number where a number was), found by the rejection; the
 /// leaf is no path any more. A leaf in an array (`rule.colors[0]`) is set in every item of the
 /// array that held the same value ("Invalid color ''" about `colors: ["", ""]`).
-fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str) -> Option<ArgSet> {
+pub(super) fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str, said: Source) -> Option<ArgSet> {
     let new = match leaf.value {
         Value::Number(_) => Value::Number(serde_json::from_str(v).ok()?),
         _ => Value::String(v.to_string()),
@@ -783,14 +612,14 @@ fn with_leaf(rejected: &ArgSet, leaf: &Leaf, v: &str) -> Option<ArgSet> {
     *set.args.get_mut(&leaf.top)?.pointer_mut(&leaf.rest)? = new;
     let at = format!("/{}{}", crate::json::pointer_token(&leaf.top), leaf.rest);
     set.relative.retain(|r| *r != at);
-    set.from.insert(leaf.top.clone(), Source::Rejection);
+    set.from.insert(leaf.top.clone(), said);
     Some(set)
 }
 
 /// A name nothing has yet, of the tool `tool` (so two tools of one session never take each
 /// other's): a path `dir/x.ext` becomes `dir/mcp-pin-probe-<tool>.ext`; a plain name becomes
 /// `mcp_pin_probe_<tool>`, letters, digits and `_` only, at most [`MAX_FRESH_NAME`] characters.
-fn fresh_name(tool: &str, taken: &str, path: bool) -> String {
+pub(super) fn fresh_name(tool: &str, taken: &str, path: bool) -> String {
     let stem: String =
         tool.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     if !path {
@@ -837,7 +666,7 @@ mod tests {
         let text = "Column '' is not in A1:C10. Use a header ('region', 'sales', None) or a column letter from A to C.";
         let sets = sets_from_rejection(&def, &Known::default(), &rejected, text, &[]);
         assert_eq!(sets[0].args["sort_by"], json!([{"column": "region"}]), "{sets:?}");
-        assert_eq!(sets[0].from["sort_by"], Source::Rejection);
+        assert_eq!(sets[0].from["sort_by"], Source::Rejection(Some("offered-values")));
         assert!(sets.iter().all(|s| s.args["path"] == "sales.xlsx" && s.args["sheet"] == "Sales"), "{sets:?}");
     }
 
@@ -1118,7 +947,7 @@ mod tests {
             ("filename".to_string(), json!("my-note.md")),
             ("vault".to_string(), json!("project")),
         ]));
-        rejected.from.insert("vault".into(), Source::Rejection);
+        rejected.from.insert("vault".into(), Source::Rejection(Some("offered-values")));
         let sets = sets_from_rejection(&def, &known, &rejected, "Note \"my-note.md\" not found in vault", &[]);
         assert!(sets.iter().any(|s| s.args["filename"] == "Welcome.md" && s.args["vault"] == "project"), "{sets:?}");
     }
@@ -1315,7 +1144,7 @@ mod tests {
         assert!(sets.iter().any(|s| s.args.get("search_text") == Some(&json!("Sales"))), "{sets:?}");
         assert!(sets.iter().any(|s| s.args.get("paragraph_index") == Some(&json!(0))), "{sets:?}");
         assert!(sets.iter().all(|s| s.args["filename"] == "report.docx"
-            && s.from.get("search_text").is_none_or(|f| *f == Source::Rejection)));
+            && s.from.get("search_text").is_none_or(|f| *f == Source::Rejection(Some("named-optional")))));
         // A property the text does not name is never added.
         assert!(sets_from_rejection(&def, &known, &rejected, "Document not found", &[]).is_empty());
     }
@@ -1366,7 +1195,7 @@ mod tests {
         );
         assert_eq!(sets[0].args["sheet"], "Items");
         assert_eq!(sets[0].args["file"], "budget.xlsx");
-        assert_eq!(sets[0].from["sheet"], Source::Rejection);
+        assert_eq!(sets[0].from["sheet"], Source::Rejection(Some("offered-values")));
         assert_eq!(sets[0].from["file"], Source::ProjectFolder);
         // Only the property the text names is changed; a value already sent is not offered again.
         assert!(sets.iter().all(|s| s.args["range"] == "a" && s.args["sheet"] != "a"), "{sets:?}");
