@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz mcp-pin's untrusted-input code for a bounded time: lockfile parsing, config parsing (TOML
 # and every client JSON format), the diff engine, argument synthesis, `report merge`, the
-# result contract of probe results and masking (registered values never break a structured output).
+# result contract of probe results, masking (registered values never break a structured output)
+# and the responders to a rejection's words.
 # Each target asserts invariants beyond "no panic" (see src/fuzzing.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, every target)
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(lockfile config diff synth merge result mask)
+[ ${#targets[@]} -gt 0 ] || targets=(lockfile config diff synth merge result mask rejection)
 export RUSTC_BOOTSTRAP=1 CARGO_TERM_COLOR=never
 flags=(-s none -O -a)
 
@@ -72,9 +73,12 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs}s"
   mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
   log="fuzz/artifacts/$t.log"
+  # A target that reads text rather than JSON has a dictionary of its own (fuzz/TARGET.dict).
+  dict=json.dict
+  [ ! -f "fuzz/$t.dict" ] || dict="$t.dict"
   if (cd fuzz && cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
         -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -dict=json.dict -print_final_stats=1 "${seed_flag[@]}" >"../$log" 2>&1); then
+        -dict="$dict" -print_final_stats=1 "${seed_flag[@]}" >"../$log" 2>&1); then
     grep -E -m1 -o "Seed: [0-9]+" "$log" | tr '\n' ' ' || true
     grep -E "stat::number_of_executed_units|stat::new_units_added" "$log" | tr '\n' ' '
     echo "corpus $(find "fuzz/corpus/$t" -type f | wc -l) inputs: clean"

@@ -167,6 +167,61 @@ pub fn merge(data: &[u8]) {
     assert_eq!(crate::report::json::to_value(&again), json, "merge is idempotent");
 }
 
+/// The responders to a rejection (`probe::candidates::responders`) on arbitrary words (at most
+/// what the search reads of one), for two small fixed tools (one requiring many kinds of
+/// argument, one requiring none) and a call of each: never panic, and every set they give is one
+/// the gate admits: at most `PER_REJECTION`, valid against the tool's `inputSchema`, no fixture's
+/// value changed, none tried already, each label read back as its source.
+pub fn rejection(data: &[u8]) {
+    use crate::probe::candidates::{words, ArgSet, Known, Source};
+    let text: String = String::from_utf8_lossy(data).chars().take(crate::probe::search::MAX_REJECTION_TEXT).collect();
+    let many = json!({"name": "edit_sheet", "inputSchema": {"type": "object", "properties": {
+        "path": {"type": "string", "description": "Path of the .xlsx file"},
+        "sheet": {"type": "string", "maxLength": 31},
+        "range": {"type": "string", "description": "A range, e.g. 'A1:C10'"},
+        "rows": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+        "rule": {"type": "object", "properties": {"type": {"type": "string"},
+            "colors": {"type": "array", "items": {"type": "string"}}, "source": {"type": "string"}}},
+        "start_row": {"type": "integer"}, "end_row": {"type": "integer"}, "shape_index": {"type": "integer"},
+        "pid": {"type": "integer"}, "query": {"type": "string", "description": "The SQL query"},
+        "search_text": {"type": "string"}, "allowEmpty": {"type": "boolean", "description": "Allow an empty sheet."}
+    }, "required": ["path", "sheet", "range", "rows", "rule", "start_row", "end_row", "shape_index", "pid", "query"]}});
+    let mut sent = ArgSet::smallest(
+        json!({"path": "data/sales.xlsx", "sheet": "Sales", "range": "", "rows": [],
+            "rule": {"type": "color_scale", "colors": [""]}, "start_row": 0, "end_row": 0,
+            "shape_index": 0, "pid": 4_194_305, "query": ""})
+        .as_object()
+        .cloned()
+        .unwrap_or_default(),
+    );
+    sent.relative = vec!["/path".into()];
+    sent.from.insert("sheet".into(), Source::Fixture);
+    let none = json!({"name": "list_books", "inputSchema": {"type": "object", "properties": {
+        "directory": {"type": "string"}, "recursive": {"type": "boolean"}}}});
+    let known = Known::default();
+    for (def, rejected) in [(many, sent), (none, ArgSet::smallest(serde_json::Map::new()))] {
+        let tried = vec![rejected.clone()];
+        let sets = words::sets_from_rejection(&def, &known, &rejected, &text, &tried);
+        assert!(sets.len() <= words::PER_REJECTION, "{} sets", sets.len());
+        let root = &def["inputSchema"];
+        let whole = crate::probe::validate::compile_as(
+            root,
+            crate::probe::validate::draft_of(root),
+            crate::probe::validate::Formats::Assert,
+        )
+        .expect("the tool's schema compiles");
+        for (i, s) in sets.iter().enumerate() {
+            assert!(whole.is_valid(&Value::Object(s.resolve(None))), "not valid: {s:?}");
+            assert_eq!(s.args.get("sheet"), rejected.args.get("sheet"), "a fixture's value changed");
+            let again = tried.iter().chain(&sets[..i]).any(|t| t.args == s.args && t.relative == s.relative);
+            assert!(!again, "tried already: {s:?}");
+            for f in s.from.values() {
+                assert_eq!(Source::from_label(&f.label()), Some(*f), "{f:?}");
+            }
+        }
+    }
+}
+
 /// Whether `text` holds `value` as masking must hide it (the rule of docs/security.md, written here apart from
 /// `secrets`): anywhere for a value of 8 characters or more, else only as a whole word (no
 /// letter, digit or `_` right before or after it).

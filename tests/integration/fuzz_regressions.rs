@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("lockfile", mcp_pin::fuzzing::lockfile),
     ("config", mcp_pin::fuzzing::config),
     ("diff", mcp_pin::fuzzing::diff),
@@ -14,6 +14,7 @@ const TARGETS: [(&str, Target); 7] = [
     ("merge", mcp_pin::fuzzing::merge),
     ("result", mcp_pin::fuzzing::result),
     ("mask", mcp_pin::fuzzing::mask),
+    ("rejection", mcp_pin::fuzzing::rejection),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
