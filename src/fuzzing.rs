@@ -173,7 +173,7 @@ pub fn merge(data: &[u8]) {
 /// the gate admits: at most `PER_REJECTION`, valid against the tool's `inputSchema`, no fixture's
 /// value changed, none tried already, each label read back as its source.
 pub fn rejection(data: &[u8]) {
-    use crate::probe::candidates::{words, ArgSet, Known, Source};
+    use crate::probe::candidates::{responders, words, ArgSet, Known, Source};
     let text: String = String::from_utf8_lossy(data).chars().take(crate::probe::search::MAX_REJECTION_TEXT).collect();
     let many = json!({"name": "edit_sheet", "inputSchema": {"type": "object", "properties": {
         "path": {"type": "string", "description": "Path of the .xlsx file"},
@@ -201,7 +201,7 @@ pub fn rejection(data: &[u8]) {
     let known = Known::default();
     for (def, rejected) in [(many, sent), (none, ArgSet::smallest(serde_json::Map::new()))] {
         let tried = vec![rejected.clone()];
-        let sets = words::sets_from_rejection(&def, &known, &rejected, &text, &tried);
+        let sets = responders::sets_from_rejection(&def, &known, &rejected, &text, &tried);
         assert!(sets.len() <= words::PER_REJECTION, "{} sets", sets.len());
         let root = &def["inputSchema"];
         let whole = crate::probe::validate::compile_as(

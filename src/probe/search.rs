@@ -405,7 +405,7 @@ impl Caller<'_> {
         let text = rejection_text(outcome);
         if self.synthesised && f.from_words < candidates::words::MAX_FROM_WORDS {
             if let Some(text) = &text {
-                let more = candidates::words::sets_from_rejection(self.def, self.known, &f.sets[i], text, &f.sets);
+                let more = candidates::responders::sets_from_rejection(self.def, self.known, &f.sets[i], text, &f.sets);
                 f.worded.splice(i + 1..i + 1, std::iter::repeat_n(true, more.len()));
                 f.sets.splice(i + 1..i + 1, more);
             }

@@ -457,7 +457,8 @@ fn a_permission_the_refusal_points_at_is_granted() {
         "a fixture's flag stays"
     );
     // Reached from the words of a rejection, as the search asks for them.
-    let worded = words::sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
+    let worded =
+        responders::sets_from_rejection(&def, &Known::default(), &rejected, text, std::slice::from_ref(&rejected));
     assert!(worded.iter().any(|s| s.args.get("allowEmpty") == Some(&json!(true))), "{worded:?}");
 }
 

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
-use super::{described, responders, ArgSet, Known, Source};
+use super::{described, ArgSet, Known, Source};
 use crate::probe::validate::{self, Formats};
 
 /// Words that say an array must not be empty.
@@ -254,18 +254,6 @@ fn doubled(chars: &[char], i: usize) -> bool {
     let before: String = chars[..i].iter().rev().take_while(|c| c.is_ascii_alphanumeric()).collect();
     let at = i - before.chars().count();
     (2..=4).contains(&before.len()) && at >= 2 && chars[at - 1] == '.' && chars[at - 2].is_ascii_alphanumeric()
-}
-
-/// The argument sets a rejection of `rejected` offers: what each responder of
-/// [`responders::TABLE`] proposes from the words `text`, in the table's order (their priority),
-/// each set through one gate ([`responders::Offers::offer`]): valid against the tool's
-/// `inputSchema`, no secret, nothing aimed at the machine, no fixture's value changed; at most
-/// [`PER_REJECTION`], none already in `tried`.
-pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
-    match Refusal::read(def, known, rejected, text) {
-        Some(refusal) => responders::answer(&refusal, responders::TABLE, tried),
-        None => vec![],
-    }
 }
 
 /// What one rejection says of the call it rejected, read once for every responder
@@ -647,6 +635,7 @@ pub(super) fn fresh_name(tool: &str, taken: &str, path: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::candidates::responders::sets_from_rejection;
     use serde_json::json;
 
     #[test]

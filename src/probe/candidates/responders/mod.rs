@@ -17,7 +17,7 @@ mod values;
 use serde_json::Value;
 
 use super::words::{Refusal, PER_REJECTION};
-use super::{guard, ArgSet, Source};
+use super::{guard, ArgSet, Known, Source};
 
 /// One way to answer a rejection.
 pub struct Responder {
@@ -160,6 +160,18 @@ impl Offers<'_> {
         }
         self.out.push(set);
         true
+    }
+}
+
+/// The argument sets a rejection of `rejected` offers: what each responder of
+/// [`TABLE`] proposes from the words `text`, in the table's order (their priority),
+/// each set through one gate ([`Offers::offer`]): valid against the tool's
+/// `inputSchema`, no secret, nothing aimed at the machine, no fixture's value changed; at most
+/// [`PER_REJECTION`], none already in `tried`.
+pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    match Refusal::read(def, known, rejected, text) {
+        Some(refusal) => answer(&refusal, TABLE, tried),
+        None => vec![],
     }
 }
 
