@@ -379,7 +379,7 @@ fn a_process_id_candidate_is_never_the_callers_group_or_init() {
 
 /// The server's own words are a source, and arguments are searched together (RULES.md): a
 /// tool that needs a file, a sheet and a range gets them as one consistent set, each value from
-/// the rejection that names it, the others kept. Without `words::sets_from_rejection` in the
+/// the rejection that names it, the others kept. Without `responders::sets_from_rejection` in the
 /// search (`src/probe/search.rs`), no candidate reaches the tool and it is pinned as failed
 /// (checked by hand).
 #[test]

@@ -5,7 +5,8 @@
 //! sheet and a range gets them as one consistent set, one rejection at a time.
 //!
 //! This file reads the words, once per rejection ([`Refusal`]: what they offer, name, quote,
-//! count); the ways of answering them are the responders of [`responders::TABLE`].
+//! count); the ways of answering them are the responders of [`super::responders::TABLE`], and
+//! [`super::responders::sets_from_rejection`] the sets they give.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -257,7 +258,7 @@ fn doubled(chars: &[char], i: usize) -> bool {
 }
 
 /// What one rejection says of the call it rejected, read once for every responder
-/// ([`responders`]): the properties it names, quotes and aims at, the values it offers, the
+/// ([`super::responders`]): the properties it names, quotes and aims at, the values it offers, the
 /// leaves inside object arguments it is about, the statements and extensions it names.
 pub struct Refusal<'a> {
     pub def: &'a Value,
@@ -634,8 +635,8 @@ pub(super) fn fresh_name(tool: &str, taken: &str, path: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::responders::sets_from_rejection;
     use super::*;
-    use crate::probe::candidates::responders::sets_from_rejection;
     use serde_json::json;
 
     #[test]

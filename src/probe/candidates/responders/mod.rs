@@ -78,6 +78,17 @@ pub const TABLE: &[Responder] = &[
     delegated::PERMISSION,
 ];
 
+/// The argument sets a rejection of `rejected` (by the tool `def`, in words `text`) offers: what
+/// each responder of [`TABLE`] proposes, in the table's order, each set through one gate
+/// ([`Offers::offer`]): valid against the tool's `inputSchema`, no secret, nothing aimed at the
+/// machine, no fixture's value changed; at most [`PER_REJECTION`], none already in `tried`.
+pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
+    match Refusal::read(def, known, rejected, text) {
+        Some(refusal) => answer(&refusal, TABLE, tried),
+        None => vec![],
+    }
+}
+
 /// The id of the responder `id` names, when this mcp-pin has it.
 pub fn known_id(id: &str) -> Option<&'static str> {
     TABLE.iter().find(|r| r.id == id).map(|r| r.id)
@@ -160,18 +171,6 @@ impl Offers<'_> {
         }
         self.out.push(set);
         true
-    }
-}
-
-/// The argument sets a rejection of `rejected` offers: what each responder of
-/// [`TABLE`] proposes from the words `text`, in the table's order (their priority),
-/// each set through one gate ([`Offers::offer`]): valid against the tool's
-/// `inputSchema`, no secret, nothing aimed at the machine, no fixture's value changed; at most
-/// [`PER_REJECTION`], none already in `tried`.
-pub fn sets_from_rejection(def: &Value, known: &Known, rejected: &ArgSet, text: &str, tried: &[ArgSet]) -> Vec<ArgSet> {
-    match Refusal::read(def, known, rejected, text) {
-        Some(refusal) => answer(&refusal, TABLE, tried),
-        None => vec![],
     }
 }
 
