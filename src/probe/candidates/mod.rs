@@ -594,33 +594,8 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
         return vec![base];
     };
     let props = root.get("properties").and_then(Value::as_object);
-    // A schema that declares no argument, of a tool whose description shows a call with some
-    // (`{ "vault": "vault1", "operation": "append" }`): after the call with none, the shown
-    // arguments, each searched as a declared one of its type.
-    let open = root.get("additionalProperties") != Some(&Value::Bool(false));
-    if props.is_none_or(Map::is_empty) && open {
-        if let Some(shown) = def.get("description").and_then(Value::as_str).and_then(described::shown_call) {
-            let properties: Map<String, Value> = shown
-                .iter()
-                .map(|(k, v)| {
-                    let kind = match v {
-                        Value::String(_) => "string",
-                        Value::Bool(_) => "boolean",
-                        _ => "number",
-                    };
-                    (k.clone(), serde_json::json!({ "type": kind }))
-                })
-                .collect();
-            let mut declared = def.clone();
-            declared["inputSchema"] = serde_json::json!({
-                "type": "object", "properties": properties, "required": shown.keys().collect::<Vec<_>>(),
-            });
-            let mut sets = vec![base];
-            if let Ok(least) = crate::probe::synthesize_args(&declared["inputSchema"]) {
-                sets.extend(argument_sets(name, &declared, known, &least));
-            }
-            return sets;
-        }
+    if let Some(sets) = shown_call_sets(name, def, known, &base) {
+        return sets;
     }
     let mut required: Vec<&str> = Vec::new();
     for r in root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
@@ -641,6 +616,57 @@ pub fn argument_sets(name: &str, def: &Value, known: &Known, smallest: &Map<Stri
     if per_prop.iter().any(|(_, cands)| cands.is_empty()) {
         return Vec::new();
     }
+    combine(def, known, &whole, base, &per_prop)
+}
+
+/// A schema that declares no argument, of a tool whose description shows a call with some
+/// (`{ "vault": "vault1", "operation": "append" }`): after the call with none, the shown
+/// arguments, each searched as a declared one of its type. `None` for any other tool.
+fn shown_call_sets(name: &str, def: &Value, known: &Known, base: &ArgSet) -> Option<Vec<ArgSet>> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let props = root.get("properties").and_then(Value::as_object);
+    let open = root.get("additionalProperties") != Some(&Value::Bool(false));
+    if !(props.is_none_or(Map::is_empty) && open) {
+        return None;
+    }
+    let shown = def.get("description").and_then(Value::as_str).and_then(described::shown_call)?;
+    let properties: Map<String, Value> = shown
+        .iter()
+        .map(|(k, v)| {
+            let kind = match v {
+                Value::String(_) => "string",
+                Value::Bool(_) => "boolean",
+                _ => "number",
+            };
+            (k.clone(), serde_json::json!({ "type": kind }))
+        })
+        .collect();
+    let mut declared = def.clone();
+    declared["inputSchema"] = serde_json::json!({
+        "type": "object", "properties": properties, "required": shown.keys().collect::<Vec<_>>(),
+    });
+    let mut sets = vec![base.clone()];
+    if let Ok(least) = crate::probe::synthesize_args(&declared["inputSchema"]) {
+        sets.extend(argument_sets(name, &declared, known, &least));
+    }
+    Some(sets)
+}
+
+/// The sets of the properties' candidates (`per_prop`): every first one, then each property's
+/// next one with the others at their first, then `base` (the smallest valid values); each valid
+/// against the whole schema (`whole`), holding no secret and not aimed at the machine, at most
+/// [`MAX_CANDIDATES`].
+fn combine(
+    def: &Value,
+    known: &Known,
+    whole: &jsonschema::Validator,
+    base: ArgSet,
+    per_prop: &[(&str, Vec<Candidate>)],
+) -> Vec<ArgSet> {
+    let empty = Value::Object(Map::new());
+    let root = def.get("inputSchema").unwrap_or(&empty);
+    let props = root.get("properties").and_then(Value::as_object);
     let base_dir = known.paths.base.as_deref();
     let build = |choice: &[usize]| -> ArgSet {
         let mut set = base.clone();
@@ -1108,22 +1134,7 @@ fn property_candidates(
     known: &Known,
     smallest: &Value,
 ) -> Vec<Candidate> {
-    let standalone = schema::standalone(schema, root);
-    let validator = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert).ok();
-    let base_dir = known.paths.base.as_deref();
-    let home = known.home.as_deref();
-    let fits = |c: &Candidate| -> bool {
-        let v = if c.relative { resolve_value(&c.value, base_dir) } else { c.value.clone() };
-        validator.as_ref().is_none_or(|val| val.is_valid(&v))
-            && !known.holds_secret(&v)
-            && guard::aimed_at_machine(prop, schema, &v, home).is_none()
-    };
-    let mut out: Vec<Candidate> = Vec::new();
-    let add = |c: Candidate, out: &mut Vec<Candidate>| {
-        if out.len() < PER_PROPERTY && !out.iter().any(|o| validate::json_eq(&o.value, &c.value)) && fits(&c) {
-            out.push(c);
-        }
-    };
+    let mut pool = Pool::new(prop, schema, root, known);
     // A property the schema does not describe is described by the line its tool's argument list
     // gives it (a docstring's `Args:`: `connector_type: Type of connector ("straight", …)`).
     let listed_line;
@@ -1134,132 +1145,195 @@ fn property_candidates(
             listed_line.as_str()
         }
     };
-    // What another tool of the server accepted for a property of this name, first: the project's
-    // document is the one its sibling opened, whatever this tool's words say. Never for a path
-    // that must not exist yet (`create_document` would write over the project's document).
-    let fresh = hints::path_hint(prop, desc, tool.name, tool.desc).is_some_and(|h| h.fresh);
-    for w in known.worked.iter().filter(|w| w.prop == prop && w.tool != tool.name && !fresh) {
-        add(Candidate { value: w.value.clone(), source: Source::Sibling, relative: !w.relative.is_empty() }, &mut out);
-    }
-    for v in schema::values(schema, root) {
-        add(Candidate { value: v, source: Source::Schema, relative: false }, &mut out);
-    }
-    // Then the values the tool's description gives it by name, as it shows a call
-    // (`get_prompts(action='get_prompt', promptId='onb2_01')`).
-    for text in described::examples(desc).into_iter().chain(described::given(tool.desc, prop)) {
-        for v in coerce(&text, schema, root) {
-            add(Candidate { value: v, source: Source::Description, relative: false }, &mut out);
-        }
-    }
-    // A well-known format the words name with no literal (a cron line, a color, a date).
-    for v in formats::examples(prop, desc) {
-        add(Candidate { value: v, source: Source::Format, relative: false }, &mut out);
-    }
-    // SQL: the smallest statement of the kind the property's or the tool's words name.
-    // A process a tool starts and leaves running, for the tools that use it after.
-    if command::starts_process(tool.name, prop) {
-        add(
-            Candidate { value: Value::String(command::LASTING.into()), source: Source::Description, relative: false },
-            &mut out,
-        );
-    }
-    if sql::takes_sql(prop, desc) {
-        for text in sql::candidates(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
-            add(Candidate { value: Value::String(text), source: Source::Description, relative: false }, &mut out);
-        }
-    }
-    if let Some(h) = hints::path_hint(prop, desc, tool.name, tool.desc) {
-        let many = is_array(schema, root);
-        for e in known.paths.for_hint(tool.name, &h) {
-            let s = Value::String(e.path.clone());
-            let value = if many { Value::Array(vec![s]) } else { s };
-            add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
-        }
-    }
-    // An array of objects one of whose properties names a path (`sources: [{path, url, pages}]`):
-    // one object holding a path candidate (searched together with the array, not apart).
-    if let Some(items) = object_items(schema, root) {
-        for (k, inner) in items.get("properties").and_then(Value::as_object).into_iter().flatten() {
-            let d = inner.get("description").and_then(Value::as_str).unwrap_or("");
-            let Some(h) = hints::path_hint(k, d, tool.name, tool.desc) else { continue };
-            for e in known.paths.for_hint(tool.name, &h).into_iter().take(3) {
-                let value = Value::Array(vec![serde_json::json!({ k.as_str(): e.path })]);
-                add(Candidate { value, source: e.origin, relative: e.relative }, &mut out);
-            }
-            break;
-        }
-    }
-    // A process id the server listed is a process of the machine (`list_processes` lists them
-    // all): only one a tool of this session made (`start_process`) is offered, and the listed
-    // ones are left out before the values are chosen, never after.
-    let pid = guard::takes_process_id(prop, schema);
-    let offered = || known.listed.iter().filter(|l| l.made || !pid);
-    let mut listed = listing::for_property(prop, offered());
-    // Nothing else known about it, for a tool that only reads: what the server listed, tied to
-    // it or not (`target` of a diff and a branch listed by another tool). For a tool that changes
-    // things only in the sandbox: outside it, a listed name is a real thing it would act on.
-    // (A real commit cherry-picked there can leave a cherry-pick in progress that a later
-    // candidate, `--abort`, needs: the calls before the pinned one are pinned with it, and
-    // `check` makes them again when it fails alone: `search::BEFORE_KEY`.)
-    // For a tool that changes things they come after the smallest valid values: its first sets
-    // stay what they were without them.
-    let mut untied = Vec::new();
-    if out.is_empty() && listed.is_empty() && tool.reads {
-        listed = listing::unmatched(offered());
-    } else if out.is_empty() && listed.is_empty() && known.sandboxed {
-        untied = listing::unmatched(offered());
-    }
-    // A time, a date, a status word or a count is never a name or an id.
-    let names = names_a_thing(prop);
-    for l in listed.into_iter().filter(|l| !(names && listing::time_or_state(l))) {
-        if l.relative {
-            let s = Value::String(l.value.clone());
-            let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
-            add(Candidate { value, source: l.source(), relative: true }, &mut out);
-            continue;
-        }
-        for value in coerce(&l.value, schema, root) {
-            add(Candidate { value, source: l.source(), relative: false }, &mut out);
-        }
-    }
-    // The smallest valid value always stays (it replaces the last when the list is full).
-    let mut tail = vec![Candidate { value: smallest.clone(), source: Source::Smallest, relative: false }];
-    if smallest.as_str() == Some("") {
-        // A free string: `"1"` reaches tools that refuse `""` and `"a"` (an id, a number as text).
-        for s in ["a", "1"] {
-            tail.push(Candidate { value: Value::String(s.into()), source: Source::Smallest, relative: false });
-        }
-        // An empty string is the last candidate for a name or an id, never the first.
-        if names {
-            tail.rotate_left(1);
-        }
-    }
-    // A flag: both values ("force flag must be set to true").
-    if let Some(b) = smallest.as_bool() {
-        tail.push(Candidate { value: Value::Bool(!b), source: Source::Smallest, relative: false });
-    }
-    // A process id no process has, before the smallest valid one (0, the caller's own group).
-    if guard::takes_process_id(prop, schema) {
-        tail.insert(0, Candidate { value: Value::from(guard::NO_PROCESS), source: Source::Smallest, relative: false });
-    }
-    for c in tail {
-        if out.iter().any(|o| validate::json_eq(&o.value, &c.value)) || !fits(&c) {
-            continue;
-        }
-        if out.len() >= PER_PROPERTY {
-            out.pop();
-        }
-        out.push(c);
-    }
+    pool.gather_words(tool, desc);
+    pool.gather_paths(tool, desc);
+    let untied = pool.gather_listings(tool);
+    pool.smallest_last(smallest);
     for l in untied {
         for value in coerce(&l.value, schema, root) {
-            add(Candidate { value, source: l.source(), relative: l.relative }, &mut out);
+            pool.add(Candidate { value, source: l.source(), relative: l.relative });
         }
     }
-    if out.is_empty() && guard::aimed_at_machine(prop, schema, smallest, home).is_none() {
-        out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });
+    if pool.out.is_empty() && guard::aimed_at_machine(prop, schema, smallest, known.home.as_deref()).is_none() {
+        pool.out.push(Candidate { value: smallest.clone(), source: Source::Smallest, relative: false });
     }
-    out
+    pool.out
+}
+
+/// The candidates of one property as they are gathered: at most [`PER_PROPERTY`], none twice,
+/// each valid against the property's schema, holding no secret and not aimed at the machine.
+struct Pool<'a> {
+    prop: &'a str,
+    schema: &'a Value,
+    root: &'a Value,
+    known: &'a Known,
+    validator: Option<jsonschema::Validator>,
+    out: Vec<Candidate>,
+}
+
+impl<'a> Pool<'a> {
+    fn new(prop: &'a str, schema: &'a Value, root: &'a Value, known: &'a Known) -> Pool<'a> {
+        let standalone = schema::standalone(schema, root);
+        let validator = validate::compile_as(&standalone, validate::draft_of(root), Formats::Assert).ok();
+        Pool { prop, schema, root, known, validator, out: Vec::new() }
+    }
+
+    fn fits(&self, c: &Candidate) -> bool {
+        let v = if c.relative { resolve_value(&c.value, self.known.paths.base.as_deref()) } else { c.value.clone() };
+        self.validator.as_ref().is_none_or(|val| val.is_valid(&v))
+            && !self.known.holds_secret(&v)
+            && guard::aimed_at_machine(self.prop, self.schema, &v, self.known.home.as_deref()).is_none()
+    }
+
+    fn holds(&self, c: &Candidate) -> bool {
+        self.out.iter().any(|o| validate::json_eq(&o.value, &c.value))
+    }
+
+    fn add(&mut self, c: Candidate) {
+        if self.out.len() < PER_PROPERTY && !self.holds(&c) && self.fits(&c) {
+            self.out.push(c);
+        }
+    }
+
+    /// What another tool was sent, the schema, the words (the description's examples and the
+    /// values it gives by name, a well-known format, a lasting process, a SQL statement).
+    fn gather_words(&mut self, tool: &Tool<'_>, desc: &str) {
+        let (prop, schema, root) = (self.prop, self.schema, self.root);
+        // What another tool of the server accepted for a property of this name, first: the
+        // project's document is the one its sibling opened, whatever this tool's words say. Never
+        // for a path that must not exist yet (`create_document` would write over the project's
+        // document).
+        let fresh = hints::path_hint(prop, desc, tool.name, tool.desc).is_some_and(|h| h.fresh);
+        for w in self.known.worked.iter().filter(|w| w.prop == prop && w.tool != tool.name && !fresh) {
+            self.add(Candidate { value: w.value.clone(), source: Source::Sibling, relative: !w.relative.is_empty() });
+        }
+        for v in schema::values(schema, root) {
+            self.add(Candidate { value: v, source: Source::Schema, relative: false });
+        }
+        // Then the values the tool's description gives it by name, as it shows a call
+        // (`get_prompts(action='get_prompt', promptId='onb2_01')`).
+        for text in described::examples(desc).into_iter().chain(described::given(tool.desc, prop)) {
+            for v in coerce(&text, schema, root) {
+                self.add(Candidate { value: v, source: Source::Description, relative: false });
+            }
+        }
+        // A well-known format the words name with no literal (a cron line, a color, a date).
+        for v in formats::examples(prop, desc) {
+            self.add(Candidate { value: v, source: Source::Format, relative: false });
+        }
+        // A process a tool starts and leaves running, for the tools that use it after.
+        if command::starts_process(tool.name, prop) {
+            let value = Value::String(command::LASTING.into());
+            self.add(Candidate { value, source: Source::Description, relative: false });
+        }
+        // SQL: the smallest statement of the kind the property's or the tool's words name.
+        if sql::takes_sql(prop, desc) {
+            for text in sql::candidates(&format!("{desc} {} {}", tool.desc, tool.name.replace('_', " "))) {
+                self.add(Candidate { value: Value::String(text), source: Source::Description, relative: false });
+            }
+        }
+    }
+
+    /// Paths of the project of the kind the words ask for, also as the one object of an array of
+    /// objects one of whose properties names a path (`sources: [{path, url, pages}]`: searched
+    /// together with the array, not apart).
+    fn gather_paths(&mut self, tool: &Tool<'_>, desc: &str) {
+        let (prop, schema, root, known) = (self.prop, self.schema, self.root, self.known);
+        if let Some(h) = hints::path_hint(prop, desc, tool.name, tool.desc) {
+            let many = is_array(schema, root);
+            for e in known.paths.for_hint(tool.name, &h) {
+                let s = Value::String(e.path.clone());
+                let value = if many { Value::Array(vec![s]) } else { s };
+                self.add(Candidate { value, source: e.origin, relative: e.relative });
+            }
+        }
+        if let Some(items) = object_items(schema, root) {
+            for (k, inner) in items.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                let d = inner.get("description").and_then(Value::as_str).unwrap_or("");
+                let Some(h) = hints::path_hint(k, d, tool.name, tool.desc) else { continue };
+                for e in known.paths.for_hint(tool.name, &h).into_iter().take(3) {
+                    let value = Value::Array(vec![serde_json::json!({ k.as_str(): e.path })]);
+                    self.add(Candidate { value, source: e.origin, relative: e.relative });
+                }
+                break;
+            }
+        }
+    }
+
+    /// What the server listed for this property; the untied values a tool that changes things
+    /// gets after the smallest valid values (returned, added last).
+    fn gather_listings(&mut self, tool: &Tool<'_>) -> Vec<&'a listing::Listed> {
+        let (prop, schema, root, known) = (self.prop, self.schema, self.root, self.known);
+        // A process id the server listed is a process of the machine (`list_processes` lists
+        // them all): only one a tool of this session made (`start_process`) is offered, and the
+        // listed ones are left out before the values are chosen, never after.
+        let pid = guard::takes_process_id(prop, schema);
+        let offered = || known.listed.iter().filter(move |l| l.made || !pid);
+        let mut listed = listing::for_property(prop, offered());
+        // Nothing else known about it, for a tool that only reads: what the server listed, tied
+        // to it or not (`target` of a diff and a branch listed by another tool). For a tool that
+        // changes things only in the sandbox: outside it, a listed name is a real thing it would
+        // act on. (A real commit cherry-picked there can leave a cherry-pick in progress that a
+        // later candidate, `--abort`, needs: the calls before the pinned one are pinned with it,
+        // and `check` makes them again when it fails alone: `search::BEFORE_KEY`.) For a tool
+        // that changes things they come after the smallest valid values: its first sets stay
+        // what they were without them.
+        let mut untied = Vec::new();
+        if self.out.is_empty() && listed.is_empty() && tool.reads {
+            listed = listing::unmatched(offered());
+        } else if self.out.is_empty() && listed.is_empty() && known.sandboxed {
+            untied = listing::unmatched(offered());
+        }
+        // A time, a date, a status word or a count is never a name or an id.
+        let names = names_a_thing(prop);
+        for l in listed.into_iter().filter(|l| !(names && listing::time_or_state(l))) {
+            if l.relative {
+                let s = Value::String(l.value.clone());
+                let value = if is_array(schema, root) { Value::Array(vec![s]) } else { s };
+                self.add(Candidate { value, source: l.source(), relative: true });
+                continue;
+            }
+            for value in coerce(&l.value, schema, root) {
+                self.add(Candidate { value, source: l.source(), relative: false });
+            }
+        }
+        untied
+    }
+
+    /// The smallest valid value always stays (it replaces the last when the list is full), with
+    /// its neighbours: `"a"` and `"1"` for a free string (the empty string last for a name or an
+    /// id), the other value of a flag, a process id no process has before the smallest one.
+    fn smallest_last(&mut self, smallest: &Value) {
+        let mut tail = vec![Candidate { value: smallest.clone(), source: Source::Smallest, relative: false }];
+        if smallest.as_str() == Some("") {
+            // A free string: `"1"` reaches tools that refuse `""` and `"a"` (an id, a number as text).
+            for s in ["a", "1"] {
+                tail.push(Candidate { value: Value::String(s.into()), source: Source::Smallest, relative: false });
+            }
+            // An empty string is the last candidate for a name or an id, never the first.
+            if names_a_thing(self.prop) {
+                tail.rotate_left(1);
+            }
+        }
+        // A flag: both values ("force flag must be set to true").
+        if let Some(b) = smallest.as_bool() {
+            tail.push(Candidate { value: Value::Bool(!b), source: Source::Smallest, relative: false });
+        }
+        // A process id no process has, before the smallest valid one (0, the caller's own group).
+        if guard::takes_process_id(self.prop, self.schema) {
+            let value = Value::from(guard::NO_PROCESS);
+            tail.insert(0, Candidate { value, source: Source::Smallest, relative: false });
+        }
+        for c in tail {
+            if self.holds(&c) || !self.fits(&c) {
+                continue;
+            }
+            if self.out.len() >= PER_PROPERTY {
+                self.out.pop();
+            }
+            self.out.push(c);
+        }
+    }
 }
 
 /// Whether property `prop` takes a name or an id (`name`, `branch_name`, `taskId`, `ids`,
