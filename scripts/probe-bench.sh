@@ -184,6 +184,7 @@ c.close()" "$1/data.duckdb"
 # a Makefile. Each is made with python3 alone, in the format the server reads.
 setup_code() {
   mkdir -p "$1/src" "$1/web" "$1/tests"
+  # shellcheck disable=SC2016 # the backticks are Markdown, written as they are
   printf '# inventory\n\nA small inventory tool: `python -m src.app`.\n' > "$1/README.md"
   cat > "$1/src/app.py" <<'PY'
 """Inventory: load items from a CSV and report the total stock."""
