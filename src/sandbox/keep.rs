@@ -100,10 +100,9 @@ impl Kept {
         for (rel, entry) in &entries {
             put(project, &dir, rel, entry)?;
         }
-        let mut kept = Kept { dir, entries };
-        // What each file is in the project now (its modification time is the project's).
-        kept.entries = walk(project, u64::MAX)?.unwrap_or_default();
-        Ok(Some(kept))
+        // The entries as walked in the project (a file's modification time is the project's,
+        // which copying it did not change).
+        Ok(Some(Kept { dir, entries }))
     }
 
     /// Make `project` hold what was kept again: entries that were not kept removed, entries that
@@ -112,9 +111,7 @@ impl Kept {
         let now = walk(project, u64::MAX)?.unwrap_or_default();
         // Deepest first, so a folder's entries go before it.
         for (rel, entry) in now.iter().rev() {
-            if self.entries.get(rel) != Some(entry)
-                && !matches!((entry, self.entries.get(rel)), (Entry::Dir, Some(Entry::Dir)))
-            {
+            if self.entries.get(rel) != Some(entry) {
                 remove(&project.join(rel))?;
             }
         }
